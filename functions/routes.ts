@@ -1,0 +1,118 @@
+/**
+ * The one route table. The local server routes from it, the CDK stack builds one Lambda and one
+ * API Gateway method per entry from it, and the OpenAPI description is generated from it, so a
+ * route is added here and nowhere else.
+ */
+
+/** HTTP methods the API answers. */
+export type HttpMethod = 'GET' | 'POST';
+
+/** Whether a route needs the API key: `required` (403 without), `optional` (widens access). */
+export type KeyPolicy = 'required' | 'optional';
+
+/** DynamoDB actions a route's function may be granted; least privilege is derived from this. */
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:ConditionCheckItem';
+
+/** What a route's function touches besides the table; drives IAM grants and bundle contents. */
+export interface RouteAccess {
+  /** DynamoDB actions on the table (and, for Query, on its indexes). */
+  readonly table: readonly TableAction[];
+  /** Whether the function sends mail through SES. */
+  readonly sendsMail: boolean;
+}
+
+/** One entry of the route table. */
+export interface Route {
+  /** Stable kebab-case name: handler file `functions/<name>.ts`, Lambda id, log field. */
+  readonly name: string;
+  /** Methods served at `path`; a page answers GET (show) and POST (act) in one function. */
+  readonly methods: readonly HttpMethod[];
+  /** Path below `{api_root}`, starting with `/`, without trailing slash. */
+  readonly path: string;
+  /** API key policy; `subscribe` and `newsletters` take an optional key that widens access. */
+  readonly key: KeyPolicy | 'none';
+  /** One line for the API description. */
+  readonly summary: string;
+  readonly access: RouteAccess;
+}
+
+const write: readonly TableAction[] = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
+
+/** Every route of `{api_root}`; the first six are the interface's endpoints, then the pages. */
+export const routes: readonly Route[] = [
+  {
+    name: 'subscribe',
+    methods: ['POST'],
+    path: '/subscribe',
+    key: 'optional',
+    summary: 'Subscribe an address and start the subscription process',
+    access: { table: [...write, 'dynamodb:Query'], sendsMail: true },
+  },
+  {
+    name: 'unsubscribe',
+    methods: ['POST'],
+    path: '/unsubscribe',
+    key: 'required',
+    summary: 'Unsubscribe an address',
+    access: { table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], sendsMail: false },
+  },
+  {
+    name: 'subscribers-add',
+    methods: ['POST'],
+    path: '/subscribers/add',
+    key: 'required',
+    summary: 'Add a subscriber directly, without the subscription process',
+    access: { table: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], sendsMail: false },
+  },
+  {
+    name: 'subscribers-delete',
+    methods: ['POST'],
+    path: '/subscribers/delete',
+    key: 'required',
+    summary: 'Delete a subscriber and everything stored for it',
+    access: { table: ['dynamodb:GetItem', 'dynamodb:DeleteItem'], sendsMail: false },
+  },
+  {
+    name: 'subscribers-list',
+    methods: ['POST'],
+    path: '/subscribers',
+    key: 'required',
+    summary: 'The 20 most recently created subscribers',
+    access: { table: ['dynamodb:Query'], sendsMail: false },
+  },
+  {
+    name: 'newsletters',
+    methods: ['GET'],
+    path: '/newsletters',
+    key: 'optional',
+    summary: 'The 10 most recently created newsletters',
+    access: { table: ['dynamodb:Query'], sendsMail: false },
+  },
+  {
+    name: 'subscription-confirm',
+    methods: ['GET', 'POST'],
+    path: '/subscription/confirm',
+    key: 'none',
+    summary: 'Activation link: GET shows a confirm button, POST confirms',
+    access: { table: [...write, 'dynamodb:Query'], sendsMail: true },
+  },
+  {
+    name: 'subscription-unsubscribe',
+    methods: ['GET', 'POST'],
+    path: '/subscription/unsubscribe',
+    key: 'none',
+    summary: 'Unsubscribe link: GET shows a button, POST (or RFC 8058 one-click) unsubscribes',
+    access: { table: write, sendsMail: false },
+  },
+];

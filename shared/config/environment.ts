@@ -1,0 +1,54 @@
+/**
+ * Environment variables the domain layer reads. The CDK stack sets them on every function, the
+ * local runner sets them for its in-process handlers, and another Lambda that imports the
+ * function class sets them itself. Read once, when first needed, and fail loudly when missing.
+ */
+
+/** Names of the environment variables, in one place for the stack, the runner and the docs. */
+export const ENV = {
+  /** DynamoDB table holding subscribers, tokens, newsletters and counters. */
+  table: 'NEWSLETTER_TABLE',
+  /** SSM parameter (SecureString) holding the API key. */
+  apiKeyParameter: 'NEWSLETTER_API_KEY_PARAMETER',
+  /** SSM parameter (String, JSON) holding the operator settings. */
+  settingsParameter: 'NEWSLETTER_SETTINGS_PARAMETER',
+  /** Seconds the key and the settings are cached in a warm function (default 300). */
+  parameterCacheSeconds: 'NEWSLETTER_PARAMETER_CACHE_SECONDS',
+} as const;
+
+/** Defaults used where an operator sets nothing. */
+export const ENV_DEFAULTS = {
+  apiKeyParameter: '/newsletter/api-key',
+  settingsParameter: '/newsletter/settings',
+  parameterCacheSeconds: 300,
+} as const;
+
+/** Configuration of the domain layer as read from the environment. */
+export interface Environment {
+  readonly tableName: string;
+  readonly apiKeyParameter: string;
+  readonly settingsParameter: string;
+  readonly parameterCacheMs: number;
+}
+
+/** Reads the environment; throws naming the variable when one is missing or malformed. */
+export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
+  const tableName = env[ENV.table];
+  if (!tableName) {
+    throw new Error(`Environment variable ${ENV.table} (the DynamoDB table name) is not set`);
+  }
+  const cacheText = env[ENV.parameterCacheSeconds];
+  const cacheSeconds =
+    cacheText === undefined ? ENV_DEFAULTS.parameterCacheSeconds : Number(cacheText);
+  if (!Number.isFinite(cacheSeconds) || cacheSeconds < 0) {
+    throw new Error(
+      `Environment variable ${ENV.parameterCacheSeconds} must be a number of seconds`,
+    );
+  }
+  return {
+    tableName,
+    apiKeyParameter: env[ENV.apiKeyParameter] || ENV_DEFAULTS.apiKeyParameter,
+    settingsParameter: env[ENV.settingsParameter] || ENV_DEFAULTS.settingsParameter,
+    parameterCacheMs: cacheSeconds * 1000,
+  };
+}

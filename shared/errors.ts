@@ -1,0 +1,70 @@
+/**
+ * Errors are values: every expected failure of the function class comes back as a
+ * `NewsletterError` the caller recognises with `isNewsletterError`. Only bugs are thrown.
+ */
+
+/** Error codes and the HTTP status each one maps to; the one place that pairs them. */
+export const ERROR_STATUS = {
+  invalid_parameter: 400,
+  missing_parameter: 400,
+  invalid_email: 400,
+  unknown_list: 400,
+  unknown_profile_field: 400,
+  email_exists: 400,
+  malformed_body: 400,
+  body_too_large: 400,
+  forbidden: 403,
+  private_list: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+/** A machine-readable error code. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An expected failure, returned (never thrown) by every operation. */
+export interface NewsletterError {
+  readonly code: ErrorCode;
+  /** A sentence a person understands; never contains secrets or internal details. */
+  readonly message: string;
+  /** The HTTP status the REST form answers with. */
+  readonly status: number;
+}
+
+const marker: unique symbol = Symbol.for('serverless-newsletter.error');
+
+/** Makes an error value; the status always follows from the code. */
+export function newsletterError(code: ErrorCode, message: string): NewsletterError {
+  const error = { code, message, status: ERROR_STATUS[code] };
+  // A non-enumerable brand keeps JSON output to {code, message, status} while letting the
+  // guard tell our errors from a subscriber object that happens to have a `code` field.
+  Object.defineProperty(error, marker, { value: true, enumerable: false });
+  return Object.freeze(error);
+}
+
+/** Tells an error value from a result. */
+export function isNewsletterError(value: unknown): value is NewsletterError {
+  return typeof value === 'object' && value !== null && marker in value;
+}
+
+/** A dependency (DynamoDB, SES, SSM) failed or refused; becomes a 503 error value. */
+export class DependencyError extends Error {
+  constructor(
+    readonly dependency: 'dynamodb' | 'ses' | 'ssm',
+    options?: { cause?: unknown },
+  ) {
+    super(`${dependency} unavailable`, options);
+    this.name = 'DependencyError';
+  }
+}
+
+/** The generic answer for a dependency failure; the cause goes to the log, not the caller. */
+export function unavailable(): NewsletterError {
+  return newsletterError(
+    'unavailable',
+    'The service is temporarily unavailable; please try again shortly.',
+  );
+}

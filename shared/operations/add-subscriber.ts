@@ -1,0 +1,28 @@
+import { isNewsletterError, type NewsletterError, newsletterError } from '../errors.ts';
+import type { RawParameters } from '../params/normalise-parameters.ts';
+import { parseAddSubscriberParameters } from '../params/parse-parameters.ts';
+import { newSubscriberRecord } from '../process/decide-subscribe.ts';
+import type { Dependencies } from '../process/dependencies.ts';
+import { type Subscriber, toSubscriber } from '../subscribers/subscriber.ts';
+
+/**
+ * `add_subscriber`: writes a new subscriber directly, no process and no mail. Uniqueness of the
+ * address is the conditional write's job, so there is no read first and no race to lose.
+ */
+export async function addSubscriber(
+  deps: Dependencies,
+  raw: RawParameters,
+): Promise<Subscriber | NewsletterError> {
+  const settings = await deps.settings();
+  const call = parseAddSubscriberParameters(raw, settings);
+  if (isNewsletterError(call)) return call;
+  const draft = newSubscriberRecord(call.email, call, call.status, settings, deps.now());
+  const record = { ...draft, id: await deps.store.nextId('subscriber'), version: 1 };
+  if (!(await deps.store.createSubscriber(record, { put: [], delete: [] }))) {
+    return newsletterError(
+      'email_exists',
+      `A subscriber with the address ${call.email} already exists.`,
+    );
+  }
+  return toSubscriber(record);
+}

@@ -1,0 +1,36 @@
+import {
+  isNewsletterError,
+  type NewsletterError,
+  newsletterError,
+  unavailable,
+} from '../errors.ts';
+import type { RawParameters } from '../params/normalise-parameters.ts';
+import { parseEmailParameters } from '../params/parse-parameters.ts';
+import { backoff, MAX_ATTEMPTS } from '../process/commit-change.ts';
+import type { Dependencies } from '../process/dependencies.ts';
+
+/** What `delete_subscriber` returns. */
+export interface DeleteResult {
+  readonly deleted: true;
+  readonly email: string;
+}
+
+/**
+ * `delete_subscriber`: removes the subscriber and every token it owns in one transaction,
+ * conditional on the version read, so a token minted meanwhile cannot be left behind.
+ */
+export async function deleteSubscriber(
+  deps: Dependencies,
+  raw: RawParameters,
+): Promise<DeleteResult | NewsletterError> {
+  const call = parseEmailParameters(raw);
+  if (isNewsletterError(call)) return call;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const current = await deps.store.getSubscriber(call.email);
+    if (!current)
+      return newsletterError('not_found', `No subscriber has the address ${call.email}.`);
+    if (await deps.store.deleteSubscriber(current)) return { deleted: true, email: call.email };
+    await backoff(attempt);
+  }
+  return unavailable();
+}

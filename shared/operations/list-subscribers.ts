@@ -1,0 +1,11 @@
+import type { Dependencies } from '../process/dependencies.ts';
+import { type Subscriber, toSubscriber } from '../subscribers/subscriber.ts';
+
+/** How many subscribers `subscribers` returns (interface part 8). */
+export const SUBSCRIBERS_LIMIT = 20;
+
+/** `subscribers`: the 20 most recently created, newest first, any status; one index Query. */
+export async function listSubscribers(deps: Dependencies): Promise<Subscriber[]> {
+  const records = await deps.store.recentSubscribers(SUBSCRIBERS_LIMIT);
+  return records.map(toSubscriber);
+}

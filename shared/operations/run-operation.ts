@@ -1,0 +1,39 @@
+import {
+  DependencyError,
+  isNewsletterError,
+  type NewsletterError,
+  newsletterError,
+  unavailable,
+} from '../errors.ts';
+import { describeError } from '../log/logger.ts';
+import type { Dependencies } from '../process/dependencies.ts';
+
+/**
+ * Runs an operation so that nothing escapes as a throw: a dependency failure becomes the 503
+ * error value, anything else (a bug, a broken setting) the generic 500 with its cause in the
+ * log only.
+ */
+export async function runOperation<T>(
+  deps: Pick<Dependencies, 'log'>,
+  name: string,
+  body: () => Promise<T | NewsletterError>,
+): Promise<T | NewsletterError> {
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof DependencyError) {
+      deps.log.error('dependency_unavailable', {
+        operation: name,
+        dependency: error.dependency,
+        cause: describeError(error),
+      });
+      return unavailable();
+    }
+    if (isNewsletterError(error)) return error;
+    deps.log.error('operation_failed', { operation: name, cause: describeError(error) });
+    return newsletterError(
+      'internal_error',
+      'Something went wrong on our side. Please try again later.',
+    );
+  }
+}

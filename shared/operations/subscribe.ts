@@ -1,0 +1,95 @@
+import {
+  isNewsletterError,
+  type NewsletterError,
+  newsletterError,
+  unavailable,
+} from '../errors.ts';
+import type { RawParameters } from '../params/normalise-parameters.ts';
+import { parseSubscribeParameters, type SubscribeParameters } from '../params/parse-parameters.ts';
+import { backoff, commitChange, MAX_ATTEMPTS } from '../process/commit-change.ts';
+import { decideSubscribe } from '../process/decide-subscribe.ts';
+import type { CallContext, Dependencies } from '../process/dependencies.ts';
+import type { Settings } from '../settings/settings-schema.ts';
+import { type Subscriber, toSubscriber } from '../subscribers/subscriber.ts';
+
+/**
+ * What a keyless caller learns: the same for a new, pending, confirmed, unsubscribed or blocked
+ * address, reflecting the opt-in mode, so the form cannot be used to probe the list.
+ */
+export interface PublicSubscribeResult {
+  readonly email: string;
+  readonly status: 'pending' | 'subscribed';
+}
+
+/** The extra rules of a public subscription form: required fields, no private lists. */
+function checkPublicCall(
+  call: SubscribeParameters,
+  settings: Settings,
+): NewsletterError | undefined {
+  for (const field of settings.required_public_fields) {
+    const value = field.startsWith('profile_')
+      ? call.profile?.[field.slice('profile_'.length)]
+      : call[field as 'name' | 'surname' | 'gender'];
+    if (value === undefined || value === '') {
+      return newsletterError('missing_parameter', `${field} is required`);
+    }
+  }
+  const privateList = call.lists?.find((id) =>
+    settings.lists.some((list) => list.id === id && list.private),
+  );
+  if (privateList !== undefined) {
+    return newsletterError(
+      'private_list',
+      `lists: list ${privateList} is private and needs the API key`,
+    );
+  }
+  return undefined;
+}
+
+/** `subscribe`: stores the subscriber and starts the subscription process (decisions part 4). */
+export async function subscribe(
+  deps: Dependencies,
+  raw: RawParameters,
+  context: CallContext,
+): Promise<Subscriber | PublicSubscribeResult | NewsletterError> {
+  const settings = await deps.settings();
+  const call = parseSubscribeParameters(raw, settings);
+  if (isNewsletterError(call)) return call;
+  if (!context.trusted) {
+    const problem = checkPublicCall(call, settings);
+    if (problem) return problem;
+  }
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const current = await deps.store.getSubscriber(call.email);
+    const decision = decideSubscribe(current, call, {
+      trusted: context.trusted,
+      settings,
+      now: deps.now(),
+    });
+    let record = current;
+    if (decision.next) {
+      const result = await commitChange(
+        deps,
+        settings,
+        context,
+        current,
+        decision.next,
+        decision.mails,
+      );
+      if (result.kind === 'conflict') {
+        await backoff(attempt);
+        continue;
+      }
+      if (result.kind === 'failed') return result.error;
+      record = result.record;
+    }
+    if (!context.trusted) {
+      return { email: call.email, status: settings.opt_in === 'double' ? 'pending' : 'subscribed' };
+    }
+    // A trusted call on a blocked address changes nothing but still learns its state.
+    if (!record) throw new Error('subscribe decided nothing for a new address');
+    return toSubscriber(record);
+  }
+  deps.log.warn('subscribe_contention', { attempts: MAX_ATTEMPTS });
+  return unavailable();
+}

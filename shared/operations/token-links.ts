@@ -1,0 +1,93 @@
+import { type NewsletterError, unavailable } from '../errors.ts';
+import { backoff, commitChange, MAX_ATTEMPTS } from '../process/commit-change.ts';
+import type { CallContext, Dependencies } from '../process/dependencies.ts';
+import { hashToken, isWellFormedToken, sameHash } from '../process/tokens.ts';
+import type { TokenPurpose } from '../store/store-port.ts';
+import type { SubscriberRecord } from '../subscribers/subscriber.ts';
+import { unsubscribeAddress } from './unsubscribe.ts';
+
+/** What following a link in a mail achieved; `invalid` covers unknown, expired and superseded. */
+export type LinkOutcome = 'confirmed' | 'already_confirmed' | 'unsubscribed' | 'invalid';
+
+/**
+ * Finds the subscriber a raw token belongs to, or nothing. The token must be well formed, known,
+ * of the right purpose, not expired (DynamoDB TTL deletes late, so expiry is checked here), and
+ * still listed on the subscriber, compared in constant time.
+ */
+async function holderOf(
+  deps: Dependencies,
+  raw: unknown,
+  purpose: TokenPurpose,
+): Promise<SubscriberRecord | undefined> {
+  if (!isWellFormedToken(raw)) return undefined;
+  const hash = hashToken(raw);
+  const token = await deps.store.getToken(hash);
+  if (!token || token.purpose !== purpose || token.expires_at * 1000 <= deps.now().getTime())
+    return undefined;
+  const subscriber = await deps.store.getSubscriber(token.email);
+  if (!subscriber) return undefined;
+  const listed = Object.keys(subscriber.tokens).some((stored) => sameHash(stored, hash));
+  if (!listed) return undefined;
+  if (
+    purpose === 'confirm' &&
+    !(subscriber.confirm_token && sameHash(subscriber.confirm_token, hash))
+  )
+    return undefined;
+  return subscriber;
+}
+
+/** Whether a link is worth showing its button for (GET of a page); changes nothing. */
+export async function checkLink(
+  deps: Dependencies,
+  raw: unknown,
+  purpose: TokenPurpose,
+): Promise<boolean> {
+  const holder = await holderOf(deps, raw, purpose);
+  if (!holder) return false;
+  return purpose === 'unsubscribe' || holder.status === 'S' || holder.status === 'C';
+}
+
+/**
+ * Confirms through an activation link: `S` becomes `C` and the welcome and admin mails go out.
+ * Confirming again is a success; racing confirmations commit once and mail once.
+ */
+export async function confirmByLink(
+  deps: Dependencies,
+  raw: unknown,
+  context: CallContext,
+): Promise<LinkOutcome | NewsletterError> {
+  const settings = await deps.settings();
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const current = await holderOf(deps, raw, 'confirm');
+    if (!current) return 'invalid';
+    let draft: SubscriberRecord;
+    let mails = current.pending_mails;
+    if (current.status === 'C') {
+      if (mails.length === 0) return 'already_confirmed';
+      draft = { ...current, pending_mails: [] };
+    } else if (current.status === 'S') {
+      mails = ['welcome', ...(settings.admin_address ? (['admin'] as const) : [])];
+      draft = { ...current, status: 'C', updated: deps.now().toISOString(), pending_mails: [] };
+    } else {
+      return 'invalid';
+    }
+    const result = await commitChange(deps, settings, context, current, draft, mails);
+    if (result.kind === 'written')
+      return current.status === 'C' ? 'already_confirmed' : 'confirmed';
+    if (result.kind === 'failed') return result.error;
+    await backoff(attempt);
+  }
+  return unavailable();
+}
+
+/** Unsubscribes through the link in a mail (a button POST or an RFC 8058 one-click POST). */
+export async function unsubscribeByLink(
+  deps: Dependencies,
+  raw: unknown,
+): Promise<LinkOutcome | NewsletterError> {
+  const holder = await holderOf(deps, raw, 'unsubscribe');
+  if (!holder) return 'invalid';
+  const outcome = await unsubscribeAddress(deps, holder.email);
+  if (!outcome) return 'invalid';
+  return 'record' in outcome ? 'unsubscribed' : outcome;
+}

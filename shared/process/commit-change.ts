@@ -1,0 +1,202 @@
+import { type NewsletterError, newsletterError, unavailable } from '../errors.ts';
+import { describeError } from '../log/logger.ts';
+import type { DueMail, MailKind } from '../mail/mail-port.ts';
+import type { Settings } from '../settings/settings-schema.ts';
+import type { TokenRecord } from '../store/store-port.ts';
+import type { SubscriberRecord } from '../subscribers/subscriber.ts';
+import type { CallContext, Dependencies } from './dependencies.ts';
+import { pageLink } from './links.ts';
+import { mintToken } from './tokens.ts';
+
+/** Unsubscribe links kept alive per subscriber; older ones die first when more are minted. */
+const MAX_UNSUBSCRIBE_TOKENS = 20;
+
+/** How many times a write that lost a race is recomputed from a fresh read. */
+export const MAX_ATTEMPTS = 12;
+
+/** The outcome of committing a change: the record as written, or why it was not. */
+export type CommitResult =
+  | { readonly kind: 'written'; readonly record: SubscriberRecord }
+  | { readonly kind: 'conflict' }
+  | { readonly kind: 'failed'; readonly error: NewsletterError };
+
+/** Where links in mails point: the settings' public base URL wins over the request's root. */
+export function linkBase(settings: Settings, context: CallContext): string | undefined {
+  return settings.public_base_url || context.apiRoot || undefined;
+}
+
+/** Whether a mail kind carries a link, and so needs a link base. */
+const needsLink = (kind: MailKind): boolean => kind !== 'admin';
+
+/** Waits a little, more on each attempt, with jitter so racing writers spread out. */
+export function backoff(attempt: number): Promise<void> {
+  const ms = Math.random() * Math.min(200, 5 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Writes a subscriber change decided by the rules, with the tokens its mails need, then sends
+ * those mails. The write is conditional on the version read (or on the address being new), so
+ * of racing callers exactly one commits and the others recompute. A mail that fails leaves the
+ * subscriber stored and is handed back to the process (cooldown released, or marked pending)
+ * so that a retry sends it; the caller answers 503.
+ */
+export async function commitChange(
+  deps: Dependencies,
+  settings: Settings,
+  context: CallContext,
+  current: SubscriberRecord | undefined,
+  draft: SubscriberRecord,
+  mails: readonly MailKind[],
+): Promise<CommitResult> {
+  const now = deps.now();
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const base = linkBase(settings, context);
+  if (mails.some(needsLink) && !base) {
+    deps.log.error('links_unavailable', {
+      reason: 'no request root and no public_base_url in the settings',
+    });
+    return {
+      kind: 'failed',
+      error: newsletterError(
+        'internal_error',
+        'Links cannot be built: set public_base_url in the settings.',
+      ),
+    };
+  }
+
+  const tokens: Record<string, number> = {};
+  const deletes: string[] = [];
+  for (const [hash, expires] of Object.entries(draft.tokens)) {
+    if (expires > nowSeconds) tokens[hash] = expires;
+    else deletes.push(hash);
+  }
+  const puts: TokenRecord[] = [];
+  let confirmToken = draft.confirm_token;
+  let confirmRaw: string | undefined;
+  let unsubscribeRaw: string | undefined;
+
+  if (mails.includes('activation')) {
+    // Only the newest activation link confirms: a resend retires the previous one.
+    if (confirmToken && tokens[confirmToken] !== undefined) {
+      delete tokens[confirmToken];
+      deletes.push(confirmToken);
+    }
+    const token = mintToken();
+    const expires = nowSeconds + settings.activation_lifetime_hours * 3600;
+    tokens[token.hash] = expires;
+    puts.push({ hash: token.hash, email: draft.email, purpose: 'confirm', expires_at: expires });
+    confirmToken = token.hash;
+    confirmRaw = token.raw;
+  }
+  if (mails.includes('welcome')) {
+    const token = mintToken();
+    const expires = nowSeconds + settings.unsubscribe_link_lifetime_days * 86_400;
+    const live = Object.entries(tokens)
+      .filter(([hash]) => hash !== confirmToken)
+      .sort((a, b) => a[1] - b[1]);
+    for (const [hash] of live.slice(0, Math.max(0, live.length - MAX_UNSUBSCRIBE_TOKENS + 1))) {
+      delete tokens[hash];
+      deletes.push(hash);
+    }
+    tokens[token.hash] = expires;
+    puts.push({
+      hash: token.hash,
+      email: draft.email,
+      purpose: 'unsubscribe',
+      expires_at: expires,
+    });
+    unsubscribeRaw = token.raw;
+  }
+
+  let record: SubscriberRecord = {
+    ...draft,
+    tokens,
+    version: (current?.version ?? 0) + 1,
+  };
+  if (confirmToken) record = { ...record, confirm_token: confirmToken };
+  if (confirmToken && tokens[confirmToken] === undefined) {
+    const { confirm_token: _gone, ...rest } = record;
+    record = rest;
+  }
+
+  const changes = { put: puts, delete: deletes };
+  if (current) {
+    if (!(await deps.store.replaceSubscriber(record, current.version, changes)))
+      return { kind: 'conflict' };
+  } else {
+    record = { ...record, id: await deps.store.nextId('subscriber') };
+    if (!(await deps.store.createSubscriber(record, changes))) return { kind: 'conflict' };
+  }
+
+  const subject = {
+    email: record.email,
+    name: record.name,
+    surname: record.surname,
+    listNames: settings.lists
+      .filter((list) => record.lists.includes(list.id))
+      .map((list) => list.name),
+  };
+  for (const [index, kind] of mails.entries()) {
+    const mail: DueMail =
+      kind === 'activation'
+        ? {
+            kind,
+            to: record.email,
+            subscriber: subject,
+            confirmUrl: pageLink(base ?? '', 'confirm', confirmRaw ?? ''),
+          }
+        : kind === 'welcome'
+          ? {
+              kind,
+              to: record.email,
+              subscriber: subject,
+              unsubscribeUrl: pageLink(base ?? '', 'unsubscribe', unsubscribeRaw ?? ''),
+            }
+          : { kind, to: settings.admin_address, subscriber: subject };
+    try {
+      await deps.mailer.send(mail, settings);
+    } catch (error) {
+      deps.log.error('mail_failed', {
+        kind,
+        subscriber_id: record.id,
+        cause: describeError(error),
+      });
+      await handBack(deps, record, mails.slice(index));
+      return { kind: 'failed', error: unavailable() };
+    }
+  }
+  return { kind: 'written', record };
+}
+
+/**
+ * Gives unsent mails back to the process after a failed send: the activation cooldown is
+ * released (so the retry sends at once) and confirmation mails are marked pending. Conditional
+ * on the version just written; if someone wrote since, their decision already stands.
+ */
+async function handBack(
+  deps: Dependencies,
+  written: SubscriberRecord,
+  unsent: readonly MailKind[],
+): Promise<void> {
+  const pending = unsent.filter((kind) => kind !== 'activation');
+  let next: SubscriberRecord = {
+    ...written,
+    version: written.version + 1,
+    pending_mails: [...new Set([...written.pending_mails, ...pending])],
+  };
+  if (unsent.includes('activation')) {
+    const { activation_sent_at: _released, ...rest } = next;
+    next = rest;
+  }
+  try {
+    const ok = await deps.store.replaceSubscriber(next, written.version, { put: [], delete: [] });
+    if (!ok) deps.log.warn('mail_hand_back_superseded', { subscriber_id: written.id });
+  } catch (error) {
+    // The subscriber is stored either way; at worst the retry waits for the cooldown.
+    deps.log.error('mail_hand_back_failed', {
+      subscriber_id: written.id,
+      cause: describeError(error),
+    });
+  }
+}

@@ -1,0 +1,29 @@
+import type { Logger } from '../log/logger.ts';
+import type { MailPort } from '../mail/mail-port.ts';
+import type { Settings } from '../settings/settings-schema.ts';
+import type { Store } from '../store/store-port.ts';
+
+/** Everything the operations need from outside; tests and handlers pass their own. */
+export interface Dependencies {
+  readonly store: Store;
+  readonly mailer: MailPort;
+  /** The current settings; cached and validated by whoever provides them. */
+  readonly settings: () => Promise<Settings>;
+  readonly now: () => Date;
+  readonly log: Logger;
+}
+
+/** Who is calling, as far as the rules care. */
+export interface CallContext {
+  /**
+   * Trusted callers (the function class in-process, a REST call with a valid key) may use
+   * private lists, update confirmed subscribers and see full results; public callers get the
+   * stricter public-form rules.
+   */
+  readonly trusted: boolean;
+  /** `{api_root}` as the request reached us, for links in mails; settings may override it. */
+  readonly apiRoot?: string;
+}
+
+/** The context of an in-process call: trusted, links from the settings. */
+export const TRUSTED: CallContext = { trusted: true };

@@ -1,0 +1,111 @@
+import * as v from 'valibot';
+
+/**
+ * What an operator configures (decisions part 7), as stored in the settings parameter (JSON).
+ * Every field but `lists`, `sender` has a safe default, so a minimal document is short.
+ */
+
+const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
+
+/** A mail text: subject and body with `{placeholders}`; the HTML part is derived from the body. */
+const MailTextSchema = v.strictObject({
+  subject: v.pipe(text(200), v.minLength(1), v.regex(/^[^\r\n]*$/, 'must be one line')),
+  body: v.pipe(text(10_000), v.minLength(1)),
+});
+
+const ListSchema = v.strictObject({
+  id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  name: v.pipe(text(100), v.minLength(1)),
+  private: v.optional(v.boolean(), false),
+  preassigned: v.optional(v.boolean(), false),
+});
+
+const ProfileFieldSchema = v.strictObject({
+  id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_]{1,32}$/, 'must be 1-32 letters, digits or _')),
+  name: v.pipe(text(100), v.minLength(1)),
+});
+
+const emailAddress = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email(), v.maxLength(254));
+
+/** Public-form fields an operator can make required: the named fields and `profile_<id>`. */
+const RequiredFieldSchema = v.pipe(
+  v.string(),
+  v.regex(
+    /^(name|surname|gender|profile_[A-Za-z0-9_]{1,32})$/,
+    'must be name, surname, gender or profile_<id>',
+  ),
+);
+
+export const DEFAULT_TEXTS = {
+  activation: {
+    subject: 'Please confirm your subscription',
+    body: 'Hello {name},\n\nplease confirm your subscription to our newsletter by opening this link:\n\n{confirm_url}\n\nIf you did not ask for this, ignore this message and nothing will happen.',
+  },
+  welcome: {
+    subject: 'Welcome to our newsletter',
+    body: 'Hello {name},\n\nyour subscription is confirmed. Welcome!\n\nYou can unsubscribe at any time:\n\n{unsubscribe_url}',
+  },
+  admin: {
+    subject: 'New confirmed subscriber',
+    body: 'A subscriber has been confirmed:\n\n{email}\nName: {name} {surname}\nLists: {lists}',
+  },
+} as const;
+
+/** The settings document; `v.parse` fills the defaults. */
+export const SettingsSchema = v.pipe(
+  v.strictObject({
+    opt_in: v.optional(v.picklist(['double', 'single']), 'double'),
+    required_public_fields: v.optional(v.array(RequiredFieldSchema), []),
+    lists: v.pipe(v.array(ListSchema), v.maxLength(1000)),
+    profile_fields: v.optional(v.pipe(v.array(ProfileFieldSchema), v.maxLength(100)), []),
+    sender: v.strictObject({
+      address: emailAddress,
+      name: v.optional(v.pipe(text(100), v.regex(/^[^\r\n]*$/, 'must be one line')), ''),
+    }),
+    /** Receives a notification when a subscriber becomes confirmed; empty turns it off. */
+    admin_address: v.optional(v.union([v.literal(''), emailAddress]), ''),
+    activation_lifetime_hours: v.optional(
+      v.pipe(v.number(), v.minValue(1), v.maxValue(24 * 90)),
+      24 * 7,
+    ),
+    resend_cooldown_minutes: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(24 * 60)), 10),
+    /** How long an unsubscribe link in a sent mail keeps working (CAN-SPAM asks for 30 days). */
+    unsubscribe_link_lifetime_days: v.optional(
+      v.pipe(v.number(), v.minValue(30), v.maxValue(3650)),
+      365,
+    ),
+    texts: v.optional(
+      v.strictObject({
+        activation: v.optional(MailTextSchema, DEFAULT_TEXTS.activation),
+        welcome: v.optional(MailTextSchema, DEFAULT_TEXTS.welcome),
+        admin: v.optional(MailTextSchema, DEFAULT_TEXTS.admin),
+      }),
+      {},
+    ),
+    /** Links in mails use this (e.g. `https://news.example.com/api/newsletter/v1`) when set. */
+    public_base_url: v.optional(
+      v.union([
+        v.literal(''),
+        v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//, 'must be http(s)')),
+      ]),
+      '',
+    ),
+  }),
+  v.check(
+    (s) => new Set(s.lists.map((l) => l.id)).size === s.lists.length,
+    'lists: ids must be unique',
+  ),
+  v.check(
+    (s) => new Set(s.profile_fields.map((f) => f.id)).size === s.profile_fields.length,
+    'profile_fields: ids must be unique',
+  ),
+);
+
+/** Settings as the domain layer uses them, defaults filled in. */
+export type Settings = v.InferOutput<typeof SettingsSchema>;
+/** Settings as an operator writes them. */
+export type SettingsInput = v.InferInput<typeof SettingsSchema>;
+/** One configured list. */
+export type ListSetting = Settings['lists'][number];
+/** The name of a configurable mail text. */
+export type MailTextName = keyof typeof DEFAULT_TEXTS;

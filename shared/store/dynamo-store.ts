@@ -1,0 +1,319 @@
+import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { DependencyError } from '../errors.ts';
+import { isPublicIssue, type NewsletterIssueRecord } from '../newsletters/newsletter-issue.ts';
+import type { SubscriberRecord } from '../subscribers/subscriber.ts';
+import type { IdSequence, Store, TokenChanges, TokenRecord } from './store-port.ts';
+import { INDEX, KEY, TTL_ATTRIBUTE } from './table-design.ts';
+
+type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
+type DocumentCommand =
+  | GetCommand
+  | PutCommand
+  | UpdateCommand
+  | QueryCommand
+  | TransactWriteCommand;
+type Item = Record<string, unknown>;
+
+const SUBSCRIBER = 'subscriber';
+const NEWSLETTER = 'newsletter';
+
+/** Item keys; the prefixes keep every kind of item in its own key space. */
+const keys = {
+  subscriber: (email: string) => ({
+    [KEY.partition]: `SUBSCRIBER#${email}`,
+    [KEY.sort]: SUBSCRIBER,
+  }),
+  token: (hash: string) => ({ [KEY.partition]: `TOKEN#${hash}`, [KEY.sort]: 'token' }),
+  newsletter: (id: number) => ({ [KEY.partition]: `NEWSLETTER#${id}`, [KEY.sort]: NEWSLETTER }),
+  counter: (sequence: IdSequence) => ({
+    [KEY.partition]: `COUNTER#${sequence}`,
+    [KEY.sort]: 'counter',
+  }),
+};
+
+/** Receives the capacity every request consumed; the benchmarks count with it. */
+export type CapacityListener = (operation: string, capacity: readonly ConsumedCapacity[]) => void;
+
+const CONDITION_FAILED = new Set([
+  'ConditionalCheckFailedException',
+  'TransactionCanceledException',
+]);
+
+/** Errors that mean "the database is not there right now", as opposed to a bug in a request. */
+function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  if (status === undefined || status >= 500) return true;
+  return /Throttl|ProvisionedThroughputExceeded|RequestLimitExceeded|LimitExceeded|TransactionInProgress/.test(
+    error.name,
+  );
+}
+
+/** The DynamoDB adapter of the single-table design (docs/storage.md). */
+export class DynamoStore implements Store {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly onCapacity?: CapacityListener,
+  ) {}
+
+  /** Sends a command, reporting capacity and translating failures to our vocabulary. */
+  private async send<T>(operation: string, command: DocumentCommand): Promise<T> {
+    if (this.onCapacity)
+      (command.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'INDEXES';
+    // The client's overloads take one command class at a time; every member of the union is one.
+    const send = this.client.send.bind(this.client) as (
+      command: DocumentCommand,
+    ) => Promise<unknown>;
+    try {
+      const output = (await send(command)) as T & {
+        ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[];
+      };
+      if (this.onCapacity && output.ConsumedCapacity) {
+        const capacity = output.ConsumedCapacity;
+        this.onCapacity(operation, Array.isArray(capacity) ? capacity : [capacity]);
+      }
+      return output;
+    } catch (error) {
+      if (error instanceof Error && CONDITION_FAILED.has(error.name)) throw error;
+      if (isUnavailable(error)) throw new DependencyError('dynamodb', { cause: error });
+      throw error;
+    }
+  }
+
+  /** Runs a conditional write; `false` when its condition (or a transaction's) failed. */
+  private async conditional(operation: string, command: DocumentCommand): Promise<boolean> {
+    try {
+      await this.send(operation, command);
+      return true;
+    } catch (error) {
+      if (error instanceof Error && CONDITION_FAILED.has(error.name)) {
+        const reasons = (error as { CancellationReasons?: { Code?: string }[] })
+          .CancellationReasons;
+        // A transaction cancelled for any reason but a failed condition (throttling, a
+        // concurrent transaction on the same item) is still a conflict worth retrying, but a
+        // ValidationError inside it is a bug and must surface.
+        if (reasons?.some((reason) => reason.Code === 'ValidationError')) throw error;
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  async nextId(sequence: IdSequence): Promise<number> {
+    const output = await this.send<{ Attributes?: Item }>(
+      'nextId',
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.counter(sequence),
+        UpdateExpression: 'ADD next_id :one',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(output.Attributes?.next_id);
+  }
+
+  async getSubscriber(email: string): Promise<SubscriberRecord | undefined> {
+    const output = await this.send<{ Item?: Item }>(
+      'getSubscriber',
+      new GetCommand({ TableName: this.table, Key: keys.subscriber(email), ConsistentRead: true }),
+    );
+    return output.Item ? fromSubscriberItem(output.Item) : undefined;
+  }
+
+  async createSubscriber(record: SubscriberRecord, tokens: TokenChanges): Promise<boolean> {
+    const put = {
+      TableName: this.table,
+      Item: toSubscriberItem(record),
+      ConditionExpression: 'attribute_not_exists(#pk)',
+      ExpressionAttributeNames: { '#pk': KEY.partition },
+    };
+    if (tokens.put.length === 0 && tokens.delete.length === 0) {
+      return this.conditional('createSubscriber', new PutCommand(put));
+    }
+    return this.conditional(
+      'createSubscriber',
+      new TransactWriteCommand({ TransactItems: [{ Put: put }, ...this.tokenWrites(tokens)] }),
+    );
+  }
+
+  async replaceSubscriber(
+    record: SubscriberRecord,
+    expectedVersion: number,
+    tokens: TokenChanges,
+  ): Promise<boolean> {
+    const put = {
+      TableName: this.table,
+      Item: toSubscriberItem(record),
+      ConditionExpression: '#version = :expected',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':expected': expectedVersion },
+    };
+    if (tokens.put.length === 0 && tokens.delete.length === 0) {
+      return this.conditional('replaceSubscriber', new PutCommand(put));
+    }
+    return this.conditional(
+      'replaceSubscriber',
+      new TransactWriteCommand({ TransactItems: [{ Put: put }, ...this.tokenWrites(tokens)] }),
+    );
+  }
+
+  async deleteSubscriber(record: SubscriberRecord): Promise<boolean> {
+    const items: TransactItems = [
+      {
+        Delete: {
+          TableName: this.table,
+          Key: keys.subscriber(record.email),
+          ConditionExpression: '#version = :expected',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':expected': record.version },
+        },
+      },
+      ...this.tokenWrites({ put: [], delete: Object.keys(record.tokens) }),
+    ];
+    return this.conditional('deleteSubscriber', new TransactWriteCommand({ TransactItems: items }));
+  }
+
+  private tokenWrites(tokens: TokenChanges): TransactItems {
+    return [
+      ...tokens.put.map((token) => ({
+        Put: {
+          TableName: this.table,
+          Item: {
+            ...keys.token(token.hash),
+            email: token.email,
+            purpose: token.purpose,
+            [TTL_ATTRIBUTE]: token.expires_at,
+          },
+        },
+      })),
+      ...tokens.delete.map((hash) => ({
+        Delete: { TableName: this.table, Key: keys.token(hash) },
+      })),
+    ];
+  }
+
+  async getToken(hash: string): Promise<TokenRecord | undefined> {
+    const output = await this.send<{ Item?: Item }>(
+      'getToken',
+      new GetCommand({ TableName: this.table, Key: keys.token(hash), ConsistentRead: true }),
+    );
+    const item = output.Item;
+    if (!item) return undefined;
+    return {
+      hash,
+      email: String(item.email),
+      purpose: item.purpose === 'unsubscribe' ? 'unsubscribe' : 'confirm',
+      expires_at: Number(item[TTL_ATTRIBUTE]),
+    };
+  }
+
+  async recentSubscribers(limit: number): Promise<SubscriberRecord[]> {
+    const items = await this.queryRecent(INDEX.recent, SUBSCRIBER, limit);
+    return items.map(fromSubscriberItem);
+  }
+
+  async putNewsletterIssue(issue: NewsletterIssueRecord): Promise<void> {
+    await this.send(
+      'putNewsletterIssue',
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          ...keys.newsletter(issue.id),
+          [INDEX.recent.partition]: NEWSLETTER,
+          ...(isPublicIssue(issue) ? { [INDEX.publicRecent.partition]: NEWSLETTER } : {}),
+          ...issue,
+        },
+      }),
+    );
+  }
+
+  async getNewsletterIssue(id: number): Promise<NewsletterIssueRecord | undefined> {
+    const output = await this.send<{ Item?: Item }>(
+      'getNewsletterIssue',
+      new GetCommand({ TableName: this.table, Key: keys.newsletter(id), ConsistentRead: true }),
+    );
+    return output.Item ? fromNewsletterItem(output.Item) : undefined;
+  }
+
+  async recentNewsletterIssues(
+    limit: number,
+    includeHidden: boolean,
+  ): Promise<NewsletterIssueRecord[]> {
+    const index = includeHidden ? INDEX.recent : INDEX.publicRecent;
+    const items = await this.queryRecent(index, NEWSLETTER, limit);
+    return items.map(fromNewsletterItem);
+  }
+
+  private async queryRecent(
+    index: { name: string; partition: string },
+    kind: string,
+    limit: number,
+  ): Promise<Item[]> {
+    const output = await this.send<{ Items?: Item[] }>(
+      `query:${index.name}`,
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: index.name,
+        KeyConditionExpression: '#kind = :kind',
+        ExpressionAttributeNames: { '#kind': index.partition },
+        ExpressionAttributeValues: { ':kind': kind },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return output.Items ?? [];
+  }
+}
+
+function toSubscriberItem(record: SubscriberRecord): Item {
+  return {
+    ...keys.subscriber(record.email),
+    [INDEX.recent.partition]: SUBSCRIBER,
+    ...record,
+  };
+}
+
+function fromSubscriberItem(item: Item): SubscriberRecord {
+  return {
+    id: Number(item.id),
+    email: String(item.email),
+    name: String(item.name ?? ''),
+    surname: String(item.surname ?? ''),
+    gender: (item.gender ?? '') as SubscriberRecord['gender'],
+    lists: ((item.lists as unknown[] | undefined) ?? []).map(Number),
+    profile: (item.profile ?? {}) as Record<string, string>,
+    status: item.status as SubscriberRecord['status'],
+    created: String(item.created),
+    updated: String(item.updated),
+    version: Number(item.version ?? 0),
+    ...(typeof item.confirm_token === 'string' ? { confirm_token: item.confirm_token } : {}),
+    ...(typeof item.activation_sent_at === 'number'
+      ? { activation_sent_at: item.activation_sent_at }
+      : {}),
+    tokens: (item.tokens ?? {}) as Record<string, number>,
+    pending_mails: (item.pending_mails ?? []) as SubscriberRecord['pending_mails'],
+  };
+}
+
+function fromNewsletterItem(item: Item): NewsletterIssueRecord {
+  return {
+    id: Number(item.id),
+    subject: String(item.subject),
+    status: item.status as NewsletterIssueRecord['status'],
+    created: String(item.created),
+    sent_at: typeof item.sent_at === 'string' ? item.sent_at : null,
+    ...(typeof item.url === 'string' ? { url: item.url } : {}),
+    private: item.private === true,
+  };
+}

@@ -1,0 +1,190 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { isNewsletterError } from '../../shared/errors.ts';
+import { Newsletter } from '../../shared/newsletter.ts';
+import type { NewsletterIssueRecord } from '../../shared/newsletters/newsletter-issue.ts';
+import type { Store } from '../../shared/store/store-port.ts';
+import type { Subscriber } from '../../shared/subscribers/subscriber.ts';
+import { type RecordingMailer, type TestClock, testDependencies } from '../support/fixtures.ts';
+import { freshStore } from '../support/local-dynamo.ts';
+
+let mailer: RecordingMailer;
+let clock: TestClock;
+let store: Store;
+let itemCount: () => Promise<number>;
+
+beforeEach(async () => {
+  const fresh = await freshStore();
+  store = fresh.store;
+  const deps = testDependencies(store);
+  ({ mailer, clock } = deps);
+  Newsletter.reset();
+  Newsletter.configure(deps);
+  itemCount = async () =>
+    ((await fresh.client.send(new ScanCommand({ TableName: fresh.tableName }))).Items ?? []).filter(
+      (item) => !String(item.pk).startsWith('COUNTER#'),
+    ).length;
+});
+
+describe('add_subscriber', () => {
+  it('writes C by default, with any configured list including private ones, and mails nobody', async () => {
+    const added = (await Newsletter.add_subscriber({
+      email: 'a@example.com',
+      lists: '2',
+    })) as Subscriber;
+    expect(added).toMatchObject({ email: 'a@example.com', status: 'C', lists: [2, 3] });
+    expect(added.id).toBeGreaterThan(0);
+    expect(mailer.sent).toHaveLength(0);
+  });
+
+  it('takes status S', async () => {
+    const added = (await Newsletter.add_subscriber({
+      email: 'b@example.com',
+      status: 'S',
+    })) as Subscriber;
+    expect(added.status).toBe('S');
+  });
+
+  it('an existing address is a 400 email_exists and changes nothing', async () => {
+    await Newsletter.add_subscriber({ email: 'c@example.com', name: 'First' });
+    const again = await Newsletter.add_subscriber({ email: 'C@example.com', name: 'Second' });
+    expect(isNewsletterError(again) && again).toMatchObject({ code: 'email_exists', status: 400 });
+    const [only] = (await Newsletter.subscribers()) as Subscriber[];
+    expect(only?.name).toBe('First');
+  });
+
+  it('rejects bad input with a 400 naming the parameter and stores nothing', async () => {
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{}, 'missing_parameter', /email/],
+      [{ email: 'a@b' }, 'invalid_email', /email/],
+      [{ email: 'x@example.com', status: 'U' }, 'invalid_parameter', /status/],
+      [{ email: 'x@example.com', lists: [99] }, 'unknown_list', /lists/],
+      [{ email: 'x@example.com', profile_nope: 'v' }, 'unknown_profile_field', /profile_nope/],
+      [{ email: 'x@example.com', name: 'a\r\nb' }, 'invalid_parameter', /name/],
+      [{ email: 'x@example.com', gender: 'x' }, 'invalid_parameter', /gender/],
+    ];
+    for (const [params, code, message] of cases) {
+      const result = await Newsletter.add_subscriber(params);
+      expect(isNewsletterError(result) && result.code).toBe(code);
+      expect(isNewsletterError(result) && result.message).toMatch(message);
+    }
+    expect(await itemCount()).toBe(0);
+  });
+
+  it('200 simultaneous calls for distinct addresses yield 200 distinct ids', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        Newsletter.add_subscriber({ email: `bulk${i}@example.com` }),
+      ),
+    );
+    const ids = results.map((r) => (r as Subscriber).id);
+    expect(ids.every((id) => Number.isInteger(id) && id > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(200);
+  });
+});
+
+describe('ids', () => {
+  it('are positive integers increasing with creation time and never reused', async () => {
+    const first = (await Newsletter.add_subscriber({ email: 'i1@example.com' })) as Subscriber;
+    const second = (await Newsletter.subscribe({ email: 'i2@example.com' })) as Subscriber;
+    await Newsletter.delete_subscriber({ email: 'i2@example.com' });
+    const third = (await Newsletter.add_subscriber({ email: 'i2@example.com' })) as Subscriber;
+    expect(second.id).toBeGreaterThan(first.id);
+    expect(third.id).toBeGreaterThan(second.id);
+  });
+});
+
+describe('unsubscribe', () => {
+  it('S and C become U; U again is a success', async () => {
+    await Newsletter.add_subscriber({ email: 's@example.com', status: 'S' });
+    await Newsletter.add_subscriber({ email: 'c@example.com' });
+    expect(((await Newsletter.unsubscribe({ email: 's@example.com' })) as Subscriber).status).toBe(
+      'U',
+    );
+    expect(((await Newsletter.unsubscribe({ email: 'c@example.com' })) as Subscriber).status).toBe(
+      'U',
+    );
+    expect(((await Newsletter.unsubscribe({ email: 'c@example.com' })) as Subscriber).status).toBe(
+      'U',
+    );
+  });
+
+  it('an unknown address is a 404', async () => {
+    const result = await Newsletter.unsubscribe({ email: 'nobody@example.com' });
+    expect(isNewsletterError(result) && result).toMatchObject({ code: 'not_found', status: 404 });
+  });
+});
+
+describe('delete_subscriber', () => {
+  it('removes the subscriber and every item that belongs to it', async () => {
+    await Newsletter.subscribe({ email: 'd@example.com' });
+    await Newsletter.subscribe({ email: 'keep@example.com' });
+    expect(await itemCount()).toBe(4); // two subscribers, two activation tokens
+    expect(await Newsletter.delete_subscriber({ email: 'D@example.com' })).toEqual({
+      deleted: true,
+      email: 'd@example.com',
+    });
+    expect(await itemCount()).toBe(2);
+    expect(((await Newsletter.subscribers()) as Subscriber[]).map((s) => s.email)).toEqual([
+      'keep@example.com',
+    ]);
+  });
+
+  it('an unknown address is a 404', async () => {
+    const result = await Newsletter.delete_subscriber({ email: 'nobody@example.com' });
+    expect(isNewsletterError(result) && result).toMatchObject({ code: 'not_found', status: 404 });
+  });
+});
+
+describe('subscribers', () => {
+  it('returns the 20 newest, newest first, after 25 inserts', async () => {
+    for (let i = 0; i < 25; i += 1) {
+      await Newsletter.add_subscriber({ email: `n${i}@example.com`, status: i % 2 ? 'S' : 'C' });
+      clock.advance(1000);
+    }
+    const listed = (await Newsletter.subscribers()) as Subscriber[];
+    expect(listed.map((s) => s.email)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `n${24 - i}@example.com`),
+    );
+    expect(listed[0]).not.toHaveProperty('version');
+    expect(listed[0]).not.toHaveProperty('tokens');
+  });
+});
+
+describe('newsletters', () => {
+  const issue = (
+    id: number,
+    status: NewsletterIssueRecord['status'],
+    hidden = false,
+  ): NewsletterIssueRecord => ({
+    id,
+    subject: `Issue ${id}`,
+    status,
+    created: new Date(Date.UTC(2026, 0, id)).toISOString(),
+    sent_at: status === 'sent' ? new Date(Date.UTC(2026, 0, id, 12)).toISOString() : null,
+    private: hidden,
+    ...(status === 'sent' ? { url: `https://news.example.com/issues/${id}` } : {}),
+  });
+
+  it('returns the 10 newest; keyless callers see only sent, non-private issues', async () => {
+    for (let id = 1; id <= 25; id += 1) {
+      await store.putNewsletterIssue(issue(id, id % 5 === 0 ? 'draft' : 'sent', id % 7 === 0));
+    }
+    const all = (await Newsletter.newsletters()) as { id: number }[];
+    expect(all.map((n) => n.id)).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16]);
+    const visible = (await Newsletter.newsletters({}, { trusted: false })) as {
+      id: number;
+      status: string;
+    }[];
+    expect(visible.map((n) => n.id)).toEqual([24, 23, 22, 19, 18, 17, 16, 13, 12, 11]);
+    expect(visible.every((n) => n.status === 'sent')).toBe(true);
+    expect(visible[0]).toEqual({
+      id: 24,
+      subject: 'Issue 24',
+      status: 'sent',
+      created: '2026-01-24T00:00:00.000Z',
+      sent_at: '2026-01-24T12:00:00.000Z',
+      url: 'https://news.example.com/issues/24',
+    });
+  });
+});

@@ -1,0 +1,355 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { isNewsletterError } from '../../shared/errors.ts';
+import { Newsletter } from '../../shared/newsletter.ts';
+import type { Subscriber } from '../../shared/subscribers/subscriber.ts';
+import {
+  type RecordingMailer,
+  type TestClock,
+  testDependencies,
+  testSettings,
+} from '../support/fixtures.ts';
+import { freshStore } from '../support/local-dynamo.ts';
+
+const PUBLIC = { trusted: false };
+let mailer: RecordingMailer;
+let clock: TestClock;
+let current: { settings: ReturnType<typeof testSettings> };
+let scanAll: () => Promise<Record<string, unknown>[]>;
+
+beforeEach(async () => {
+  const { store, client, tableName } = await freshStore();
+  const deps = testDependencies(store);
+  ({ mailer, clock, current } = deps);
+  Newsletter.reset();
+  Newsletter.configure(deps);
+  scanAll = async () => (await client.send(new ScanCommand({ TableName: tableName }))).Items ?? [];
+});
+
+const tokenOf = (url: string | undefined): string =>
+  new URL(url ?? '').searchParams.get('token') ?? '';
+
+async function stored(email: string): Promise<Subscriber> {
+  const all = await Newsletter.subscribers();
+  if (isNewsletterError(all)) throw new Error(all.message);
+  const found = all.find((s) => s.email === email);
+  if (!found) throw new Error(`${email} not stored`);
+  return found;
+}
+
+describe('subscribe, new address', () => {
+  it('double opt-in stores S and sends one activation mail with a confirm link', async () => {
+    const result = await Newsletter.subscribe({ email: ' Ada@Example.COM ', name: 'Ada' }, PUBLIC);
+    expect(result).toEqual({ email: 'ada@example.com', status: 'pending' });
+    expect((await stored('ada@example.com')).status).toBe('S');
+    const [mail] = mailer.of('activation', 'ada@example.com');
+    expect(mailer.sent).toHaveLength(1);
+    expect(mail?.confirmUrl).toMatch(
+      /^https:\/\/news\.example\.com\/api\/newsletter\/v1\/subscription\/confirm\?token=[\w-]{43}$/,
+    );
+    expect(mail?.unsubscribeUrl).toBeUndefined();
+  });
+
+  it('single opt-in stores C and sends the welcome mail and the admin notification', async () => {
+    current.settings = testSettings({ opt_in: 'single' });
+    const result = await Newsletter.subscribe({ email: 'bo@example.com' }, PUBLIC);
+    expect(result).toEqual({ email: 'bo@example.com', status: 'subscribed' });
+    expect((await stored('bo@example.com')).status).toBe('C');
+    expect(mailer.of('welcome', 'bo@example.com')[0]?.unsubscribeUrl).toContain(
+      '/subscription/unsubscribe?token=',
+    );
+    expect(mailer.of('admin', 'admin@example.com')).toHaveLength(1);
+  });
+
+  it('adds the pre-assigned lists to the lists of the call', async () => {
+    const result = await Newsletter.subscribe({ email: 'cy@example.com', 'lists[]': ['4', '1'] });
+    expect(isNewsletterError(result) ? result : (result as Subscriber).lists).toEqual([1, 3, 4]);
+  });
+
+  it('keeps every profile spelling and field', async () => {
+    const result = (await Newsletter.subscribe({
+      email: 'di@example.com',
+      'profile[1]': 'London',
+      profile_company: 'ACME',
+      gender: 'F',
+    })) as Subscriber;
+    expect(result.profile).toEqual({ '1': 'London', company: 'ACME' });
+    expect(result.gender).toBe('f');
+  });
+
+  it('without key, a private list is a 403 and nothing is stored', async () => {
+    const result = await Newsletter.subscribe({ email: 'ed@example.com', lists: [2] }, PUBLIC);
+    expect(isNewsletterError(result) && result).toMatchObject({
+      code: 'private_list',
+      status: 403,
+    });
+    expect(await scanAll()).toHaveLength(0);
+    expect(mailer.sent).toHaveLength(0);
+  });
+
+  it('with key (trusted), a private list is allowed', async () => {
+    const result = (await Newsletter.subscribe({
+      email: 'ed@example.com',
+      lists: [2],
+    })) as Subscriber;
+    expect(result.lists).toEqual([2, 3]);
+  });
+
+  it('without key, a field required for public forms is required', async () => {
+    current.settings = testSettings({ required_public_fields: ['name', 'profile_company'] });
+    const missing = await Newsletter.subscribe(
+      { email: 'fi@example.com', profile_company: 'X' },
+      PUBLIC,
+    );
+    expect(isNewsletterError(missing) && missing).toMatchObject({
+      code: 'missing_parameter',
+      message: 'name is required',
+    });
+    const missingProfile = await Newsletter.subscribe(
+      { email: 'fi@example.com', name: 'Fi' },
+      PUBLIC,
+    );
+    expect(isNewsletterError(missingProfile) && missingProfile.message).toBe(
+      'profile_company is required',
+    );
+    expect(
+      await Newsletter.subscribe(
+        { email: 'fi@example.com', name: 'Fi', profile_company: 'X' },
+        PUBLIC,
+      ),
+    ).toEqual({
+      email: 'fi@example.com',
+      status: 'pending',
+    });
+    // A trusted caller is not a public form.
+    expect(isNewsletterError(await Newsletter.subscribe({ email: 'gu@example.com' }))).toBe(false);
+  });
+
+  it('send_emails=false stores the same data and mails nobody', async () => {
+    const result = (await Newsletter.subscribe({
+      email: 'ha@example.com',
+      send_emails: 'no',
+    })) as Subscriber;
+    expect(result.status).toBe('S');
+    expect(mailer.sent).toHaveLength(0);
+  });
+
+  it('a trusted response is the subscriber without tokens or internals', async () => {
+    const result = await Newsletter.subscribe({ email: 'io@example.com', name: 'Io' });
+    expect(Object.keys(result).sort()).toEqual(
+      [
+        'created',
+        'email',
+        'gender',
+        'id',
+        'lists',
+        'name',
+        'profile',
+        'status',
+        'surname',
+        'updated',
+      ].sort(),
+    );
+  });
+});
+
+describe('subscribe, existing address', () => {
+  it('S: updates provided fields; the activation mail is resent only after the cooldown', async () => {
+    await Newsletter.subscribe({ email: 'ka@example.com', name: 'Ka' }, PUBLIC);
+    const first = tokenOf(mailer.sent[0]?.confirmUrl);
+    clock.advance(9 * 60_000);
+    await Newsletter.subscribe({ email: 'ka@example.com', name: 'Karla', lists: [4] }, PUBLIC);
+    expect(mailer.of('activation')).toHaveLength(1);
+    const updated = await stored('ka@example.com');
+    expect(updated).toMatchObject({ name: 'Karla', lists: [3, 4], status: 'S' });
+    clock.advance(60_000);
+    await Newsletter.subscribe({ email: 'ka@example.com' }, PUBLIC);
+    expect(mailer.of('activation')).toHaveLength(2);
+    // Only the newest link confirms.
+    expect(await Newsletter.confirm_subscription({ token: first })).toBe('invalid');
+    expect(
+      await Newsletter.confirm_subscription({ token: tokenOf(mailer.sent[1]?.confirmUrl) }),
+    ).toBe('confirmed');
+  });
+
+  it('C: a keyless call changes nothing and sends nothing, and answers like a new address', async () => {
+    await Newsletter.add_subscriber({ email: 'lu@example.com', name: 'Lu' });
+    const before = await stored('lu@example.com');
+    const result = await Newsletter.subscribe(
+      { email: 'lu@example.com', name: 'Mallory', lists: [4] },
+      PUBLIC,
+    );
+    expect(result).toEqual({ email: 'lu@example.com', status: 'pending' });
+    expect(await stored('lu@example.com')).toEqual(before);
+    expect(mailer.sent).toHaveLength(0);
+  });
+
+  it('C: a trusted call updates provided fields and adds lists, never removes them', async () => {
+    await Newsletter.add_subscriber({ email: 'mo@example.com', name: 'Mo', lists: [1] });
+    clock.advance(1000);
+    const result = (await Newsletter.subscribe({
+      email: 'mo@example.com',
+      surname: 'Z',
+      lists: [4],
+    })) as Subscriber;
+    expect(result).toMatchObject({ name: 'Mo', surname: 'Z', lists: [1, 3, 4], status: 'C' });
+    expect(result.updated > result.created).toBe(true);
+    expect(mailer.sent).toHaveLength(0);
+  });
+
+  it('U: becomes S with a fresh activation mail; nobody can put it back on the list directly', async () => {
+    await Newsletter.add_subscriber({ email: 'ne@example.com' });
+    await Newsletter.unsubscribe({ email: 'ne@example.com' });
+    const result = await Newsletter.subscribe({ email: 'ne@example.com' }, PUBLIC);
+    expect(result).toEqual({ email: 'ne@example.com', status: 'pending' });
+    expect((await stored('ne@example.com')).status).toBe('S');
+    expect(mailer.of('activation', 'ne@example.com')).toHaveLength(1);
+  });
+
+  it('U: a trusted call in single opt-in mode makes it C with a welcome mail', async () => {
+    current.settings = testSettings({ opt_in: 'single' });
+    await Newsletter.add_subscriber({ email: 'ny@example.com' });
+    await Newsletter.unsubscribe({ email: 'ny@example.com' });
+    expect(((await Newsletter.subscribe({ email: 'ny@example.com' })) as Subscriber).status).toBe(
+      'C',
+    );
+    expect(mailer.of('welcome', 'ny@example.com')).toHaveLength(1);
+    // A public call in single mode still must not resubscribe without confirmation.
+    await Newsletter.unsubscribe({ email: 'ny@example.com' });
+    await Newsletter.subscribe({ email: 'ny@example.com' }, PUBLIC);
+    expect((await stored('ny@example.com')).status).toBe('S');
+  });
+
+  it('B and P: nothing is changed or sent', async () => {
+    for (const status of ['B', 'P'] as const) {
+      const email = `blocked-${status.toLowerCase()}@example.com`;
+      const { store } = Newsletter.dependencies();
+      const record = await store.getSubscriber(email);
+      expect(record).toBeUndefined();
+      await Newsletter.add_subscriber({ email });
+      const added = await store.getSubscriber(email);
+      if (!added) throw new Error('not added');
+      await store.replaceSubscriber(
+        { ...added, status, version: added.version + 1 },
+        added.version,
+        { put: [], delete: [] },
+      );
+      const before = await store.getSubscriber(email);
+      expect(await Newsletter.subscribe({ email, name: 'X' }, PUBLIC)).toEqual({
+        email,
+        status: 'pending',
+      });
+      expect(((await Newsletter.subscribe({ email, name: 'Y' })) as Subscriber).status).toBe(
+        status,
+      );
+      expect(await store.getSubscriber(email)).toEqual(before);
+    }
+    expect(mailer.sent).toHaveLength(0);
+  });
+});
+
+describe('failed mail', () => {
+  it('answers 503, keeps the subscriber as S, and a retry sends again at once', async () => {
+    mailer.failing = true;
+    const failed = await Newsletter.subscribe({ email: 'ol@example.com' }, PUBLIC);
+    expect(isNewsletterError(failed) && failed).toMatchObject({ code: 'unavailable', status: 503 });
+    expect((await stored('ol@example.com')).status).toBe('S');
+    mailer.failing = false;
+    expect(await Newsletter.subscribe({ email: 'ol@example.com' }, PUBLIC)).toEqual({
+      email: 'ol@example.com',
+      status: 'pending',
+    });
+    expect(mailer.of('activation', 'ol@example.com')).toHaveLength(1);
+    expect(
+      await Newsletter.confirm_subscription({ token: tokenOf(mailer.sent[0]?.confirmUrl) }),
+    ).toBe('confirmed');
+  });
+
+  it('a failed welcome mail is retried by the next confirmation click', async () => {
+    await Newsletter.subscribe({ email: 'pa@example.com' }, PUBLIC);
+    const token = tokenOf(mailer.sent[0]?.confirmUrl);
+    mailer.failing = true;
+    const failed = await Newsletter.confirm_subscription({ token });
+    expect(isNewsletterError(failed) && failed.status).toBe(503);
+    expect((await stored('pa@example.com')).status).toBe('C');
+    mailer.failing = false;
+    expect(await Newsletter.confirm_subscription({ token })).toBe('already_confirmed');
+    expect(mailer.of('welcome', 'pa@example.com')).toHaveLength(1);
+    expect(mailer.of('admin')).toHaveLength(1);
+    expect(await Newsletter.confirm_subscription({ token })).toBe('already_confirmed');
+    expect(mailer.of('welcome')).toHaveLength(1);
+  });
+});
+
+describe('activation link', () => {
+  it('confirms S to C once, sends welcome and admin mails; confirming twice is a success', async () => {
+    await Newsletter.subscribe({ email: 'qi@example.com', name: 'Qi', lists: [1] }, PUBLIC);
+    const token = tokenOf(mailer.sent[0]?.confirmUrl);
+    expect(await Newsletter.check_link({ token, purpose: 'confirm' })).toBe(true);
+    expect(await Newsletter.confirm_subscription({ token })).toBe('confirmed');
+    expect((await stored('qi@example.com')).status).toBe('C');
+    expect(mailer.of('welcome', 'qi@example.com')).toHaveLength(1);
+    const [admin] = mailer.of('admin', 'admin@example.com');
+    expect(admin?.subscriber).toMatchObject({
+      email: 'qi@example.com',
+      name: 'Qi',
+      listNames: ['Weekly', 'Announcements'],
+    });
+    expect(await Newsletter.confirm_subscription({ token })).toBe('already_confirmed');
+    expect(mailer.sent).toHaveLength(3);
+  });
+
+  it('no admin notification when no admin address is configured', async () => {
+    current.settings = testSettings({ admin_address: '' });
+    await Newsletter.subscribe({ email: 'ra@example.com' }, PUBLIC);
+    await Newsletter.confirm_subscription({ token: tokenOf(mailer.sent[0]?.confirmUrl) });
+    expect(mailer.of('admin')).toHaveLength(0);
+    expect(mailer.of('welcome')).toHaveLength(1);
+  });
+
+  it('expires after the activation lifetime', async () => {
+    await Newsletter.subscribe({ email: 'sa@example.com' }, PUBLIC);
+    const token = tokenOf(mailer.sent[0]?.confirmUrl);
+    clock.advance(7 * 24 * 3600_000 + 1000);
+    expect(await Newsletter.check_link({ token, purpose: 'confirm' })).toBe(false);
+    expect(await Newsletter.confirm_subscription({ token })).toBe('invalid');
+    expect((await stored('sa@example.com')).status).toBe('S');
+  });
+
+  it('rejects unknown, malformed and wrong-purpose tokens', async () => {
+    current.settings = testSettings({ opt_in: 'single' });
+    await Newsletter.subscribe({ email: 'ta@example.com' }, PUBLIC);
+    const unsubscribeToken = tokenOf(mailer.of('welcome')[0]?.unsubscribeUrl);
+    expect(await Newsletter.confirm_subscription({ token: unsubscribeToken })).toBe('invalid');
+    expect(await Newsletter.confirm_subscription({ token: 'x'.repeat(43) })).toBe('invalid');
+    expect(await Newsletter.confirm_subscription({ token: '<script>' })).toBe('invalid');
+    expect(await Newsletter.confirm_subscription({})).toBe('invalid');
+  });
+});
+
+describe('unsubscribe link', () => {
+  it('makes a confirmed subscriber U; again is still a success', async () => {
+    current.settings = testSettings({ opt_in: 'single' });
+    await Newsletter.subscribe({ email: 'ul@example.com' }, PUBLIC);
+    const token = tokenOf(mailer.of('welcome')[0]?.unsubscribeUrl);
+    expect(await Newsletter.check_link({ token, purpose: 'unsubscribe' })).toBe(true);
+    expect(await Newsletter.unsubscribe_link({ token })).toBe('unsubscribed');
+    expect((await stored('ul@example.com')).status).toBe('U');
+    expect(await Newsletter.unsubscribe_link({ token })).toBe('unsubscribed');
+    expect(await Newsletter.unsubscribe_link({ token: 'A'.repeat(43) })).toBe('invalid');
+  });
+});
+
+describe('tokens', () => {
+  it('are stored only as hashes and die with the subscriber', async () => {
+    current.settings = testSettings({ opt_in: 'single' });
+    await Newsletter.subscribe({ email: 'va@example.com' }, PUBLIC);
+    const raw = tokenOf(mailer.of('welcome')[0]?.unsubscribeUrl);
+    const items = await scanAll();
+    expect(JSON.stringify(items)).not.toContain(raw);
+    expect(items.filter((item) => String(item.pk).startsWith('TOKEN#'))).toHaveLength(1);
+    await Newsletter.delete_subscriber({ email: 'va@example.com' });
+    expect((await scanAll()).filter((item) => !String(item.pk).startsWith('COUNTER#'))).toEqual([]);
+    expect(await Newsletter.unsubscribe_link({ token: raw })).toBe('invalid');
+  });
+});

@@ -1,0 +1,95 @@
+import type { Logger } from '../../shared/log/logger.ts';
+import type { DueMail, MailPort } from '../../shared/mail/mail-port.ts';
+import type { Dependencies } from '../../shared/process/dependencies.ts';
+import { parseSettings } from '../../shared/settings/parse-settings.ts';
+import type { Settings, SettingsInput } from '../../shared/settings/settings-schema.ts';
+import type { Store } from '../../shared/store/store-port.ts';
+
+/** Settings with a public, a private and a pre-assigned list and two profile fields. */
+export function testSettings(overrides: Partial<SettingsInput> = {}): Settings {
+  return parseSettings({
+    lists: [
+      { id: 1, name: 'Weekly' },
+      { id: 2, name: 'Staff only', private: true },
+      { id: 3, name: 'Announcements', preassigned: true },
+      { id: 4, name: 'Events' },
+    ],
+    profile_fields: [
+      { id: '1', name: 'City' },
+      { id: 'company', name: 'Company' },
+    ],
+    sender: { address: 'news@example.com', name: 'Example News' },
+    admin_address: 'admin@example.com',
+    public_base_url: 'https://news.example.com/api/newsletter/v1',
+    ...overrides,
+  });
+}
+
+/** A mail port that records what it is handed, and can be told to fail. */
+export class RecordingMailer implements MailPort {
+  readonly sent: DueMail[] = [];
+  failing = false;
+
+  async send(mail: DueMail): Promise<void> {
+    if (this.failing) throw new Error('mail service down');
+    this.sent.push(mail);
+  }
+
+  of(kind: DueMail['kind'], to?: string): DueMail[] {
+    return this.sent.filter((mail) => mail.kind === kind && (to === undefined || mail.to === to));
+  }
+}
+
+/** A logger that keeps its lines for assertions. */
+export class RecordingLogger implements Logger {
+  readonly lines: { level: string; event: string; fields?: object }[] = [];
+  info(event: string, fields?: object): void {
+    this.lines.push({ level: 'info', event, ...(fields ? { fields } : {}) });
+  }
+  warn(event: string, fields?: object): void {
+    this.lines.push({ level: 'warn', event, ...(fields ? { fields } : {}) });
+  }
+  error(event: string, fields?: object): void {
+    this.lines.push({ level: 'error', event, ...(fields ? { fields } : {}) });
+  }
+}
+
+/** A controllable clock. */
+export class TestClock {
+  constructor(public current = new Date('2026-11-22T10:00:00.000Z')) {}
+  now = (): Date => new Date(this.current);
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+/** Dependencies over a real store with a recording mailer, settings and clock under control. */
+export function testDependencies(
+  store: Store,
+  options: {
+    settings?: Settings;
+    mailer?: RecordingMailer;
+    clock?: TestClock;
+    log?: RecordingLogger;
+  } = {},
+): Dependencies & {
+  mailer: RecordingMailer;
+  clock: TestClock;
+  logger: RecordingLogger;
+  current: { settings: Settings };
+} {
+  const mailer = options.mailer ?? new RecordingMailer();
+  const clock = options.clock ?? new TestClock();
+  const logger = options.log ?? new RecordingLogger();
+  const current = { settings: options.settings ?? testSettings() };
+  return {
+    store,
+    mailer,
+    clock,
+    logger,
+    current,
+    settings: async () => current.settings,
+    now: clock.now,
+    log: logger,
+  };
+}

@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
+import { createTable } from '../../infra/local/create-table.ts';
+import { type CapacityListener, DynamoStore } from '../../shared/store/dynamo-store.ts';
+
+/** Fake credentials: DynamoDB Local checks that requests are signed, not by whom. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** A client for the run's DynamoDB Local. */
+export function localDynamoClient(): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint: inject('dynamoEndpoint'),
+    region: 'us-east-1',
+    credentials: LOCAL_CREDENTIALS,
+  });
+}
+
+/** A new, empty table of the storage design, and a store over it. */
+export async function freshStore(onCapacity?: CapacityListener): Promise<{
+  store: DynamoStore;
+  tableName: string;
+  client: DynamoDBDocumentClient;
+}> {
+  const raw = localDynamoClient();
+  const tableName = `test-${randomUUID()}`;
+  await createTable(raw, tableName);
+  const client = DynamoDBDocumentClient.from(raw, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return { store: new DynamoStore(client, tableName, onCapacity), tableName, client };
+}

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { buildMime, type MimeMessage } from '../../../shared/mail/build-mime.ts';
+import { renderMail } from '../../../shared/mail/render-mail.ts';
+import { dueMail, HOSTILE_NAME, mailSettings, UNSUBSCRIBE_URL } from './mail-fixtures.ts';
+import { headerValues, parseMime } from './parse-mime.ts';
+
+const settings = mailSettings();
+
+function message(overrides: Partial<MimeMessage> = {}): MimeMessage {
+  return {
+    sender: settings.sender,
+    to: 'ada@example.com',
+    subject: 'Welcome',
+    text: 'Hello Ada',
+    html: '<p>Hello Ada</p>',
+    ...overrides,
+  };
+}
+
+describe('buildMime', () => {
+  it('keeps a hostile name out of every header and escaped in the HTML part', async () => {
+    // Arrange
+    const mail = dueMail('welcome', {
+      subscriber: { ...dueMail('welcome').subscriber, name: HOSTILE_NAME },
+    });
+    const rendered = renderMail(mail, settings);
+
+    // Act
+    const raw = await buildMime({
+      ...rendered,
+      sender: settings.sender,
+      to: mail.to,
+      unsubscribeUrl: UNSUBSCRIBE_URL,
+    });
+
+    // Assert
+    const parsed = parseMime(raw);
+    const allHeaderLines = [
+      ...parsed.rawHeaderLines,
+      ...parsed.parts.flatMap((part) => part.rawHeaderLines),
+    ];
+    expect(allHeaderLines.length).toBeGreaterThan(5);
+    for (const line of allHeaderLines) {
+      expect(line).not.toMatch(/evil@|<script|alert\(|bcc/i);
+      // Each physical line is a `Name: value` header or a folded continuation of one.
+      expect(line).toMatch(/^([!-9;-~]+:|[ \t])/);
+    }
+    expect(headerValues(parsed, 'bcc')).toEqual([]);
+    expect(headerValues(parsed, 'to')).toEqual(['ada@example.com']);
+    const html = parsed.parts[1]?.body ?? '';
+    expect(html).toContain('Hello &lt;script&gt;alert(1)&lt;/script&gt; Bcc: evil@example.com,');
+    expect(html).not.toContain('<script');
+  });
+
+  it('builds multipart/alternative with a UTF-8 text part first and the HTML part second', async () => {
+    // Act
+    const parsed = parseMime(
+      await buildMime(message({ text: 'Grüße, Zoë', html: '<p>Grüße, Zoë</p>' })),
+    );
+
+    // Assert
+    expect(headerValues(parsed, 'mime-version')).toEqual(['1.0']);
+    expect(headerValues(parsed, 'content-type')[0]).toMatch(/^multipart\/alternative;/);
+    expect(parsed.parts).toHaveLength(2);
+    expect(headerValues(parsed.parts[0]!, 'content-type')).toEqual(['text/plain; charset=utf-8']);
+    expect(headerValues(parsed.parts[1]!, 'content-type')).toEqual(['text/html; charset=utf-8']);
+    expect(parsed.parts[0]?.body).toBe('Grüße, Zoë');
+    expect(parsed.parts[1]?.body).toBe('<p>Grüße, Zoë</p>');
+  });
+
+  it('writes From from the operator settings and To as the bare address', async () => {
+    // Act
+    const parsed = parseMime(await buildMime(message({ subject: 'Bienvenue à bord' })));
+    const quoted = parseMime(
+      await buildMime(message({ sender: { address: 'news@example.com', name: 'News, Ltd' } })),
+    );
+
+    // Assert
+    // The display name is quoted where RFC 5322 needs it (a comma), a plain phrase otherwise.
+    expect(headerValues(parsed, 'from')).toEqual(['Example Newsletter <news@example.com>']);
+    expect(headerValues(quoted, 'from')).toEqual(['"News, Ltd" <news@example.com>']);
+    expect(headerValues(parsed, 'to')).toEqual(['ada@example.com']);
+    // Non-ASCII subject text is MIME-encoded by MailComposer, so headers stay ASCII.
+    expect(headerValues(parsed, 'subject')[0]).toMatch(/^=\?UTF-8\?Q\?.*\?=$/);
+    for (const line of parsed.rawHeaderLines) {
+      expect(line).toMatch(/^[\x20-\x7e\t]*$/);
+    }
+  });
+
+  it('writes the bare sender address when the sender has no name', async () => {
+    // Act
+    const parsed = parseMime(
+      await buildMime(message({ sender: { address: 'news@example.com', name: '' } })),
+    );
+
+    // Assert
+    expect(headerValues(parsed, 'from')).toEqual(['news@example.com']);
+  });
+
+  it('adds List-Unsubscribe and one-click List-Unsubscribe-Post exactly when a link is given', async () => {
+    // Arrange
+    const settings = mailSettings();
+    const activation = dueMail('activation');
+    const welcome = dueMail('welcome');
+
+    // Act
+    const withLink = parseMime(
+      await buildMime({
+        ...renderMail(welcome, settings),
+        sender: settings.sender,
+        to: welcome.to,
+        unsubscribeUrl: UNSUBSCRIBE_URL,
+      }),
+    );
+    const withoutLink = parseMime(
+      await buildMime({
+        ...renderMail(activation, settings),
+        sender: settings.sender,
+        to: activation.to,
+      }),
+    );
+
+    // Assert
+    expect(headerValues(withLink, 'list-unsubscribe')).toEqual([`<${UNSUBSCRIBE_URL}>`]);
+    expect(headerValues(withLink, 'list-unsubscribe-post')).toEqual(['List-Unsubscribe=One-Click']);
+    expect(headerValues(withoutLink, 'list-unsubscribe')).toEqual([]);
+    expect(headerValues(withoutLink, 'list-unsubscribe-post')).toEqual([]);
+  });
+
+  it('keeps a subject on one header line even when it carries CR/LF', async () => {
+    // Act
+    const parsed = parseMime(
+      await buildMime(message({ subject: 'Hello\r\nBcc: evil@example.com' })),
+    );
+
+    // Assert
+    expect(headerValues(parsed, 'bcc')).toEqual([]);
+    expect(parsed.rawHeaderLines.filter((line) => /^bcc:/i.test(line))).toEqual([]);
+    expect(headerValues(parsed, 'subject')).toEqual(['Hello Bcc: evil@example.com']);
+  });
+
+  it.each([
+    'Evil <ada@example.com>',
+    'ada@example.com, evil@example.com',
+    'ada@example.com\r\nBcc: evil@example.com',
+    '"ada"@example.com',
+    'not-an-address',
+  ])('refuses a recipient that is not a bare address: %j', async (to) => {
+    await expect(buildMime(message({ to }))).rejects.toThrow(/not a bare e-mail address/);
+  });
+
+  it('refuses an unsubscribe link that is not http(s)', async () => {
+    await expect(buildMime(message({ unsubscribeUrl: 'mailto:x@example.com' }))).rejects.toThrow(
+      /http\(s\) URL/,
+    );
+  });
+
+  it('uses CRLF line endings throughout', async () => {
+    // Act
+    const raw = Buffer.from(
+      await buildMime(message({ text: 'one\ntwo\n\nthree', html: '<p>one<br>\ntwo</p>' })),
+    ).toString('utf8');
+
+    // Assert
+    expect(raw).toContain('\r\n');
+    expect(raw).not.toMatch(/[^\r]\n/);
+  });
+});

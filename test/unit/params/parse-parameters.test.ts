@@ -1,0 +1,214 @@
+import { describe, expect, it } from 'vitest';
+import { isNewsletterError } from '../../../shared/errors.ts';
+import {
+  parseAddSubscriberParameters,
+  parseEmailParameters,
+  parseSubscribeParameters,
+} from '../../../shared/params/parse-parameters.ts';
+import { testSettings } from '../../support/fixtures.ts';
+
+const settings = testSettings();
+const subscribe = (raw: Record<string, unknown>) => parseSubscribeParameters(raw, settings);
+const failure = (result: unknown) =>
+  isNewsletterError(result) ? { code: result.code, message: result.message } : result;
+
+describe('email', () => {
+  it('is trimmed and lower-cased', () => {
+    expect(subscribe({ email: '  Ada.Lovelace+news@Example.CO.uk ' })).toMatchObject({
+      email: 'ada.lovelace+news@example.co.uk',
+    });
+  });
+
+  it.each([
+    ['a@b'],
+    ['a b@example.com'],
+    ['a@exa\nmple.com'],
+    ['a\u0000@example.com'],
+    ['ä@example.com'],
+    ['a@аpple.com'],
+    ['"quoted"@example.com'],
+    ['a..b@example.com'],
+    ['a@-example.com'],
+    [`${'x'.repeat(65)}@example.com`],
+    [`a@${'x'.repeat(250)}.com`],
+  ])('rejects %j', (email) => {
+    expect(failure(subscribe({ email }))).toMatchObject({
+      code: 'invalid_email',
+      message: expect.stringMatching(/^email /),
+    });
+  });
+
+  it('accepts punycode domains', () => {
+    expect(subscribe({ email: 'x@xn--80ak6aa92e.com' })).toMatchObject({
+      email: 'x@xn--80ak6aa92e.com',
+    });
+  });
+
+  it('is required', () => {
+    expect(failure(subscribe({}))).toEqual({
+      code: 'missing_parameter',
+      message: 'email is required',
+    });
+    expect(failure(subscribe({ email: '' }))).toEqual({
+      code: 'missing_parameter',
+      message: 'email is required',
+    });
+    expect(failure(parseEmailParameters({ name: 'x' }))).toEqual({
+      code: 'missing_parameter',
+      message: 'email is required',
+    });
+  });
+
+  it('must be a string', () => {
+    expect(failure(subscribe({ email: ['a@example.com', 'b@example.com'] }))).toMatchObject({
+      code: 'invalid_email',
+    });
+    expect(failure(subscribe({ email: 42 }))).toMatchObject({
+      code: 'invalid_email',
+      message: 'email must be a string',
+    });
+  });
+});
+
+describe('lists', () => {
+  it('accepts lists[] form arrays, a single value and JSON numbers alike', () => {
+    expect(subscribe({ email: 'a@example.com', 'lists[]': ['1', '4'] })).toMatchObject({
+      lists: [1, 4],
+    });
+    expect(subscribe({ email: 'a@example.com', 'lists[]': '4' })).toMatchObject({ lists: [4] });
+    expect(subscribe({ email: 'a@example.com', lists: '1' })).toMatchObject({ lists: [1] });
+    expect(subscribe({ email: 'a@example.com', lists: [4, 1, 4] })).toMatchObject({
+      lists: [1, 4],
+    });
+  });
+
+  it('an unknown id is a 400 naming it', () => {
+    expect(failure(subscribe({ email: 'a@example.com', lists: [9] }))).toEqual({
+      code: 'unknown_list',
+      message: 'lists: list 9 does not exist',
+    });
+  });
+
+  it.each([[['x']], [[1.5]], [[-1]], [[{}]], [[true]]])('rejects non-ids %j', (lists) => {
+    expect(failure(subscribe({ email: 'a@example.com', lists }))).toMatchObject({
+      code: 'invalid_parameter',
+      message: expect.stringMatching(/^lists /),
+    });
+  });
+});
+
+describe('profile', () => {
+  it('accepts profile[x], profile_x and a profile object', () => {
+    expect(subscribe({ email: 'a@example.com', 'profile[1]': 'London' })).toMatchObject({
+      profile: { '1': 'London' },
+    });
+    expect(subscribe({ email: 'a@example.com', profile_1: 'London' })).toMatchObject({
+      profile: { '1': 'London' },
+    });
+    expect(
+      subscribe({ email: 'a@example.com', profile: { '1': 'London', company: 7 } }),
+    ).toMatchObject({
+      profile: { '1': 'London', company: '7' },
+    });
+  });
+
+  it('an unknown field is a 400 naming it', () => {
+    expect(failure(subscribe({ email: 'a@example.com', profile_9: 'x' }))).toEqual({
+      code: 'unknown_profile_field',
+      message: 'profile_9 is not a profile field',
+    });
+    expect(
+      failure(subscribe({ email: 'a@example.com', profile: JSON.parse('{"__proto__": "x"}') })),
+    ).toMatchObject({
+      code: 'unknown_profile_field',
+    });
+  });
+
+  it('values are at most 255 characters without control characters', () => {
+    expect(
+      failure(subscribe({ email: 'a@example.com', profile_1: 'x'.repeat(256) })),
+    ).toMatchObject({
+      message: 'profile_1 must be at most 255 characters',
+    });
+    expect(failure(subscribe({ email: 'a@example.com', profile_1: 'a\nb' }))).toMatchObject({
+      message: 'profile_1 must not contain control characters',
+    });
+  });
+
+  it('profile must be an object', () => {
+    expect(failure(subscribe({ email: 'a@example.com', profile: 'x' }))).toMatchObject({
+      code: 'invalid_parameter',
+    });
+  });
+});
+
+describe('names and gender', () => {
+  it('are trimmed; control characters and overlong values are rejected', () => {
+    expect(subscribe({ email: 'a@example.com', name: '  Ada ', surname: 'L' })).toMatchObject({
+      name: 'Ada',
+      surname: 'L',
+    });
+    expect(failure(subscribe({ email: 'a@example.com', surname: 'x'.repeat(101) }))).toMatchObject({
+      message: 'surname must be at most 100 characters',
+    });
+    expect(failure(subscribe({ email: 'a@example.com', name: 'a\u0000' }))).toMatchObject({
+      message: 'name must not contain control characters',
+    });
+    expect(failure(subscribe({ email: 'a@example.com', name: 5 }))).toMatchObject({
+      message: 'name must be a string',
+    });
+  });
+
+  it('gender is m, f or n in any case', () => {
+    expect(subscribe({ email: 'a@example.com', gender: 'N' })).toMatchObject({ gender: 'n' });
+    expect(failure(subscribe({ email: 'a@example.com', gender: 'x' }))).toMatchObject({
+      message: 'gender must be m, f or n',
+    });
+  });
+});
+
+describe('send_emails and status', () => {
+  it.each([
+    [true, true],
+    ['true', true],
+    ['1', true],
+    [1, true],
+    ['yes', true],
+    ['on', true],
+    [false, false],
+    ['false', false],
+    ['0', false],
+    ['no', false],
+    ['off', false],
+  ])('send_emails %j is %j', (value, expected) => {
+    expect(subscribe({ email: 'a@example.com', send_emails: value })).toMatchObject({
+      send_emails: expected,
+    });
+  });
+
+  it('send_emails defaults to true and rejects other words', () => {
+    expect(subscribe({ email: 'a@example.com' })).toMatchObject({ send_emails: true });
+    expect(failure(subscribe({ email: 'a@example.com', send_emails: 'maybe' }))).toMatchObject({
+      message: expect.stringMatching(/^send_emails /),
+    });
+  });
+
+  it('status is S or C, default C', () => {
+    expect(parseAddSubscriberParameters({ email: 'a@example.com' }, settings)).toMatchObject({
+      status: 'C',
+    });
+    expect(
+      parseAddSubscriberParameters({ email: 'a@example.com', status: 'S' }, settings),
+    ).toMatchObject({ status: 'S' });
+    expect(
+      failure(parseAddSubscriberParameters({ email: 'a@example.com', status: 'B' }, settings)),
+    ).toMatchObject({
+      message: 'status must be S or C',
+    });
+  });
+});
+
+it('ignores unknown parameters such as submit buttons and keeps names case-sensitive', () => {
+  const parsed = subscribe({ email: 'a@example.com', submit: 'Go', Name: 'ignored' });
+  expect(parsed).toEqual({ email: 'a@example.com', send_emails: true });
+});
