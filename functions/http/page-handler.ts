@@ -1,0 +1,64 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { isNewsletterError, type NewsletterError } from '../../shared/errors.ts';
+import { Newsletter } from '../../shared/newsletter.ts';
+import type { LinkOutcome } from '../../shared/operations/token-links.ts';
+import type { HtmlPage } from '../../shared/pages/html-page.ts';
+import { type MessagePageKind, messagePage } from '../../shared/pages/message-page.ts';
+import type { CallContext } from '../../shared/process/dependencies.ts';
+import { errorBoundary, type ProxyHandler, routeNamed } from './api-handler.ts';
+import { apiRootOf } from './api-root.ts';
+import { parseRequest } from './parse-request.ts';
+import { requestIdOf, requestLog } from './request-log.ts';
+
+/** What a link page does: show its button (GET, changes nothing) and act on the POST. */
+export interface LinkPage {
+  readonly purpose: 'confirm' | 'unsubscribe';
+  /** The page with the button, for a live link. */
+  readonly show: (token: string) => HtmlPage;
+  /** Carries the link out; POST of the button or an RFC 8058 one-click POST. */
+  readonly act: (token: unknown, context: CallContext) => Promise<LinkOutcome | NewsletterError>;
+}
+
+const OUTCOME_PAGES: Record<LinkOutcome, MessagePageKind> = {
+  confirmed: 'confirmed',
+  already_confirmed: 'already-confirmed',
+  unsubscribed: 'unsubscribed',
+  invalid: 'link-invalid',
+};
+
+function toResponse(page: HtmlPage): APIGatewayProxyResult {
+  return { statusCode: page.status, headers: { ...page.headers }, body: page.html };
+}
+
+/**
+ * Builds the handler of a link page. The token comes from the query string (the link in the
+ * mail) or the form body (the button), so GET and POST at the same URL both work, and so does
+ * a one-click POST whose body is only `List-Unsubscribe=One-Click`.
+ */
+export function pageHandler(name: string, page: LinkPage): ProxyHandler {
+  const route = routeNamed(name);
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(requestLog(route.name, () => Newsletter.dependencies().log))
+    .use(errorBoundary(route.name))
+    .handler(async (event, context) => {
+      const requestId = requestIdOf(event, context);
+      const params = await parseRequest(event, { withQuery: true });
+      const raw = isNewsletterError(params) ? undefined : params.token;
+      const token = Array.isArray(raw) ? raw[0] : raw;
+      const failure = (error: NewsletterError): APIGatewayProxyResult =>
+        toResponse(messagePage(error.status === 503 ? 'unavailable' : 'failed', { requestId }));
+
+      if (event.httpMethod === 'GET') {
+        const live = await Newsletter.check_link({ token, purpose: page.purpose });
+        if (isNewsletterError(live)) return failure(live);
+        return toResponse(
+          live && typeof token === 'string' ? page.show(token) : messagePage('link-invalid'),
+        );
+      }
+      const apiRoot = apiRootOf(event, route.path);
+      const outcome = await page.act(token, { trusted: false, ...(apiRoot ? { apiRoot } : {}) });
+      if (isNewsletterError(outcome)) return failure(outcome);
+      return toResponse(messagePage(OUTCOME_PAGES[outcome], { requestId }));
+    });
+}

@@ -1,0 +1,133 @@
+import { Busboy } from '@fastify/busboy';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { isNewsletterError, type NewsletterError, newsletterError } from '../../shared/errors.ts';
+
+/** Largest accepted body (decisions part 6); larger is a 400 before any parsing. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Parameters as they came, keyed by name; repeated form fields become arrays. */
+export type RequestParameters = Record<string, unknown>;
+
+/** Case-insensitive header lookup; API Gateway passes header names as the client wrote them. */
+export function header(
+  event: Pick<APIGatewayProxyEvent, 'headers'>,
+  name: string,
+): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** A parameter bag whose keys can never reach Object.prototype (`__proto__` stays a key). */
+function bag(): RequestParameters {
+  return Object.create(null) as RequestParameters;
+}
+
+function add(target: RequestParameters, key: string, value: string): void {
+  const existing = target[key];
+  if (existing === undefined) target[key] = value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else target[key] = [existing, value];
+}
+
+/** Form fields (urlencoded or query) with repeated names as arrays. */
+function fromSearchParams(params: URLSearchParams): RequestParameters {
+  const out = bag();
+  for (const [key, value] of params) add(out, key, value);
+  return out;
+}
+
+function fromJson(text: string): RequestParameters | NewsletterError {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return newsletterError('malformed_body', 'The request body is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return newsletterError(
+      'malformed_body',
+      'The JSON body must be an object of named parameters.',
+    );
+  }
+  // Re-home the keys on a null prototype so `{"__proto__": …}` is just an unknown parameter.
+  return Object.assign(bag(), value);
+}
+
+function fromMultipart(
+  body: Buffer,
+  contentType: string,
+): Promise<RequestParameters | NewsletterError> {
+  const malformed = newsletterError(
+    'malformed_body',
+    'The multipart/form-data body could not be read.',
+  );
+  return new Promise((resolve) => {
+    const out = bag();
+    let parser: ReturnType<typeof Busboy>;
+    try {
+      parser = Busboy({
+        headers: { 'content-type': contentType },
+        limits: { fields: 200, fieldSize: MAX_BODY_BYTES, files: 0, parts: 200 },
+      });
+    } catch {
+      resolve(malformed);
+      return;
+    }
+    // A subscription form has no files; any file part is drained and ignored.
+    parser.on('file', (_name, stream) => stream.resume());
+    parser.on('field', (name, value) => add(out, name, value));
+    parser.on('finish', () => resolve(out));
+    parser.on('error', () => resolve(malformed));
+    parser.end(body);
+  });
+}
+
+/**
+ * Reads a request's parameters from its body (JSON, urlencoded or multipart; base64 bodies
+ * from API Gateway decoded) and, where `withQuery`, its query string. The body wins over the
+ * query for a name in both. Bad bodies are 400s, never thrown.
+ */
+export async function parseRequest(
+  event: Pick<
+    APIGatewayProxyEvent,
+    'headers' | 'body' | 'isBase64Encoded' | 'multiValueQueryStringParameters'
+  >,
+  options: { withQuery: boolean },
+): Promise<RequestParameters | NewsletterError> {
+  const params = bag();
+  if (options.withQuery) {
+    for (const [key, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+      for (const value of values ?? []) add(params, key, value);
+    }
+  }
+  const raw = event.body ?? '';
+  const body = Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8');
+  if (body.length > MAX_BODY_BYTES) {
+    return newsletterError(
+      'body_too_large',
+      `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`,
+    );
+  }
+  if (body.length === 0) return params;
+
+  const contentType = header(event, 'content-type') ?? '';
+  const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  let fromBody: RequestParameters | NewsletterError;
+  if (mediaType === 'application/json' || /^application\/[\w.-]+\+json$/.test(mediaType)) {
+    fromBody = fromJson(body.toString('utf8'));
+  } else if (mediaType === 'application/x-www-form-urlencoded') {
+    fromBody = fromSearchParams(new URLSearchParams(body.toString('utf8')));
+  } else if (mediaType === 'multipart/form-data') {
+    fromBody = await fromMultipart(body, contentType);
+  } else {
+    return newsletterError(
+      'malformed_body',
+      'Send parameters as JSON (Content-Type: application/json) or as form fields.',
+    );
+  }
+  if (isNewsletterError(fromBody)) return fromBody;
+  return Object.assign(params, fromBody);
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV, ENV_DEFAULTS } from '../../shared/config/environment.ts';
+import { parseSettings } from '../../shared/settings/parse-settings.ts';
+import { DynamoStore } from '../../shared/store/dynamo-store.ts';
+import { createTable } from './create-table.ts';
+import { DEMO_SETTINGS, demoNewsletters } from './demo-data.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import { type LocalServer, startLocalServer } from './local-server.ts';
+import { type ParameterStore, startParameterStore } from './parameter-store.ts';
+import { type SesLocal, startSesLocal } from './ses-local.ts';
+
+/** What `npm start` (and the end-to-end tests) configure. */
+export interface LocalStackOptions {
+  /** API port (`PORT`, default 3000; 0 picks a free one). */
+  readonly port: number;
+  /** Mail viewer and local SES port (`MAIL_PORT`, default 8005; 0 picks a free one). */
+  readonly mailPort: number;
+  /** Folder for DynamoDB's data and the parameters (`DATA_DIR`); undefined keeps all in memory. */
+  readonly dataDir?: string;
+  /** The API key to use (`API_KEY`); default: generated once and kept with the data. */
+  readonly apiKey?: string;
+  /** Stage, the first path segment (default `api`). */
+  readonly stage?: string;
+  /** Seed demo settings and newsletters when empty (default true). */
+  readonly seed?: boolean;
+}
+
+/** The running local service. */
+export interface LocalStack {
+  readonly apiRoot: string;
+  readonly apiKey: string;
+  readonly mailViewer: string;
+  readonly dynamo: DynamoDbLocal;
+  readonly ses: SesLocal;
+  readonly parameters: ParameterStore;
+  readonly server: LocalServer;
+  readonly tableName: string;
+  /** Stops everything, Java included; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const TABLE_NAME = 'newsletter';
+
+/**
+ * Starts the whole service locally: DynamoDB Local, the local SES with its viewer, the
+ * parameter-store stand-in, the table, demo data, and the API on the handlers Lambda runs.
+ * The domain layer is pointed at the stand-ins through the same environment variables the
+ * SDK reads on AWS (`AWS_ENDPOINT_URL_*`), so no code knows it runs locally.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const stage = options.stage ?? 'api';
+  const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
+  const started: { stop(): Promise<void> }[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const part of started.reverse()) await part.stop().catch(() => undefined);
+    started.length = 0;
+  };
+  try {
+    const dynamo = await startDynamoDbLocal(dataDir ? { dataDir: join(dataDir, 'dynamodb') } : {});
+    started.push(dynamo);
+    const ses = await startSesLocal({ port: options.mailPort });
+    started.push(ses);
+    const parameters = await startParameterStore(
+      dataDir ? { file: join(dataDir, 'parameters.json') } : {},
+    );
+    started.push(parameters);
+
+    Object.assign(process.env, {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_SES: ses.endpoint,
+      AWS_ENDPOINT_URL_SSM: parameters.endpoint,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      [ENV.table]: TABLE_NAME,
+      [ENV.apiKeyParameter]: ENV_DEFAULTS.apiKeyParameter,
+      [ENV.settingsParameter]: ENV_DEFAULTS.settingsParameter,
+      // Short, so settings changed with the CLI show up within seconds.
+      [ENV.parameterCacheSeconds]: '5',
+    });
+
+    const apiKey =
+      options.apiKey ||
+      parameters.get(ENV_DEFAULTS.apiKeyParameter)?.value ||
+      randomBytes(24).toString('base64url');
+    parameters.put(ENV_DEFAULTS.apiKeyParameter, apiKey, 'SecureString');
+    const settingsParameter = parameters.get(ENV_DEFAULTS.settingsParameter);
+    if (settingsParameter) {
+      // A bad setting stops the start with a message naming it, not a 500 per request later.
+      parseSettings(settingsParameter.value);
+    } else if (options.seed !== false) {
+      parameters.put(ENV_DEFAULTS.settingsParameter, JSON.stringify(DEMO_SETTINGS, null, 2));
+    }
+
+    const raw = new DynamoDBClient({
+      endpoint: dynamo.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const created = await createTable(raw, TABLE_NAME);
+    if (created && options.seed !== false) {
+      const store = new DynamoStore(DynamoDBDocumentClient.from(raw), TABLE_NAME);
+      for (const issue of demoNewsletters(new Date())) {
+        await store.putNewsletterIssue({ ...issue, id: await store.nextId('newsletter') });
+      }
+    }
+    raw.destroy();
+
+    const server = await startLocalServer({ port: options.port, stage });
+    started.push(server);
+    return {
+      apiRoot: `http://localhost:${server.port}/${stage}/newsletter/v1`,
+      apiKey,
+      mailViewer: ses.viewerUrl,
+      dynamo,
+      ses,
+      parameters,
+      server,
+      tableName: TABLE_NAME,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,320 @@
+import {
+  Agent,
+  createServer,
+  type IncomingMessage,
+  request,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import type { Config } from 'aws-ses-v2-local';
+import { findFreePort, LOCAL_HOST } from './free-port.ts';
+
+/** One attachment as aws-ses-v2-local stores it. */
+export interface StoredAttachment {
+  /** Base64 of the decoded attachment bytes. */
+  content: string;
+  contentType: string;
+  filename?: string;
+  /** Decoded size in bytes. */
+  size: number;
+  /** The fields below are mailparser's and appear only for raw sends. */
+  type?: string;
+  partId?: string;
+  contentDisposition?: string;
+  contentId?: string;
+  checksum?: string;
+}
+
+/**
+ * One email as aws-ses-v2-local's `GET /store` returns it, plus `raw`, which SesLocal adds.
+ *
+ * For raw sends (SES v1 SendRawEmail, v2 SendEmail with Raw content) the store keeps only
+ * what mailparser extracted: addresses, subject, text/html bodies, attachments. It keeps no
+ * headers at all (no `headers` key), so `List-Unsubscribe` is visible only in `raw`.
+ */
+export interface StoredMail {
+  /** `ses-` followed by nine digits; the MessageId the send call returned. */
+  messageId: string;
+  /** The From header as text, display name included: `"News" <news@example.com>`. */
+  from: string;
+  replyTo: string[];
+  /**
+   * For raw sends each array holds at most one string: the whole header as text, e.g.
+   * `a@example.com, "B" <b@example.com>`. SendRawEmail's `Destinations` are not recorded.
+   */
+  destination: { to: string[]; cc: string[]; bcc: string[] };
+  /** Decoded subject (RFC 2047 words resolved); `(no subject)` when a raw mail has none. */
+  subject: string;
+  /** Decoded MIME parts; a key is absent when the mail has no such part. */
+  body: { text?: string; html?: string };
+  attachments: StoredAttachment[];
+  /** Only for SES v2 Simple/Template sends that pass `Headers`; never for raw sends. */
+  headers?: { name: string; value: string }[];
+  /** Time the stand-in received it, in whole seconds since the epoch. */
+  at: number;
+  /**
+   * Not from `/store`: the MIME message exactly as the client sent it (UTF-8 decoded), for
+   * raw sends that went through this SesLocal. Read headers from it with `rawHeader()`.
+   */
+  raw?: string;
+}
+
+/** How to start the SES stand-in. */
+export interface SesLocalOptions {
+  /** TCP port; a free one is picked when omitted. */
+  port?: number;
+}
+
+/** A running aws-ses-v2-local, in this process. */
+export interface SesLocal {
+  /** Base URL for `endpoint` / `AWS_ENDPOINT_URL_SES`, e.g. `http://127.0.0.1:8005`. */
+  readonly endpoint: string;
+  /** The web viewer (live inbox) to open in a browser. */
+  readonly viewerUrl: string;
+  readonly port: number;
+  /** Every stored mail, oldest first. */
+  messages(): Promise<StoredMail[]>;
+  /** Empties the store (mail and SES v2 templates). */
+  clear(): Promise<void>;
+  /** Closes the port, dropping open connections. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+// require(), not import: the package is CommonJS with `exports.default`, which Node's ESM
+// loader and vitest's interop hand out differently (exports object vs. the function).
+const { default: startSesServer } = createRequire(import.meta.url)('aws-ses-v2-local') as {
+  default: (config?: Partial<Config>) => Promise<Server>;
+};
+
+const MAX_BODY_BYTES = 40 * 1024 * 1024;
+const UPSTREAM_TIMEOUT_MS = 10_000;
+// Connection-level headers describe one hop and must not be copied to the next.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-connection',
+]);
+
+// aws-ses-v2-local keeps its store in module state, shared by every server in the process;
+// the captured raw messages live beside it with the same lifetime. Both therefore survive a
+// stop() and start again in the same process, like mail already sent through real SES.
+const rawByMessageId = new Map<string, string>();
+let activeInstance = false;
+
+/**
+ * Starts aws-ses-v2-local in this process (no child process to leak) behind a small
+ * forwarding server that records the raw MIME of every raw send, because the library's store
+ * drops all headers.
+ *
+ * Requests need an SDK-signed `Authorization` header (any fake credentials do).
+ *
+ * @throws Error when another SesLocal is running in this process (they would share one
+ *   store) or the port is taken.
+ */
+export async function startSesLocal(options: SesLocalOptions = {}): Promise<SesLocal> {
+  if (activeInstance) {
+    throw new Error('SesLocal: one instance per process; aws-ses-v2-local keeps one shared store');
+  }
+  activeInstance = true;
+  try {
+    return await start(options);
+  } catch (error) {
+    activeInstance = false;
+    throw error;
+  }
+}
+
+async function start(options: SesLocalOptions): Promise<SesLocal> {
+  const port = options.port ?? (await findFreePort());
+  const inner = await startSesServer({ host: LOCAL_HOST, port: 0 });
+  const innerPort = (inner.address() as AddressInfo).port;
+  const agent = new Agent({ keepAlive: true });
+  const front = createServer((req, res) => {
+    forward(req, res, innerPort, agent).catch((error: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(502, { 'content-type': 'text/plain' });
+      }
+      res.end(`SesLocal: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+  try {
+    await listen(front, port);
+  } catch (error) {
+    agent.destroy();
+    await close(inner);
+    throw error;
+  }
+
+  const endpoint = `http://${LOCAL_HOST}:${port}`;
+  const innerBase = `http://${LOCAL_HOST}:${innerPort}`;
+  let stopping: Promise<void> | undefined;
+  return {
+    endpoint,
+    viewerUrl: `${endpoint}/`,
+    port,
+    messages: async () => {
+      const response = await fetch(`${innerBase}/store`);
+      if (!response.ok) {
+        throw new Error(`SesLocal: GET /store answered ${response.status}`);
+      }
+      const store = (await response.json()) as { emails: StoredMail[] };
+      return store.emails.map((mail) => {
+        const raw = rawByMessageId.get(mail.messageId);
+        return raw === undefined ? mail : { ...mail, raw };
+      });
+    },
+    clear: async () => {
+      const response = await fetch(`${innerBase}/clear-store`, { method: 'POST' });
+      // Drain the body so the connection goes back to fetch's pool.
+      await response.arrayBuffer();
+      if (!response.ok) {
+        throw new Error(`SesLocal: POST /clear-store answered ${response.status}`);
+      }
+      rawByMessageId.clear();
+    },
+    stop: () => {
+      stopping ??= (async () => {
+        await Promise.all([close(front), close(inner)]);
+        agent.destroy();
+        activeInstance = false;
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * Unfolded values of every header `name` (case-insensitive) in the top-level header block of
+ * a captured raw message; empty when the mail has no `raw` or no such header.
+ */
+export function rawHeader(mail: Pick<StoredMail, 'raw'>, name: string): string[] {
+  if (mail.raw === undefined) {
+    return [];
+  }
+  const end = mail.raw.search(/\r?\n\r?\n/);
+  const block = end === -1 ? mail.raw : mail.raw.slice(0, end);
+  // RFC 5322 folding: a line break followed by whitespace continues the previous header.
+  const lines = block.replace(/\r?\n(?=[ \t])/g, '').split(/\r?\n/);
+  const prefix = `${name.toLowerCase()}:`;
+  return lines
+    .filter((line) => line.toLowerCase().startsWith(prefix))
+    .map((line) => line.slice(prefix.length).trim());
+}
+
+async function forward(
+  req: IncomingMessage,
+  res: ServerResponse,
+  innerPort: number,
+  agent: Agent,
+): Promise<void> {
+  const body = await readBody(req);
+  const headers: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(key)) {
+      headers[key] = value;
+    }
+  }
+  headers['content-length'] = String(body.length);
+
+  const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
+    const outgoing = request(
+      { host: LOCAL_HOST, port: innerPort, method: req.method, path: req.url, headers, agent },
+      resolve,
+    );
+    outgoing.once('error', reject);
+    // aws-ses-v2-local never answers a v1 POST whose Action it does not know; a 502 beats an
+    // SDK call that hangs forever (the SDK sets no request timeout by default).
+    outgoing.setTimeout(UPSTREAM_TIMEOUT_MS, () =>
+      outgoing.destroy(new Error('no answer from aws-ses-v2-local')),
+    );
+    outgoing.end(body);
+  });
+  const answer = await readBody(upstream);
+  const status = upstream.statusCode ?? 502;
+  if (status === 200) {
+    captureRaw(req, body, answer);
+  }
+  const responseHeaders: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(upstream.headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(key)) {
+      responseHeaders[key] = value;
+    }
+  }
+  res.writeHead(status, responseHeaders);
+  res.end(answer);
+}
+
+function captureRaw(req: IncomingMessage, body: Buffer, answer: Buffer): void {
+  const path = (req.url ?? '/').split('?')[0];
+  if (req.method !== 'POST') {
+    return;
+  }
+  if (path === '/') {
+    // SES v1 (query protocol): a form body and an XML answer.
+    const form = new URLSearchParams(body.toString('utf8'));
+    const data = form.get('RawMessage.Data');
+    const messageId = /<MessageId>([^<]+)<\/MessageId>/.exec(answer.toString('utf8'))?.[1];
+    if (form.get('Action') === 'SendRawEmail' && data !== null && messageId !== undefined) {
+      rawByMessageId.set(messageId, Buffer.from(data, 'base64').toString('utf8'));
+    }
+    return;
+  }
+  if (path === '/v2/email/outbound-emails') {
+    // SES v2 (REST JSON): Content.Raw.Data in, MessageId out.
+    const data = parseJson(body)?.Content?.Raw?.Data;
+    const messageId = parseJson(answer)?.MessageId;
+    if (typeof data === 'string' && typeof messageId === 'string') {
+      rawByMessageId.set(messageId, Buffer.from(data, 'base64').toString('utf8'));
+    }
+  }
+}
+
+interface SesV2Json {
+  Content?: { Raw?: { Data?: unknown } };
+  MessageId?: unknown;
+}
+
+function parseJson(buffer: Buffer): SesV2Json | undefined {
+  try {
+    const value: unknown = JSON.parse(buffer.toString('utf8'));
+    return typeof value === 'object' && value !== null ? (value as SesV2Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readBody(stream: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) {
+      throw new Error('body too large');
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, LOCAL_HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    // Keep-alive sockets (the SDK's, fetch's) would hold close() open indefinitely.
+    server.closeAllConnections();
+  });
+}

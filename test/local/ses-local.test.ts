@@ -1,0 +1,164 @@
+import { SESClient, SendEmailCommand, SendRawEmailCommand } from '@aws-sdk/client-ses';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LOCAL_HOST } from '../../infra/local/free-port.ts';
+import { rawHeader, type SesLocal, startSesLocal } from '../../infra/local/ses-local.ts';
+
+// Hoisted above the imports, so the SDK sees it whenever it decides to warn.
+vi.hoisted(() => {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+});
+
+function sesClient(endpoint: string): SESClient {
+  return new SESClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+}
+
+// CRLF and a folded List-Unsubscribe, as nodemailer's MailComposer writes them.
+const RAW = [
+  'From: "The News" <news@example.com>',
+  'To: reader@example.com',
+  'Subject: =?UTF-8?Q?Caf=C3=A9_news?=',
+  'List-Unsubscribe: <https://example.com/unsubscribe?token=abc>,',
+  ' <mailto:unsubscribe@example.com>',
+  'List-Unsubscribe-Post: List-Unsubscribe=One-Click',
+  'MIME-Version: 1.0',
+  'Content-Type: multipart/alternative; boundary="part"',
+  '',
+  '--part',
+  'Content-Type: text/plain; charset=utf-8',
+  'Content-Transfer-Encoding: 7bit',
+  '',
+  'Plain body',
+  '--part',
+  'Content-Type: text/html; charset=utf-8',
+  'Content-Transfer-Encoding: quoted-printable',
+  '',
+  '<p>HTML <a href=3D"https://example.com/unsubscribe?token=3Dabc">body</a></p>',
+  '--part--',
+  '',
+].join('\r\n');
+
+describe('startSesLocal', () => {
+  let ses: SesLocal;
+
+  beforeAll(async () => {
+    ses = await startSesLocal({});
+  });
+
+  afterAll(async () => {
+    await ses.stop();
+  });
+
+  beforeEach(async () => {
+    await ses.clear();
+  });
+
+  it('stores a SendRawEmail with decoded parts; headers only in the captured raw', async () => {
+    expect(ses.endpoint).toBe(`http://${LOCAL_HOST}:${ses.port}`);
+    const client = sesClient(ses.endpoint);
+    const sent = await client.send(
+      new SendRawEmailCommand({ RawMessage: { Data: new TextEncoder().encode(RAW) } }),
+    );
+    client.destroy();
+
+    const mails = await ses.messages();
+    expect(mails).toHaveLength(1);
+    const mail = mails[0]!;
+    expect(mail).toMatchObject({
+      messageId: sent.MessageId,
+      from: '"The News" <news@example.com>',
+      replyTo: [],
+      destination: { to: ['reader@example.com'], cc: [], bcc: [] },
+      subject: 'Café news',
+      body: {
+        text: 'Plain body',
+        html: '<p>HTML <a href="https://example.com/unsubscribe?token=abc">body</a></p>',
+      },
+      attachments: [],
+    });
+    expect(mail.messageId).toMatch(/^ses-\d{9}$/);
+    expect(Math.abs(mail.at - Date.now() / 1000)).toBeLessThan(60);
+    // aws-ses-v2-local keeps no headers of a raw mail: neither a `headers` key nor the text.
+    expect(mail.headers).toBeUndefined();
+    expect(JSON.stringify({ ...mail, raw: undefined })).not.toContain('List-Unsubscribe');
+    // SesLocal's capture has them, byte for byte.
+    expect(mail.raw).toBe(RAW);
+    expect(rawHeader(mail, 'list-unsubscribe')).toEqual([
+      '<https://example.com/unsubscribe?token=abc>, <mailto:unsubscribe@example.com>',
+    ]);
+    expect(rawHeader(mail, 'List-Unsubscribe-Post')).toEqual(['List-Unsubscribe=One-Click']);
+    // Header names in the body do not count.
+    expect(rawHeader(mail, 'Content-Transfer-Encoding')).toEqual([]);
+  });
+
+  it('serves /store, the viewer and health check; clear() empties the store', async () => {
+    const client = sesClient(ses.endpoint);
+    await client.send(
+      new SendEmailCommand({
+        Source: 'news@example.com',
+        Destination: { ToAddresses: ['a@example.com', 'b@example.com'] },
+        Message: { Subject: { Data: 'Simple' }, Body: { Html: { Data: '<b>hi</b>' } } },
+      }),
+    );
+    client.destroy();
+
+    const store = (await (await fetch(`${ses.endpoint}/store`)).json()) as {
+      emails: Array<{ subject: string; destination: { to: string[] } }>;
+    };
+    // aws-ses-v2-local 2.10.2 reads only `member.1` of a v1 SendEmail's address lists: the
+    // second recipient is dropped. Raw sends keep the whole To header instead.
+    expect(store.emails.map((e) => [e.subject, e.destination.to])).toEqual([
+      ['Simple', ['a@example.com']],
+    ]);
+    const [mail] = await ses.messages();
+    // A non-raw send has no captured MIME.
+    expect(mail?.raw).toBeUndefined();
+    expect(mail?.body).toEqual({ html: '<b>hi</b>' });
+
+    const viewer = await fetch(ses.viewerUrl);
+    expect(viewer.status).toBe(200);
+    expect(await viewer.text()).toContain('<html');
+    expect((await fetch(`${ses.endpoint}/health-check`)).status).toBe(200);
+
+    await ses.clear();
+    expect(await ses.messages()).toEqual([]);
+  });
+
+  it('rejects unsigned send requests like the real endpoint', async () => {
+    const response = await fetch(ses.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'Action=SendEmail',
+    });
+    expect(response.status).toBe(403);
+  });
+
+  it('allows one instance per process, and starts again on the same port after stop()', async () => {
+    await expect(startSesLocal({})).rejects.toThrow('one instance per process');
+
+    const client = sesClient(ses.endpoint);
+    await client.send(
+      new SendRawEmailCommand({ RawMessage: { Data: new TextEncoder().encode(RAW) } }),
+    );
+    const { port, endpoint } = ses;
+    await ses.stop();
+    // Down means down: a send fails while stopped.
+    await expect(
+      client.send(new SendRawEmailCommand({ RawMessage: { Data: new TextEncoder().encode(RAW) } })),
+    ).rejects.toThrow();
+
+    ses = await startSesLocal({ port });
+    expect(ses.endpoint).toBe(endpoint);
+    // The store lives in the process, so mail sent before the restart is still there.
+    expect((await ses.messages()).map((m) => m.raw)).toEqual([RAW]);
+    await client.send(
+      new SendRawEmailCommand({ RawMessage: { Data: new TextEncoder().encode(RAW) } }),
+    );
+    client.destroy();
+    expect(await ses.messages()).toHaveLength(2);
+  });
+});
