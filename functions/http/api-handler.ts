@@ -79,7 +79,12 @@ export function apiHandler(name: string, operation: Operation): ProxyHandler {
         trusted = check.trusted;
       }
       const apiRoot = apiRootOf(event, route.path);
-      const result = await operation(params, { trusted, ...(apiRoot ? { apiRoot } : {}) });
+      const clientIp = event.requestContext?.identity?.sourceIp;
+      const result = await operation(params, {
+        trusted,
+        ...(apiRoot ? { apiRoot } : {}),
+        ...(clientIp ? { clientIp } : {}),
+      });
       return isNewsletterError(result) ? errorResponse(result, requestId) : jsonResponse(result);
     });
 }

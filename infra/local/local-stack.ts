@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -26,6 +27,11 @@ export interface LocalStackOptions {
   readonly stage?: string;
   /** Seed demo settings and newsletters when empty (default true). */
   readonly seed?: boolean;
+  /**
+   * Seconds the handlers cache the API key and settings (default 5). Tests that change the
+   * settings between requests pass 0 so each change applies to the very next request.
+   */
+  readonly parameterCacheSeconds?: number;
 }
 
 /** The running local service. */
@@ -43,6 +49,18 @@ export interface LocalStack {
 }
 
 const TABLE_NAME = 'newsletter';
+
+/** File in DATA_DIR where a running `npm start` says where its stand-ins listen. */
+export const LOCAL_ENDPOINTS_FILE = 'local-endpoints.json';
+
+/** The content of LOCAL_ENDPOINTS_FILE. */
+export interface LocalEndpoints {
+  readonly dynamodb: string;
+  readonly ssm: string;
+  readonly ses: string;
+  readonly table: string;
+  readonly api_root: string;
+}
 
 /**
  * Starts the whole service locally: DynamoDB Local, the local SES with its viewer, the
@@ -80,7 +98,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [ENV.apiKeyParameter]: ENV_DEFAULTS.apiKeyParameter,
       [ENV.settingsParameter]: ENV_DEFAULTS.settingsParameter,
       // Short, so settings changed with the CLI show up within seconds.
-      [ENV.parameterCacheSeconds]: '5',
+      [ENV.parameterCacheSeconds]: String(options.parameterCacheSeconds ?? 5),
     });
 
     const apiKey =
@@ -112,8 +130,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const server = await startLocalServer({ port: options.port, stage });
     started.push(server);
+    const apiRoot = `http://localhost:${server.port}/${stage}/newsletter/v1`;
+    if (dataDir) {
+      // The admin CLI's --local reads this to find the stand-ins' ports, picked free at start.
+      const endpoints: LocalEndpoints = {
+        dynamodb: dynamo.endpoint,
+        ssm: parameters.endpoint,
+        ses: ses.endpoint,
+        table: TABLE_NAME,
+        api_root: apiRoot,
+      };
+      await writeFile(
+        join(dataDir, LOCAL_ENDPOINTS_FILE),
+        `${JSON.stringify(endpoints, null, 2)}\n`,
+      );
+      started.push({ stop: () => rm(join(dataDir, LOCAL_ENDPOINTS_FILE), { force: true }) });
+    }
     return {
-      apiRoot: `http://localhost:${server.port}/${stage}/newsletter/v1`,
+      apiRoot,
       apiKey,
       mailViewer: ses.viewerUrl,
       dynamo,

@@ -149,13 +149,15 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
     throw error;
   }
 
-  const endpoint = `http://${LOCAL_HOST}:${port}`;
+  // Port 0 asks the OS for a free port; advertise the one actually bound, not 0.
+  const boundPort = (front.address() as AddressInfo).port;
+  const endpoint = `http://${LOCAL_HOST}:${boundPort}`;
   const innerBase = `http://${LOCAL_HOST}:${innerPort}`;
   let stopping: Promise<void> | undefined;
   return {
     endpoint,
     viewerUrl: `${endpoint}/`,
-    port,
+    port: boundPort,
     messages: async () => {
       const response = await fetch(`${innerBase}/store`);
       if (!response.ok) {

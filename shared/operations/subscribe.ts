@@ -9,6 +9,7 @@ import { parseSubscribeParameters, type SubscribeParameters } from '../params/pa
 import { backoff, commitChange, MAX_ATTEMPTS } from '../process/commit-change.ts';
 import { decideSubscribe } from '../process/decide-subscribe.ts';
 import type { CallContext, Dependencies } from '../process/dependencies.ts';
+import { withinRateLimit } from '../process/rate-limit.ts';
 import type { Settings } from '../settings/settings-schema.ts';
 import { type Subscriber, toSubscriber } from '../subscribers/subscriber.ts';
 
@@ -55,9 +56,28 @@ export async function subscribe(
   const settings = await deps.settings();
   const call = parseSubscribeParameters(raw, settings);
   if (isNewsletterError(call)) return call;
+  const publicAnswer: PublicSubscribeResult = {
+    email: call.email,
+    status: settings.opt_in === 'double' ? 'pending' : 'subscribed',
+  };
   if (!context.trusted) {
     const problem = checkPublicCall(call, settings);
     if (problem) return problem;
+    const honeypot = settings.honeypot_field ? raw[settings.honeypot_field] : undefined;
+    if (honeypot !== undefined && honeypot !== '') {
+      // Bots get the usual answer, so they learn nothing; nothing is stored or sent.
+      deps.log.warn('honeypot_filled', { field: settings.honeypot_field });
+      return publicAnswer;
+    }
+    if (
+      context.clientIp &&
+      !(await withinRateLimit(deps.store, settings, context.clientIp, deps.now()))
+    ) {
+      return newsletterError(
+        'rate_limited',
+        'Too many subscription requests from your network. Please try again later.',
+      );
+    }
   }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const current = await deps.store.getSubscriber(call.email);
@@ -83,9 +103,7 @@ export async function subscribe(
       if (result.kind === 'failed') return result.error;
       record = result.record;
     }
-    if (!context.trusted) {
-      return { email: call.email, status: settings.opt_in === 'double' ? 'pending' : 'subscribed' };
-    }
+    if (!context.trusted) return publicAnswer;
     // A trusted call on a blocked address changes nothing but still learns its state.
     if (!record) throw new Error('subscribe decided nothing for a new address');
     return toSubscriber(record);

@@ -23,6 +23,8 @@ export interface CallContext {
   readonly trusted: boolean;
   /** `{api_root}` as the request reached us, for links in mails; settings may override it. */
   readonly apiRoot?: string;
+  /** The caller's IP address, for the per-client rate limit of public calls. */
+  readonly clientIp?: string;
 }
 
 /** The context of an in-process call: trusted, links from the settings. */

@@ -82,6 +82,25 @@ export const SettingsSchema = v.pipe(
       }),
       {},
     ),
+    /**
+     * Name of a hidden form field that people leave empty and bots fill in. A keyless
+     * subscribe with it filled gets the usual answer and changes nothing. Empty: off.
+     */
+    honeypot_field: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^([A-Za-z][A-Za-z0-9_]{0,31})?$/, 'must be a form field name or empty'),
+      ),
+      'nl_website',
+    ),
+    /** Keyless subscribe calls allowed per client IP and window; 0 turns the limit off. */
+    public_rate_limit: v.optional(
+      v.strictObject({
+        max_requests: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100_000)),
+        window_minutes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(24 * 60)),
+      }),
+      { max_requests: 20, window_minutes: 10 },
+    ),
     /** Links in mails use this (e.g. `https://news.example.com/api/newsletter/v1`) when set. */
     public_base_url: v.optional(
       v.union([

@@ -38,6 +38,7 @@ const keys = {
     [KEY.partition]: `COUNTER#${sequence}`,
     [KEY.sort]: 'counter',
   }),
+  rate: (key: string) => ({ [KEY.partition]: `RATE#${key}`, [KEY.sort]: 'rate' }),
 };
 
 /** Receives the capacity every request consumed; the benchmarks count with it. */
@@ -253,6 +254,20 @@ export class DynamoStore implements Store {
     const index = includeHidden ? INDEX.recent : INDEX.publicRecent;
     const items = await this.queryRecent(index, NEWSLETTER, limit);
     return items.map(fromNewsletterItem);
+  }
+
+  async countRequest(key: string, limit: number, expiresAt: number): Promise<boolean> {
+    return this.conditional(
+      'countRequest',
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.rate(key),
+        UpdateExpression: 'ADD #count :one SET #expires = :expires',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+        ExpressionAttributeNames: { '#count': 'request_count', '#expires': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': expiresAt },
+      }),
+    );
   }
 
   private async queryRecent(

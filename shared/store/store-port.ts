@@ -45,4 +45,9 @@ export interface Store {
   putNewsletterIssue(issue: NewsletterIssueRecord): Promise<void>;
   getNewsletterIssue(id: number): Promise<NewsletterIssueRecord | undefined>;
   recentNewsletterIssues(limit: number, includeHidden: boolean): Promise<NewsletterIssueRecord[]>;
+  /**
+   * Counts one request against a fixed-window limit; false when the window is full. The
+   * counter item expires through TTL after `expiresAt` (epoch s).
+   */
+  countRequest(key: string, limit: number, expiresAt: number): Promise<boolean>;
 }

@@ -1,0 +1,23 @@
+import { createHash } from 'node:crypto';
+import type { Settings } from '../settings/settings-schema.ts';
+import type { Store } from '../store/store-port.ts';
+
+/**
+ * Fixed-window limit of keyless subscribe calls per client IP, counted in DynamoDB with a TTL
+ * so counters clean themselves up and every Lambda container shares them. The IP is stored
+ * only as a hash. Returns true when the call may proceed.
+ */
+export async function withinRateLimit(
+  store: Store,
+  settings: Settings,
+  clientIp: string,
+  now: Date,
+): Promise<boolean> {
+  const { max_requests: limit, window_minutes: minutes } = settings.public_rate_limit;
+  if (limit === 0) return true;
+  const windowMs = minutes * 60_000;
+  const window = Math.floor(now.getTime() / windowMs);
+  const ipHash = createHash('sha256').update(clientIp).digest('hex').slice(0, 32);
+  const expiresAt = Math.ceil(((window + 1) * windowMs) / 1000) + 60;
+  return store.countRequest(`ip#${ipHash}#${minutes}#${window}`, limit, expiresAt);
+}

@@ -1,0 +1,85 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { isNewsletterError } from '../../shared/errors.ts';
+import { Newsletter } from '../../shared/newsletter.ts';
+import {
+  type RecordingMailer,
+  type TestClock,
+  testDependencies,
+  testSettings,
+} from '../support/fixtures.ts';
+import { freshStore } from '../support/local-dynamo.ts';
+
+let mailer: RecordingMailer;
+let clock: TestClock;
+let current: { settings: ReturnType<typeof testSettings> };
+let subscribers: () => Promise<number>;
+
+beforeEach(async () => {
+  const { store, client, tableName } = await freshStore();
+  const deps = testDependencies(store);
+  ({ mailer, clock, current } = deps);
+  Newsletter.reset();
+  Newsletter.configure(deps);
+  subscribers = async () =>
+    ((await client.send(new ScanCommand({ TableName: tableName }))).Items ?? []).filter((item) =>
+      String(item.pk).startsWith('SUBSCRIBER#'),
+    ).length;
+});
+
+describe('honeypot', () => {
+  it('a filled honeypot gets the usual answer and changes nothing', async () => {
+    const answer = await Newsletter.subscribe(
+      { email: 'bot@example.com', nl_website: 'http://spam' },
+      { trusted: false },
+    );
+    expect(answer).toEqual({ email: 'bot@example.com', status: 'pending' });
+    expect(await subscribers()).toBe(0);
+    expect(mailer.sent).toHaveLength(0);
+  });
+
+  it('an empty honeypot is a person; the field name is a setting and can be turned off', async () => {
+    await Newsletter.subscribe({ email: 'person@example.com', nl_website: '' }, { trusted: false });
+    expect(await subscribers()).toBe(1);
+    current.settings = testSettings({ honeypot_field: '' });
+    await Newsletter.subscribe({ email: 'other@example.com', nl_website: 'x' }, { trusted: false });
+    expect(await subscribers()).toBe(2);
+  });
+});
+
+describe('per-client rate limit', () => {
+  it('allows max_requests keyless calls per window and IP, then 429 until the next window', async () => {
+    current.settings = testSettings({ public_rate_limit: { max_requests: 3, window_minutes: 10 } });
+    const from = (ip: string, i: number) =>
+      Newsletter.subscribe({ email: `r${i}@example.com` }, { trusted: false, clientIp: ip });
+    for (let i = 0; i < 3; i += 1)
+      expect(isNewsletterError(await from('203.0.113.7', i))).toBe(false);
+    const limited = await from('203.0.113.7', 3);
+    expect(isNewsletterError(limited) && limited).toMatchObject({
+      code: 'rate_limited',
+      status: 429,
+    });
+    // Another client is not affected, nor is a trusted caller.
+    expect(isNewsletterError(await from('198.51.100.1', 4))).toBe(false);
+    expect(isNewsletterError(await Newsletter.subscribe({ email: 'trusted@example.com' }))).toBe(
+      false,
+    );
+    clock.advance(10 * 60_000);
+    expect(isNewsletterError(await from('203.0.113.7', 5))).toBe(false);
+    expect(await subscribers()).toBe(6);
+  });
+
+  it('rejected input does not count, so bad requests change nothing', async () => {
+    current.settings = testSettings({ public_rate_limit: { max_requests: 1, window_minutes: 10 } });
+    const bad = await Newsletter.subscribe(
+      { email: 'not-an-address' },
+      { trusted: false, clientIp: '203.0.113.9' },
+    );
+    expect(isNewsletterError(bad) && bad.status).toBe(400);
+    const good = await Newsletter.subscribe(
+      { email: 'ok@example.com' },
+      { trusted: false, clientIp: '203.0.113.9' },
+    );
+    expect(isNewsletterError(good)).toBe(false);
+  });
+});
