@@ -38,7 +38,8 @@ export function normaliseParameters(raw: RawParameters): FoldedParameters {
 
   for (const [key, value] of Object.entries(raw)) {
     if (key === 'lists' || key === 'lists[]') {
-      lists = [...(lists ?? []), ...asArray(value)];
+      // An empty value is a form's unticked placeholder, not a list id.
+      lists = [...(lists ?? []), ...asArray(value).filter((item) => item !== '')];
       continue;
     }
     if (key === 'profile') {

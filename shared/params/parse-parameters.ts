@@ -1,8 +1,12 @@
 import * as v from 'valibot';
-import { isNewsletterError, type NewsletterError, newsletterError } from '../errors.ts';
+import { type NewsletterError, newsletterError } from '../errors.ts';
 import type { Settings } from '../settings/settings-schema.ts';
-import { emailAddress } from './email-address.ts';
 import { normaliseParameters, type RawParameters } from './normalise-parameters.ts';
+import {
+  AddSubscriberRequestSchema,
+  EmailRequestSchema,
+  SubscribeRequestSchema,
+} from './request-schemas.ts';
 
 /** Letters `gender` accepts: male, female, not said. */
 export type Gender = 'm' | 'f' | 'n';
@@ -33,181 +37,87 @@ export interface EmailParameters {
   readonly email: string;
 }
 
-const CONTROL_CHARACTERS = /\p{Cc}/u;
-const NAME_MAX = 100;
-const PROFILE_VALUE_MAX = 255;
-
-/** Form and JSON clients send absent optional values as null; treat them as not provided. */
-const optional = <T extends v.GenericSchema>(schema: T) => v.optional(v.nullable(schema));
-
-const personName = (parameter: string) =>
-  v.pipe(
-    v.string(`${parameter} must be a string`),
-    v.trim(),
-    v.maxLength(NAME_MAX, `${parameter} must be at most ${NAME_MAX} characters`),
-    v.check(
-      (value) => !CONTROL_CHARACTERS.test(value),
-      `${parameter} must not contain control characters`,
-    ),
-  );
-
-const gender = v.pipe(
-  v.string('gender must be a string'),
-  v.trim(),
-  v.toLowerCase(),
-  v.check(
-    (value) => value === '' || value === 'm' || value === 'f' || value === 'n',
-    'gender must be m, f or n',
-  ),
-);
-
-const TRUE_WORDS = new Set(['true', '1', 'yes', 'on']);
-const FALSE_WORDS = new Set(['false', '0', 'no', 'off']);
-
-const flag = (parameter: string) =>
-  v.pipe(
-    v.union([v.boolean(), v.number(), v.string()], `${parameter} must be true or false`),
-    v.transform((value): boolean | undefined => {
-      const word = String(value).trim().toLowerCase();
-      if (TRUE_WORDS.has(word)) return true;
-      if (FALSE_WORDS.has(word)) return false;
-      return undefined;
-    }),
-    v.check(
-      (value) => value !== undefined,
-      `${parameter} must be one of true/false, 1/0, yes/no, on/off`,
-    ),
-  );
-
-const listId = v.pipe(
-  v.union([v.number(), v.string()], 'lists must contain list ids (numbers)'),
-  v.transform((value) =>
-    typeof value === 'string' && /^\s*\d{1,9}\s*$/.test(value) ? Number(value) : value,
-  ),
-  v.number('lists must contain list ids (numbers)'),
-  v.integer('lists must contain whole-number list ids'),
-  v.minValue(1, 'lists must contain positive list ids'),
-);
-
-const profileValue = (id: string) =>
-  v.pipe(
-    v.union([v.string(), v.number()], `profile_${id} must be a string`),
-    v.transform(String),
-    v.trim(),
-    v.maxLength(PROFILE_VALUE_MAX, `profile_${id} must be at most ${PROFILE_VALUE_MAX} characters`),
-    v.check(
-      (value) => !CONTROL_CHARACTERS.test(value),
-      `profile_${id} must not contain control characters`,
-    ),
-  );
-
-const fieldsSchema = v.looseObject(
-  {
-    email: v.optional(v.unknown()),
-    name: optional(personName('name')),
-    surname: optional(personName('surname')),
-    gender: optional(gender),
-    send_emails: optional(flag('send_emails')),
-    status: optional(v.picklist(['S', 'C'], 'status must be S or C')),
-  },
-  'parameters must be an object',
-);
-
 type Issue = NewsletterError;
 const invalid = (message: string): Issue => newsletterError('invalid_parameter', message);
 
-function firstIssue(issues: readonly v.BaseIssue<unknown>[]): Issue {
+/** Turns valibot's first issue into an error value whose message names the parameter. */
+function toError(issues: readonly v.BaseIssue<unknown>[]): Issue {
   const issue = issues[0];
-  return invalid(issue?.message ?? 'invalid parameters');
-}
-
-function parseEmail(value: unknown): string | Issue {
-  if (value === undefined || value === null || value === '') {
-    return newsletterError('missing_parameter', 'email is required');
+  if (!issue) return invalid('invalid parameters');
+  const path = issue.path ?? [];
+  const parameter = path[0]?.key;
+  if (parameter === 'email') return newsletterError('invalid_email', issue.message);
+  if (parameter === 'profile' && path[1]) {
+    return invalid(`profile_${String(path[1].key).slice(0, 40)} ${issue.message}`);
   }
-  const result = v.safeParse(emailAddress(), value);
-  if (result.success) return result.output;
-  return newsletterError(
-    'invalid_email',
-    result.issues[0]?.message ?? 'email must be a valid e-mail address',
-  );
+  return invalid(issue.message);
 }
 
-function parseLists(raw: readonly unknown[], settings: Settings): number[] | Issue {
-  const ids = new Set<number>();
-  for (const item of raw) {
-    if (item === '') continue; // an unticked form placeholder
-    const result = v.safeParse(listId, item);
-    if (!result.success) return firstIssue(result.issues);
-    if (!settings.lists.some((list) => list.id === result.output)) {
-      return newsletterError('unknown_list', `lists: list ${result.output} does not exist`);
-    }
-    ids.add(result.output);
-  }
-  if (ids.size > settings.lists.length) return invalid('lists has too many entries');
-  return [...ids].sort((a, b) => a - b);
-}
+const isMissing = (value: unknown): boolean =>
+  value === undefined || value === null || value === '';
 
-function parseProfile(
-  raw: Readonly<Record<string, unknown>>,
-  settings: Settings,
-): Record<string, string> | Issue {
-  const profile: Record<string, string> = {};
-  for (const [id, value] of Object.entries(raw)) {
-    if (!settings.profile_fields.some((field) => field.id === id)) {
-      return newsletterError(
-        'unknown_profile_field',
-        `profile_${id.slice(0, 40)} is not a profile field`,
-      );
-    }
-    if (value === null || value === undefined) continue;
-    const result = v.safeParse(profileValue(id), value);
-    if (!result.success) return firstIssue(result.issues);
-    profile[id] = result.output;
-  }
-  return profile;
-}
-
-interface CommonOutput {
-  email: string;
-  fields: SubscriberFields;
-  send_emails?: boolean;
-  status?: 'S' | 'C';
-}
-
-/** Validates everything a subscriber-writing call may carry. */
-function parseCommon(raw: RawParameters, settings: Settings): CommonOutput | Issue {
+/** Folds the spellings and validates against an operation's schema; email first. */
+function validate<S extends v.GenericSchema>(
+  schema: S,
+  raw: RawParameters,
+  settings?: Settings,
+): v.InferOutput<S> | Issue {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     return invalid('parameters must be an object');
   const folded = normaliseParameters(raw);
   if (folded.problem) return invalid(folded.problem);
-  const result = v.safeParse(fieldsSchema, folded.fields);
-  if (!result.success) return firstIssue(result.issues);
-  const email = parseEmail(folded.fields.email);
-  if (typeof email !== 'string') return email;
-  const out = result.output;
-  const fields: {
-    -readonly [K in keyof SubscriberFields]: SubscriberFields[K];
-  } = {};
+  if (isMissing(folded.fields.email))
+    return newsletterError('missing_parameter', 'email is required');
+  // Field ids are checked on the raw keys: a key such as `__proto__` must be refused by name,
+  // not silently lost by whatever builds the parsed object.
+  const unknownField = Object.keys(folded.profile ?? {}).find(
+    (id) => !settings?.profile_fields.some((field) => field.id === id),
+  );
+  if (unknownField !== undefined) {
+    return newsletterError(
+      'unknown_profile_field',
+      `profile_${unknownField.slice(0, 40)} is not a profile field`,
+    );
+  }
+  const input = {
+    ...folded.fields,
+    ...(folded.lists ? { lists: folded.lists } : {}),
+    ...(folded.profile ? { profile: folded.profile } : {}),
+  };
+  const result = v.safeParse(schema, input);
+  return result.success ? result.output : toError(result.issues);
+}
+
+/** Checks the fields that depend on the settings and drops "not given" values. */
+function subscriberFields(
+  out: {
+    name?: string | null;
+    surname?: string | null;
+    gender?: string | null;
+    lists?: number[];
+    profile?: Record<string, string | null>;
+  },
+  settings: Settings,
+): SubscriberFields | Issue {
+  const fields: { -readonly [K in keyof SubscriberFields]: SubscriberFields[K] } = {};
   if (out.name != null) fields.name = out.name;
   if (out.surname != null) fields.surname = out.surname;
-  if (out.gender != null && out.gender !== '') fields.gender = out.gender as Gender;
-  if (folded.lists) {
-    const lists = parseLists(folded.lists, settings);
-    if (isNewsletterError(lists)) return lists;
-    fields.lists = lists;
+  if (out.gender) fields.gender = out.gender as Gender;
+  if (out.lists) {
+    const ids = [...new Set(out.lists)].sort((a, b) => a - b);
+    const unknown = ids.find((id) => !settings.lists.some((list) => list.id === id));
+    if (unknown !== undefined)
+      return newsletterError('unknown_list', `lists: list ${unknown} does not exist`);
+    fields.lists = ids;
   }
-  if (folded.profile) {
-    const profile = parseProfile(folded.profile, settings);
-    if (isNewsletterError(profile)) return profile;
+  if (out.profile) {
+    const profile: Record<string, string> = {};
+    for (const [id, value] of Object.entries(out.profile)) {
+      if (value !== null) profile[id] = value;
+    }
     fields.profile = profile;
   }
-  return {
-    email,
-    fields,
-    ...(out.send_emails == null ? {} : { send_emails: out.send_emails as boolean }),
-    ...(out.status == null ? {} : { status: out.status }),
-  };
+  return fields;
 }
 
 /** Validates and normalises `subscribe` parameters (decisions part 2). */
@@ -215,9 +125,16 @@ export function parseSubscribeParameters(
   raw: RawParameters,
   settings: Settings,
 ): SubscribeParameters | Issue {
-  const common = parseCommon(raw, settings);
-  if (isNewsletterError(common)) return common;
-  return { email: common.email, ...common.fields, send_emails: common.send_emails ?? true };
+  const out = validate(SubscribeRequestSchema, raw, settings);
+  if ('code' in out && 'status' in out && !('email' in out)) return out as Issue;
+  const call = out as v.InferOutput<typeof SubscribeRequestSchema>;
+  const fields = subscriberFields(call, settings);
+  if ('code' in fields) return fields as Issue;
+  return {
+    email: call.email,
+    ...fields,
+    send_emails: (call.send_emails as boolean | null | undefined) ?? true,
+  };
 }
 
 /** Validates and normalises `add_subscriber` parameters. */
@@ -225,15 +142,17 @@ export function parseAddSubscriberParameters(
   raw: RawParameters,
   settings: Settings,
 ): AddSubscriberParameters | Issue {
-  const common = parseCommon(raw, settings);
-  if (isNewsletterError(common)) return common;
-  return { email: common.email, ...common.fields, status: common.status ?? 'C' };
+  const out = validate(AddSubscriberRequestSchema, raw, settings);
+  if ('code' in out && 'status' in out && !('email' in out)) return out as Issue;
+  const call = out as v.InferOutput<typeof AddSubscriberRequestSchema>;
+  const fields = subscriberFields(call, settings);
+  if ('code' in fields) return fields as Issue;
+  return { email: call.email, ...fields, status: call.status ?? 'C' };
 }
 
 /** Validates `unsubscribe` and `delete_subscriber` parameters: only `email` matters. */
 export function parseEmailParameters(raw: RawParameters): EmailParameters | Issue {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    return invalid('parameters must be an object');
-  const email = parseEmail(raw.email);
-  return typeof email === 'string' ? { email } : email;
+  const out = validate(EmailRequestSchema, raw);
+  if ('code' in out && 'status' in out && !('email' in out)) return out as Issue;
+  return { email: (out as EmailParameters).email };
 }

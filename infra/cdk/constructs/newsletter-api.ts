@@ -1,0 +1,236 @@
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  BasePathMapping,
+  DomainName,
+  EndpointType,
+  type IResource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  MockIntegration,
+  PassthroughBehavior,
+  RestApi,
+  SecurityPolicy,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { HttpMethod, Route } from '../../../functions/routes.ts';
+import { ERROR_STATUS } from '../../../shared/errors.ts';
+import { errorBody, GATEWAY_ERRORS } from '../gateway-errors.ts';
+
+/** Path of `{api_root}` below the stage: `{base_url}/{stage}/newsletter/v1`. */
+export const API_BASE_PATH = '/newsletter/v1';
+
+/** Options an operator sets through context. */
+export interface NewsletterApiProps {
+  /** Stage name, which is also the first path segment (`api`, `wp-json`). */
+  readonly stage: string;
+  readonly throttleRate: number;
+  readonly throttleBurst: number;
+  readonly logRetention: RetentionDays;
+  /** Whether to set the account-wide role API Gateway writes logs with. */
+  readonly cloudWatchRole: boolean;
+  readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
+}
+
+// One JSON object per request. No query string and no headers beyond the user agent: the
+// API key may travel in the query string of GET /newsletters.
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: AccessLogField.contextRequestId(),
+    time: AccessLogField.contextRequestTime(),
+    ip: AccessLogField.contextIdentitySourceIp(),
+    userAgent: AccessLogField.contextIdentityUserAgent(),
+    method: AccessLogField.contextHttpMethod(),
+    path: AccessLogField.contextPath(),
+    resource: AccessLogField.contextResourcePath(),
+    status: AccessLogField.contextStatus(),
+    errorType: AccessLogField.contextErrorResponseType(),
+    responseLength: AccessLogField.contextResponseLength(),
+    latencyMs: AccessLogField.contextResponseLatency(),
+    integrationLatencyMs: AccessLogField.contextIntegrationLatency(),
+  }),
+);
+
+/**
+ * The REST API: `/newsletter/v1/<route path>` per route on a stage named after `{prefix}`,
+ * stage throttling, JSON access logs, API Gateway's own errors in the API's error shape, a 405
+ * for wrong methods, and optionally a custom domain that keeps the stage in the path.
+ *
+ * A trailing slash needs no resource of its own: REST APIs route `/subscribe/` to the
+ * `/subscribe` resource (the event's `path` keeps the slash, `resource` does not).
+ */
+export class NewsletterApi extends Construct {
+  readonly restApi: RestApi;
+  /** `{api_root}`: on the custom domain when there is one, else on the execute-api host. */
+  readonly apiRoot: string;
+  /** The custom domain, when configured; DNS must point at its regional target. */
+  readonly domain?: DomainName;
+  readonly #base: IResource;
+
+  constructor(scope: Construct, id: string, props: NewsletterApiProps) {
+    super(scope, id);
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.restApi = new RestApi(this, 'Api', {
+      restApiName: `${Stack.of(this).stackName}-api`,
+      description: 'Newsletter subscription API, interface version 1',
+      // Regional: a custom domain then uses a certificate from the stack's own region.
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // Access logs need the account-level role; it outlives the stack because other APIs in
+      // the account may rely on it.
+      cloudWatchRole: props.cloudWatchRole,
+      ...(props.cloudWatchRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
+      deployOptions: {
+        stageName: props.stage,
+        throttlingRateLimit: props.throttleRate,
+        throttlingBurstLimit: props.throttleBurst,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+        // Execution logs for errors only; data tracing would log bodies, API keys included.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+      },
+    });
+    // API Gateway creates the execution log group on first use, without retention; creating it
+    // first gives it one and removes it with the stack.
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${props.stage}`,
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.restApi.deploymentStage.node.addDependency(executionLogs);
+    // RestApi prints its stage URL as an output; the stack prints `{api_root}` instead.
+    this.restApi.node.tryRemoveChild('Endpoint');
+
+    for (const error of GATEWAY_ERRORS) {
+      this.restApi.addGatewayResponse(error.type.responseType, {
+        type: error.type,
+        statusCode: String(ERROR_STATUS[error.code]),
+        templates: { 'application/json': errorBody(error.code, error.message) },
+      });
+    }
+    this.#base = this.restApi.root.resourceForPath(API_BASE_PATH);
+
+    if (props.customDomain) {
+      this.domain = new DomainName(this, 'Domain', {
+        domainName: props.customDomain.domainName,
+        certificate: Certificate.fromCertificateArn(
+          this,
+          'Certificate',
+          props.customDomain.certificateArn,
+        ),
+        endpointType: EndpointType.REGIONAL,
+        securityPolicy: SecurityPolicy.TLS_1_2,
+      });
+      // Mapping the stage under its own name keeps `/{stage}/newsletter/v1` on the custom
+      // domain, so the same client URLs work on both hosts.
+      new BasePathMapping(this, 'Mapping', {
+        domainName: this.domain,
+        restApi: this.restApi,
+        stage: this.restApi.deploymentStage,
+        basePath: props.stage,
+      });
+      this.apiRoot = `https://${props.customDomain.domainName}/${props.stage}${API_BASE_PATH}`;
+    } else {
+      this.apiRoot = this.restApi.urlForPath(API_BASE_PATH);
+    }
+
+    if (props.cloudWatchRole) {
+      Validations.of(this.restApi).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          'The account-level role API Gateway writes every API log with; this AWS-managed ' +
+          'policy is the one API Gateway documents for it and allows CloudWatch Logs only. ' +
+          'It cannot be scoped to this API, because the role is shared by all APIs of the ' +
+          'account and region.',
+      });
+    }
+    Validations.of(this).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Parameters arrive as JSON, urlencoded or multipart forms (interface decision 1); the ' +
+          'functions validate them and answer 400 in the API error shape. An API Gateway ' +
+          'request validator cannot read form bodies and answers in its own format.',
+      },
+      {
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'Abuse is bounded by stage throttling and by the per-address resend cooldown. A WAF ' +
+          'web ACL can be associated with the stage later without changing this stack.',
+      },
+      {
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Public by contract: subscribe, newsletters and the confirm/unsubscribe pages take ' +
+          'no credentials, and the other endpoints authenticate with the api_key request ' +
+          'parameter (form field, JSON body or query), checked in constant time by the ' +
+          'function. An API Gateway authorizer cannot read a body parameter.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason:
+          'No user pool: the API has no end-user accounts. Keyed endpoints authenticate with the ' +
+          'api_key request parameter, as the interface prescribes.',
+      },
+    );
+  }
+
+  /**
+   * Serves `route` from `handler`: a Lambda proxy integration per method, and an ANY method
+   * that answers 405 with an `Allow` header for every other method.
+   */
+  addRoute(route: Route, handler: IFunction): void {
+    const resource = this.#base.resourceForPath(route.path.slice(1));
+    // Scoped per method, without the extra permissions for console test invocations.
+    const integration = new LambdaIntegration(handler, { allowTestInvoke: false });
+    for (const method of route.methods) {
+      resource.addMethod(method, integration, { authorizationType: AuthorizationType.NONE });
+    }
+    resource.addMethod('ANY', methodNotAllowed(route.methods), {
+      authorizationType: AuthorizationType.NONE,
+      methodResponses: [
+        { statusCode: '405', responseParameters: { 'method.response.header.Allow': true } },
+      ],
+    });
+  }
+}
+
+/**
+ * A mock integration answering 405 in the API error shape, without invoking a function.
+ * Without it a wrong method would look like an unknown path (API Gateway's "Missing
+ * Authentication Token").
+ */
+function methodNotAllowed(allowed: readonly HttpMethod[]): MockIntegration {
+  const toStatus = '{"statusCode": 405}';
+  return new MockIntegration({
+    // Bodies of other types are refused as UNSUPPORTED_MEDIA_TYPE, which the gateway responses
+    // also turn into this 405.
+    passthroughBehavior: PassthroughBehavior.NEVER,
+    requestTemplates: {
+      'application/json': toStatus,
+      'application/x-www-form-urlencoded': toStatus,
+      'text/plain': toStatus,
+    },
+    integrationResponses: [
+      {
+        statusCode: '405',
+        responseParameters: { 'method.response.header.Allow': `'${allowed.join(', ')}'` },
+        responseTemplates: {
+          'application/json': errorBody(
+            'method_not_allowed',
+            'This endpoint does not answer this HTTP method.',
+          ),
+        },
+      },
+    ],
+  });
+}

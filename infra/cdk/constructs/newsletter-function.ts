@@ -1,0 +1,115 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  Effect,
+  PolicyDocument,
+  PolicyStatement,
+  Role,
+  ServicePrincipal,
+} from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+/** What differs between the functions; everything else is a shared default below. */
+export interface NewsletterFunctionProps {
+  /** Handler file (`functions/<name>.ts`) exporting `handler`. */
+  readonly entry: string;
+  /** Repository root: holds package.json, package-lock.json and tsconfig.json. */
+  readonly projectRoot: string;
+  readonly description: string;
+  readonly environment: Readonly<Record<string, string>>;
+  /** Everything the function may do besides writing its own log. */
+  readonly statements: readonly PolicyStatement[];
+  readonly logRetention: RetentionDays;
+}
+
+/**
+ * Lambda runtime. The newest Node.js runtime Lambda offers (cdk-nag AwsSolutions-L1 asks for
+ * it); the bundle targets node22 (below), so it also runs unchanged on nodejs22.x.
+ */
+export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
+
+/** Syntax level of the bundle: node22, so the same bundle also runs on nodejs22.x. */
+const BUNDLE_TARGET = 'node22';
+
+// ESM bundles of CommonJS dependencies call `require`, which ESM does not define.
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire as __newsletterCreateRequire } from 'node:module'; " +
+  'const require = __newsletterCreateRequire(import.meta.url);';
+
+/**
+ * One Lambda function of the API with the defaults every function shares: ESM bundle built by
+ * the local esbuild (never Docker) with the AWS SDK inside, arm64, source-mapped stack traces,
+ * its own log group with retention, and a role that can do exactly `statements` and log.
+ *
+ * The log group and role are created beside the function (in `scope`), because they must exist
+ * before `super()` runs; their ids start with the function's id.
+ */
+export class NewsletterFunction extends NodejsFunction {
+  /** The function's own role (inline policy: its log group plus `statements`). */
+  readonly executionRole: Role;
+
+  constructor(scope: Construct, id: string, props: NewsletterFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention,
+      // Logs have their own retention; keeping the group after a teardown only leaves clutter.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // An own role instead of the default one: the default attaches the AWS-managed basic
+    // execution policy, which may create any log group and write to all of them.
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${id}: ${props.description}`.slice(0, 1000),
+      inlinePolicies: {
+        access: new PolicyDocument({
+          statements: [
+            new PolicyStatement({
+              sid: 'Logs',
+              effect: Effect.ALLOW,
+              actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+              resources: [logGroup.logGroupArn],
+            }),
+            ...props.statements,
+          ],
+        }),
+      },
+    });
+    super(scope, id, {
+      entry: props.entry,
+      handler: 'handler',
+      projectRoot: props.projectRoot,
+      depsLockFilePath: `${props.projectRoot}/package-lock.json`,
+      description: props.description,
+      runtime: FUNCTION_RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: 256,
+      // API Gateway gives up after 29 s; a stuck dependency should fail well before that.
+      timeout: Duration.seconds(10),
+      role,
+      logGroup,
+      environment: {
+        ...props.environment,
+        // Stack traces point into the TypeScript sources instead of the minified bundle.
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        // Docker is not available on our machines; the installed esbuild does the same job.
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: BUNDLE_TARGET,
+        minify: true,
+        // Error classes and the SDK's exceptions are told apart by name in logs.
+        keepNames: true,
+        sourceMap: true,
+        // Stack traces need the mappings, not a second copy of every source file.
+        sourcesContent: false,
+        // Bundling the SDK (as ESM, tree-shaken) starts faster than loading the runtime's copy.
+        externalModules: [],
+        mainFields: ['module', 'main'],
+        banner: CREATE_REQUIRE_BANNER,
+      },
+    });
+    this.executionRole = role;
+  }
+}

@@ -1,0 +1,53 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import {
+  INDEX,
+  KEY,
+  LISTED_ATTRIBUTES,
+  TTL_ATTRIBUTE,
+} from '../../../shared/store/table-design.ts';
+
+/** Options an operator sets through context. */
+export interface NewsletterTableProps {
+  /** Keep the table when the stack is deleted or the table would be replaced. */
+  readonly retain: boolean;
+  /** DynamoDB deletion protection. */
+  readonly deletionProtection: boolean;
+}
+
+/**
+ * The single table of shared/store/table-design.ts: the same keys, TTL attribute and indexes
+ * the DynamoDB adapter and the local runner use, so they cannot drift apart.
+ */
+export class NewsletterTable extends Table {
+  /** ARNs of the global secondary indexes, for `dynamodb:Query` grants. */
+  readonly indexArns: readonly string[];
+
+  constructor(scope: Construct, id: string, props: NewsletterTableProps) {
+    super(scope, id, {
+      partitionKey: { name: KEY.partition, type: AttributeType.STRING },
+      sortKey: { name: KEY.sort, type: AttributeType.STRING },
+      // Traffic is small and bursty (a newsletter goes out, people click): on-demand costs
+      // nothing when idle and needs no capacity planning.
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TTL_ATTRIBUTE,
+      deletionProtection: props.deletionProtection,
+      removalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    const indexes = [INDEX.recent, INDEX.publicRecent];
+    for (const index of indexes) {
+      this.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partition, type: AttributeType.STRING },
+        sortKey: { name: index.sort, type: AttributeType.NUMBER },
+        // Listings read only these attributes; copying whole items would double storage
+        // and write cost, and would copy token hashes into the index.
+        projectionType: ProjectionType.INCLUDE,
+        nonKeyAttributes: [...LISTED_ATTRIBUTES],
+      });
+    }
+    this.indexArns = indexes.map((index) => `${this.tableArn}/index/${index.name}`);
+  }
+}

@@ -1,0 +1,193 @@
+import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
+
+/**
+ * What an operator chooses at deploy time, read from CDK context (`-c key=value` or the
+ * `context` block of cdk.json). Everything the subscription process needs at run time (lists,
+ * sender address, admin address, texts) lives in the settings parameter instead, so changing it
+ * needs no deploy.
+ */
+export interface NewsletterConfig {
+  /** CloudFormation stack name; two deployments in one account need two names. */
+  readonly stackName: string;
+  /** API Gateway stage name = the `{prefix}` of `{api_root}` (`api`, or `wp-json` for old clients). */
+  readonly stage: string;
+  /** Verified SES identity (domain or address) the sender address in the settings belongs to. */
+  readonly senderIdentity: string;
+  /** Verified recipient addresses SES checks as well while the account is in the sandbox. */
+  readonly sandboxRecipients: readonly string[];
+  /** SSM SecureString parameter holding the API key. */
+  readonly apiKeyParameter: string;
+  /** SSM String parameter holding the settings JSON. */
+  readonly settingsParameter: string;
+  /** How long a warm function keeps the key and the settings before reading them again. */
+  readonly parameterCacheSeconds: number;
+  /** Optional custom domain; the stage stays the first path segment (`/api/newsletter/v1`). */
+  readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
+  /** Keep the table when the stack is deleted or the table replaced. */
+  readonly retain: boolean;
+  /** DynamoDB deletion protection: the table cannot be deleted, not even by CloudFormation. */
+  readonly deletionProtection: boolean;
+  /** Stage-wide steady request rate (requests per second) before API Gateway answers 429. */
+  readonly throttleRate: number;
+  /** Stage-wide burst (concurrent requests) before API Gateway answers 429. */
+  readonly throttleBurst: number;
+  /** Days CloudWatch keeps function and access logs; one of the values CloudWatch allows. */
+  readonly logRetentionDays: number;
+  /**
+   * Whether this stack sets the account-wide API Gateway CloudWatch role (needed for access
+   * logs). Set false when another stack in the account and region already manages it.
+   */
+  readonly apiGatewayCloudWatchRole: boolean;
+}
+
+/** The deployment context is incomplete or wrong; the message names every problem. */
+export class DeploymentContextError extends Error {
+  override readonly name = 'DeploymentContextError';
+}
+
+/** Reads one context value; `app.node.tryGetContext` in the app, a plain object in tests. */
+export type ContextReader = (key: string) => unknown;
+
+/** Retention periods CloudWatch Logs accepts (days). */
+const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
+  3653,
+];
+
+const DEFAULTS = {
+  stackName: 'Newsletter',
+  stage: 'api',
+  throttleRate: 50,
+  throttleBurst: 100,
+  logRetentionDays: 30,
+} as const;
+
+// API Gateway stage names: letters, digits, hyphens, underscores.
+const STAGE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
+// SSM names: letters, digits and . - _ / ; a leading slash starts a hierarchy.
+const PARAMETER_NAME = /^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+const ADDRESS = /^[^@\s]{1,64}@(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
+
+/**
+ * Turns context into a validated configuration.
+ *
+ * @throws DeploymentContextError naming every bad or missing value at once, so one synth
+ *   shows all of them.
+ */
+export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
+  const problems: string[] = [];
+  const text = (key: string): string | undefined => {
+    const value = read(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value !== 'string') {
+      problems.push(`${key} must be a string`);
+      return undefined;
+    }
+    return value.trim();
+  };
+  const matching = (key: string, pattern: RegExp, fallback: string, hint: string): string => {
+    const value = text(key) ?? fallback;
+    if (!pattern.test(value)) problems.push(`${key} "${value}" is not valid: ${hint}`);
+    return value;
+  };
+  // `-c retain=false` arrives as the string "false", cdk.json gives a real boolean.
+  const flag = (key: string, fallback: boolean): boolean => {
+    const value = read(key);
+    if (value === undefined || value === null || value === '') return fallback;
+    if (value === true || value === 'true') return true;
+    if (value === false || value === 'false') return false;
+    problems.push(`${key} must be true or false`);
+    return fallback;
+  };
+  const count = (key: string, fallback: number, min: number, max: number): number => {
+    const value = read(key);
+    if (value === undefined || value === null || value === '') return fallback;
+    const parsed = typeof value === 'number' ? value : Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      problems.push(`${key} must be a whole number from ${min} to ${max}`);
+      return fallback;
+    }
+    return parsed;
+  };
+
+  const senderIdentity = text('senderIdentity');
+  if (senderIdentity === undefined) {
+    problems.push(
+      'senderIdentity is required: the verified SES identity mail is sent from, a domain ' +
+        '(example.com) or an address (news@example.com); pass -c senderIdentity=...',
+    );
+  } else if (!DOMAIN.test(senderIdentity) && !ADDRESS.test(senderIdentity)) {
+    problems.push(`senderIdentity "${senderIdentity}" is neither a domain nor an address`);
+  }
+
+  const sandboxRecipients = (text('sandboxRecipients') ?? '')
+    .split(',')
+    .map((address) => address.trim())
+    .filter((address) => address !== '');
+  for (const address of sandboxRecipients) {
+    if (!ADDRESS.test(address)) problems.push(`sandboxRecipients: "${address}" is not an address`);
+  }
+
+  const domainName = text('domainName');
+  const certificateArn = text('certificateArn');
+  if ((domainName === undefined) !== (certificateArn === undefined)) {
+    problems.push('domainName and certificateArn go together: set both or neither');
+  }
+  if (domainName !== undefined && !DOMAIN.test(domainName)) {
+    problems.push(`domainName "${domainName}" is not a domain name`);
+  }
+  if (certificateArn !== undefined && !CERTIFICATE_ARN.test(certificateArn)) {
+    problems.push(`certificateArn "${certificateArn}" is not an ACM certificate ARN`);
+  }
+
+  const throttleRate = count('throttleRate', DEFAULTS.throttleRate, 1, 10_000);
+  const throttleBurst = count('throttleBurst', DEFAULTS.throttleBurst, 1, 5_000);
+  const logRetentionDays = count('logRetentionDays', DEFAULTS.logRetentionDays, 1, 3653);
+  if (!LOG_RETENTION_DAYS.includes(logRetentionDays)) {
+    problems.push(`logRetentionDays must be one of ${LOG_RETENTION_DAYS.join(', ')}`);
+  }
+
+  const config: NewsletterConfig = {
+    stackName: matching('stackName', STACK_NAME, DEFAULTS.stackName, 'letters, digits, hyphens'),
+    stage: matching('stage', STAGE_NAME, DEFAULTS.stage, 'letters, digits, - and _ only'),
+    senderIdentity: senderIdentity ?? '',
+    sandboxRecipients,
+    apiKeyParameter: matching(
+      'apiKeyParameter',
+      PARAMETER_NAME,
+      ENV_DEFAULTS.apiKeyParameter,
+      'an SSM parameter name such as /newsletter/api-key',
+    ),
+    settingsParameter: matching(
+      'settingsParameter',
+      PARAMETER_NAME,
+      ENV_DEFAULTS.settingsParameter,
+      'an SSM parameter name such as /newsletter/settings',
+    ),
+    parameterCacheSeconds: count(
+      'parameterCacheSeconds',
+      ENV_DEFAULTS.parameterCacheSeconds,
+      0,
+      3600,
+    ),
+    ...(domainName !== undefined && certificateArn !== undefined
+      ? { customDomain: { domainName: domainName.toLowerCase(), certificateArn } }
+      : {}),
+    retain: flag('retain', true),
+    deletionProtection: flag('deletionProtection', true),
+    throttleRate,
+    throttleBurst,
+    logRetentionDays,
+    apiGatewayCloudWatchRole: flag('apiGatewayCloudWatchRole', true),
+  };
+  if (config.apiKeyParameter === config.settingsParameter) {
+    problems.push('apiKeyParameter and settingsParameter must be different parameters');
+  }
+  if (problems.length > 0) {
+    throw new DeploymentContextError(`Invalid deployment context:\n- ${problems.join('\n- ')}`);
+  }
+  return config;
+}

@@ -1,0 +1,141 @@
+import { resolve } from 'node:path';
+import { ArnFormat, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { routes } from '../../functions/routes.ts';
+import { ENV } from '../../shared/config/environment.ts';
+import { NewsletterApi } from './constructs/newsletter-api.ts';
+import { NewsletterFunction } from './constructs/newsletter-function.ts';
+import { NewsletterTable } from './constructs/newsletter-table.ts';
+import type { NewsletterConfig } from './newsletter-config.ts';
+import { type AccessTargets, routePolicyStatements } from './route-access-policy.ts';
+
+/** Repository root: handler files, package.json, package-lock.json, tsconfig.json. */
+const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
+
+/** Props of the stack: the validated deployment context. */
+export interface NewsletterStackProps extends StackProps {
+  readonly config: NewsletterConfig;
+}
+
+/**
+ * The whole service: one table, one function per entry of the route table, one REST API.
+ * A route added to functions/routes.ts gets its function, its permissions and its methods here
+ * without any change to this file.
+ */
+export class NewsletterStack extends Stack {
+  readonly table: NewsletterTable;
+  readonly api: NewsletterApi;
+  /** The functions by route name. */
+  readonly functions: ReadonlyMap<string, NewsletterFunction>;
+
+  constructor(scope: Construct, id: string, props: NewsletterStackProps) {
+    super(scope, id, {
+      description: 'Newsletter subscription service (serverless-newsletter)',
+      ...props,
+    });
+    const { config } = props;
+    const logRetention = config.logRetentionDays as RetentionDays;
+
+    this.table = new NewsletterTable(this, 'Table', {
+      retain: config.retain,
+      deletionProtection: config.deletionProtection,
+    });
+    this.api = new NewsletterApi(this, 'Api', {
+      stage: config.stage,
+      throttleRate: config.throttleRate,
+      throttleBurst: config.throttleBurst,
+      logRetention,
+      cloudWatchRole: config.apiGatewayCloudWatchRole,
+      ...(config.customDomain ? { customDomain: config.customDomain } : {}),
+    });
+
+    const targets: AccessTargets = {
+      tableArn: this.table.tableArn,
+      indexArns: this.table.indexArns,
+      apiKeyParameterArn: this.#parameterArn(config.apiKeyParameter),
+      settingsParameterArn: this.#parameterArn(config.settingsParameter),
+      mailIdentityArns: [config.senderIdentity, ...config.sandboxRecipients].map((identity) =>
+        this.formatArn({
+          service: 'ses',
+          resource: 'identity',
+          resourceName: identity,
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      ),
+      anyKeyArn: this.formatArn({
+        service: 'kms',
+        resource: 'key',
+        resourceName: '*',
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      }),
+      region: this.region,
+    };
+    // What the domain layer reads (shared/config/environment.ts), the same for every function.
+    const environment = {
+      [ENV.table]: this.table.tableName,
+      [ENV.apiKeyParameter]: config.apiKeyParameter,
+      [ENV.settingsParameter]: config.settingsParameter,
+      [ENV.parameterCacheSeconds]: String(config.parameterCacheSeconds),
+    };
+
+    const functions = new Map<string, NewsletterFunction>();
+    for (const route of routes) {
+      const statements = routePolicyStatements(route, targets);
+      const handler = new NewsletterFunction(this, pascalCase(route.name), {
+        entry: resolve(PROJECT_ROOT, 'functions', `${route.name}.ts`),
+        projectRoot: PROJECT_ROOT,
+        description: route.summary,
+        environment,
+        statements,
+        logRetention,
+      });
+      if (statements.some((statement) => statement.sid === 'ApiKeyDecrypt')) {
+        Validations.of(handler.executionRole).acknowledge({
+          id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:<AWS::Region>:<AWS::AccountId>:key/*]',
+          reason:
+            'The API key parameter is encrypted with the AWS-managed aws/ssm key, whose id is ' +
+            'not known at synth time. The statement allows only kms:Decrypt, only through SSM ' +
+            '(kms:ViaService) and only for the API key parameter (encryption context ' +
+            'PARAMETER_ARN).',
+        });
+      }
+      this.api.addRoute(route, handler);
+      functions.set(route.name, handler);
+    }
+    this.functions = functions;
+
+    new CfnOutput(this, 'ApiRoot', {
+      description: '{api_root}: the base every endpoint path is appended to',
+      value: this.api.apiRoot,
+    });
+    new CfnOutput(this, 'TableName', {
+      description: 'DynamoDB table holding subscribers, tokens and newsletters',
+      value: this.table.tableName,
+    });
+    if (this.api.domain) {
+      new CfnOutput(this, 'CustomDomainTarget', {
+        description: 'Point a CNAME or Route 53 alias record for the custom domain here',
+        value: this.api.domain.domainNameAliasDomainName,
+      });
+    }
+  }
+
+  /** ARN of an SSM parameter; names with and without a leading slash both work. */
+  #parameterArn(name: string): string {
+    return this.formatArn({
+      service: 'ssm',
+      resource: 'parameter',
+      resourceName: name.replace(/^\//, ''),
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+  }
+}
+
+/** `subscribers-add` → `SubscribersAdd`, for construct ids. */
+function pascalCase(name: string): string {
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -1,0 +1,89 @@
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Route } from '../../functions/routes.ts';
+
+/** The ARNs a route's function may touch; built once by the stack, shared by every route. */
+export interface AccessTargets {
+  readonly tableArn: string;
+  /** One ARN per global secondary index (not `index/*`): Query reaches only those. */
+  readonly indexArns: readonly string[];
+  readonly apiKeyParameterArn: string;
+  readonly settingsParameterArn: string;
+  /** SES identities the function may send as (the sender identity, sandbox recipients). */
+  readonly mailIdentityArns: readonly string[];
+  /** `arn:…:kms:<region>:<account>:key/*`: the aws/ssm key's id is unknown at synth. */
+  readonly anyKeyArn: string;
+  /** The region, for the `ssm.<region>.amazonaws.com` service SSM decrypts through. */
+  readonly region: string;
+}
+
+/**
+ * The IAM statements a route's function gets, derived only from the route table: exactly the
+ * DynamoDB actions in `access.table`, SES only with `access.sendsMail`, and the API key only
+ * for routes that accept one (`key` is not `none`). The settings are read by every function.
+ */
+export function routePolicyStatements(route: Route, targets: AccessTargets): PolicyStatement[] {
+  const statements: PolicyStatement[] = [];
+  const tableActions = [...new Set(route.access.table)].sort();
+  if (tableActions.length > 0) {
+    statements.push(
+      new PolicyStatement({
+        sid: 'Table',
+        effect: Effect.ALLOW,
+        actions: tableActions,
+        resources: [targets.tableArn],
+      }),
+    );
+  }
+  if (tableActions.includes('dynamodb:Query')) {
+    statements.push(
+      new PolicyStatement({
+        sid: 'TableIndexes',
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:Query'],
+        resources: [...targets.indexArns],
+      }),
+    );
+  }
+
+  const readsKey = route.key !== 'none';
+  statements.push(
+    new PolicyStatement({
+      sid: 'Parameters',
+      effect: Effect.ALLOW,
+      actions: ['ssm:GetParameter', 'ssm:GetParameters'],
+      resources: readsKey
+        ? [targets.apiKeyParameterArn, targets.settingsParameterArn]
+        : [targets.settingsParameterArn],
+    }),
+  );
+  if (readsKey) {
+    // The key is a SecureString: GetParameter with decryption makes SSM call kms:Decrypt on the
+    // function's behalf. The conditions allow that for this one parameter, through SSM only.
+    statements.push(
+      new PolicyStatement({
+        sid: 'ApiKeyDecrypt',
+        effect: Effect.ALLOW,
+        actions: ['kms:Decrypt'],
+        resources: [targets.anyKeyArn],
+        conditions: {
+          StringEquals: {
+            'kms:ViaService': `ssm.${targets.region}.amazonaws.com`,
+            'kms:EncryptionContext:PARAMETER_ARN': targets.apiKeyParameterArn,
+          },
+        },
+      }),
+    );
+  }
+
+  if (route.access.sendsMail) {
+    statements.push(
+      new PolicyStatement({
+        sid: 'Mail',
+        effect: Effect.ALLOW,
+        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+        resources: [...targets.mailIdentityArns],
+      }),
+    );
+  }
+  return statements;
+}

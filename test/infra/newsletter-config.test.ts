@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { DeploymentContextError, readNewsletterConfig } from '../../infra/cdk/newsletter-config.ts';
+import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
+
+const from = (context: Record<string, unknown>) => (key: string) => context[key];
+
+describe('readNewsletterConfig', () => {
+  it('needs only the sender identity and defaults everything else safely', () => {
+    // Act
+    const config = readNewsletterConfig(from({ senderIdentity: 'example.com' }));
+    // Assert
+    expect(config).toEqual({
+      stackName: 'Newsletter',
+      stage: 'api',
+      senderIdentity: 'example.com',
+      sandboxRecipients: [],
+      apiKeyParameter: ENV_DEFAULTS.apiKeyParameter,
+      settingsParameter: ENV_DEFAULTS.settingsParameter,
+      parameterCacheSeconds: ENV_DEFAULTS.parameterCacheSeconds,
+      retain: true,
+      deletionProtection: true,
+      throttleRate: 50,
+      throttleBurst: 100,
+      logRetentionDays: 30,
+      apiGatewayCloudWatchRole: true,
+    });
+  });
+
+  it('refuses to synthesise without a sender identity, saying how to pass one', () => {
+    expect(() => readNewsletterConfig(from({}))).toThrow(DeploymentContextError);
+    expect(() => readNewsletterConfig(from({}))).toThrow(/senderIdentity is required.*-c/s);
+  });
+
+  it('reads command-line strings and cdk.json values alike', () => {
+    const fromCommandLine = readNewsletterConfig(
+      from({
+        senderIdentity: 'news@example.com',
+        retain: 'false',
+        deletionProtection: 'false',
+        throttleRate: '5',
+        logRetentionDays: '90',
+        stage: 'wp-json',
+        sandboxRecipients: 'ada@example.com, bob@example.org',
+      }),
+    );
+    const fromCdkJson = readNewsletterConfig(
+      from({
+        senderIdentity: 'news@example.com',
+        retain: false,
+        deletionProtection: false,
+        throttleRate: 5,
+        logRetentionDays: 90,
+        stage: 'wp-json',
+        sandboxRecipients: 'ada@example.com, bob@example.org',
+      }),
+    );
+    expect(fromCommandLine).toEqual(fromCdkJson);
+    expect(fromCommandLine).toMatchObject({
+      retain: false,
+      deletionProtection: false,
+      throttleRate: 5,
+      logRetentionDays: 90,
+      stage: 'wp-json',
+      sandboxRecipients: ['ada@example.com', 'bob@example.org'],
+    });
+  });
+
+  it('takes a custom domain only with its certificate', () => {
+    const withDomain = readNewsletterConfig(
+      from({
+        senderIdentity: 'example.com',
+        domainName: 'News.Example.com',
+        certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
+      }),
+    );
+    expect(withDomain.customDomain).toEqual({
+      domainName: 'news.example.com',
+      certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
+    });
+    expect(() =>
+      readNewsletterConfig(from({ senderIdentity: 'example.com', domainName: 'news.example.com' })),
+    ).toThrow(/set both or neither/);
+  });
+
+  it('names every bad value at once', () => {
+    // Arrange
+    const context = from({
+      senderIdentity: 'not an identity',
+      stage: 'api/v1',
+      apiKeyParameter: 'has spaces',
+      retain: 'yes',
+      throttleRate: '-1',
+      logRetentionDays: '31',
+      sandboxRecipients: 'a@b',
+    });
+    // Act
+    let message = '';
+    try {
+      readNewsletterConfig(context);
+    } catch (error) {
+      message = error instanceof Error ? error.message : String(error);
+    }
+    // Assert
+    for (const key of [
+      'senderIdentity',
+      'stage',
+      'apiKeyParameter',
+      'retain',
+      'throttleRate',
+      'logRetentionDays',
+      'sandboxRecipients',
+    ]) {
+      expect(message).toContain(key);
+    }
+  });
+
+  it('refuses one parameter for both the key and the settings', () => {
+    expect(() =>
+      readNewsletterConfig(
+        from({ senderIdentity: 'example.com', settingsParameter: ENV_DEFAULTS.apiKeyParameter }),
+      ),
+    ).toThrow(/must be different/);
+  });
+});

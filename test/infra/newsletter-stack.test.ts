@@ -1,0 +1,444 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { type Route, routes } from '../../functions/routes.ts';
+import { ENV, ENV_DEFAULTS } from '../../shared/config/environment.ts';
+import { ERROR_STATUS } from '../../shared/errors.ts';
+import { INDEX, KEY, LISTED_ATTRIBUTES, TTL_ATTRIBUTE } from '../../shared/store/table-design.ts';
+import { buildApp, resourcesOfType, type TemplateResource } from './build-app.ts';
+
+// Arrange once: synthesising costs seconds, every test reads the same template.
+const { stack, template } = buildApp();
+const resources = template.toJSON().Resources as Record<string, TemplateResource>;
+
+interface Statement {
+  readonly Sid?: string;
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Condition?: Record<string, Record<string, unknown>>;
+}
+
+const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+const logicalId = (element: { node: { defaultChild?: unknown } }): string =>
+  stack.getLogicalId(element.node.defaultChild as CfnElement);
+
+function functionOf(route: Route): TemplateResource {
+  const handler = stack.functions.get(route.name);
+  if (!handler) throw new Error(`no function for route ${route.name}`);
+  const resource = resources[logicalId(handler)];
+  if (!resource) throw new Error(`function of ${route.name} is not in the template`);
+  return resource;
+}
+
+function statementsOf(route: Route): Statement[] {
+  const handler = stack.functions.get(route.name);
+  if (!handler) throw new Error(`no function for route ${route.name}`);
+  const role = resources[logicalId(handler.executionRole)];
+  const policies = (role?.Properties.Policies ?? []) as {
+    PolicyDocument: { Statement: Statement[] };
+  }[];
+  return policies.flatMap((policy) => policy.PolicyDocument.Statement);
+}
+
+/** `METHOD /path` of every API method whose integration has the given type. */
+function methodsOf(integrationType: string): string[] {
+  const apiResources = resourcesOfType(template, 'AWS::ApiGateway::Resource');
+  const pathOf = (id: string): string => {
+    const resource = apiResources.get(id);
+    if (!resource) throw new Error(`unknown API resource ${id}`);
+    const parent = resource.Properties.ParentId as { Ref?: string };
+    return `${parent.Ref ? pathOf(parent.Ref) : ''}/${String(resource.Properties.PathPart)}`;
+  };
+  return [...resourcesOfType(template, 'AWS::ApiGateway::Method').values()]
+    .filter(
+      (method) => (method.Properties.Integration as { Type: string }).Type === integrationType,
+    )
+    .map((method) => {
+      const target = method.Properties.ResourceId as { Ref?: string };
+      return `${String(method.Properties.HttpMethod)} ${target.Ref ? pathOf(target.Ref) : '/'}`;
+    })
+    .sort();
+}
+
+describe('functions', () => {
+  it('has exactly one function per route, on Node.js 22 or newer and arm64', () => {
+    // Arrange / Act
+    const functions = resourcesOfType(template, 'AWS::Lambda::Function');
+    // Assert
+    expect(functions.size).toBe(routes.length);
+    for (const route of routes) {
+      const properties = functionOf(route).Properties;
+      expect(properties.Runtime).toMatch(/^nodejs(2[2-9]|[3-9]\d)\.x$/);
+      expect(properties.Architectures).toEqual(['arm64']);
+      expect(properties.Handler).toBe('index.handler');
+      expect(properties.MemorySize).toBe(256);
+      expect(properties.Timeout).toBe(10);
+      expect(properties.Description).toBe(route.summary);
+    }
+  });
+
+  it('gives every function the environment the domain layer reads', () => {
+    for (const route of routes) {
+      const variables = (functionOf(route).Properties.Environment as { Variables: object })
+        .Variables;
+      expect(variables).toEqual({
+        [ENV.table]: { Ref: logicalId(stack.table) },
+        [ENV.apiKeyParameter]: ENV_DEFAULTS.apiKeyParameter,
+        [ENV.settingsParameter]: ENV_DEFAULTS.settingsParameter,
+        [ENV.parameterCacheSeconds]: String(ENV_DEFAULTS.parameterCacheSeconds),
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+    }
+  });
+
+  it('logs every function to its own log group with a retention', () => {
+    const logGroups = resourcesOfType(template, 'AWS::Logs::LogGroup');
+    for (const route of routes) {
+      const target = (functionOf(route).Properties.LoggingConfig as { LogGroup: { Ref: string } })
+        .LogGroup.Ref;
+      expect(logGroups.get(target)?.Properties.RetentionInDays).toBe(30);
+    }
+    // Functions, API access logs and API execution logs: nothing keeps logs forever.
+    expect(logGroups.size).toBe(routes.length + 2);
+    for (const logGroup of logGroups.values()) {
+      expect(logGroup.Properties.RetentionInDays).toBe(30);
+    }
+  });
+});
+
+describe('API routes', () => {
+  it('serves exactly the methods and paths of the route table through Lambda', () => {
+    const expected = routes
+      .flatMap((route) => route.methods.map((method) => `${method} /newsletter/v1${route.path}`))
+      .sort();
+    expect(methodsOf('AWS_PROXY')).toEqual(expected);
+  });
+
+  it("sends each route's methods to that route's function", () => {
+    const apiResources = resourcesOfType(template, 'AWS::ApiGateway::Method');
+    for (const route of routes) {
+      const target = logicalId(stack.functions.get(route.name) ?? stack);
+      const integrated = [...apiResources.values()].filter((method) =>
+        JSON.stringify(method.Properties.Integration).includes(`"${target}"`),
+      );
+      expect(integrated.map((method) => method.Properties.HttpMethod).sort()).toEqual(
+        [...route.methods].sort(),
+      );
+    }
+  });
+
+  it('answers every other method on a route with a 405 that names the allowed ones', () => {
+    expect(methodsOf('MOCK')).toEqual(
+      routes.map((route) => `ANY /newsletter/v1${route.path}`).sort(),
+    );
+    for (const route of routes) {
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: 'ANY',
+        Integration: {
+          Type: 'MOCK',
+          IntegrationResponses: [
+            {
+              StatusCode: '405',
+              ResponseParameters: {
+                'method.response.header.Allow': `'${route.methods.join(', ')}'`,
+              },
+            },
+          ],
+        },
+      });
+    }
+  });
+
+  it('lets API Gateway invoke each function only from its own methods', () => {
+    const permissions = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()];
+    const expectedCount = routes.reduce((sum, route) => sum + route.methods.length, 0);
+    expect(permissions).toHaveLength(expectedCount);
+    for (const permission of permissions) {
+      expect(permission.Properties.Principal).toBe('apigateway.amazonaws.com');
+      const sourceArn = JSON.stringify(permission.Properties.SourceArn);
+      expect(sourceArn).toMatch(/\/(GET|POST)\/newsletter\/v1\//);
+      expect(sourceArn).not.toContain('*');
+    }
+  });
+});
+
+describe('permissions', () => {
+  it.each(routes.map((route) => [route.name, route] as const))(
+    '%s may do exactly what its route access lists',
+    (_name, route) => {
+      // Arrange
+      const statements = statementsOf(route);
+      const bySid = new Map(statements.map((statement) => [statement.Sid, statement]));
+      const readsKey = route.key !== 'none';
+      const tableArn = { 'Fn::GetAtt': [logicalId(stack.table), 'Arn'] };
+      // Assert: the table actions are the route's, on the table only.
+      expect(list(bySid.get('Table')?.Action ?? []).sort()).toEqual([...route.access.table].sort());
+      expect(bySid.get('Table')?.Resource).toEqual(tableArn);
+      // Indexes only for Query, and then exactly the two indexes.
+      const indexes = bySid.get('TableIndexes');
+      if (route.access.table.includes('dynamodb:Query')) {
+        expect(indexes?.Action).toBe('dynamodb:Query');
+        const names = list(indexes?.Resource).map((arn) => JSON.stringify(arn));
+        expect(names).toHaveLength(2);
+        expect(names.some((arn) => arn.includes(`/index/${INDEX.recent.name}"`))).toBe(true);
+        expect(names.some((arn) => arn.includes(`/index/${INDEX.publicRecent.name}"`))).toBe(true);
+      } else {
+        expect(indexes).toBeUndefined();
+      }
+      // Mail only with sendsMail, and only as the configured identity.
+      const mail = bySid.get('Mail');
+      if (route.access.sendsMail) {
+        expect(list(mail?.Action ?? []).sort()).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
+        expect(JSON.stringify(mail?.Resource)).toMatch(/:ses:.*:identity\/example\.com"\]\]\}$/);
+      } else {
+        expect(mail).toBeUndefined();
+      }
+      // Settings for everyone, the API key only where a key is accepted.
+      const parameters = bySid.get('Parameters');
+      expect(list(parameters?.Action ?? []).sort()).toEqual([
+        'ssm:GetParameter',
+        'ssm:GetParameters',
+      ]);
+      const parameterArns = list(parameters?.Resource).map((arn) => JSON.stringify(arn));
+      expect(parameterArns.some((arn) => arn.includes(':parameter/newsletter/settings"'))).toBe(
+        true,
+      );
+      expect(parameterArns.some((arn) => arn.includes(':parameter/newsletter/api-key"'))).toBe(
+        readsKey,
+      );
+      expect(parameterArns).toHaveLength(readsKey ? 2 : 1);
+      // Decrypting only through SSM, only the key parameter.
+      const decrypt = bySid.get('ApiKeyDecrypt');
+      if (readsKey) {
+        expect(decrypt?.Action).toBe('kms:Decrypt');
+        const condition = decrypt?.Condition?.StringEquals ?? {};
+        expect(JSON.stringify(condition['kms:ViaService'])).toMatch(/"ssm\.".*"\.amazonaws\.com"/);
+        expect(JSON.stringify(condition['kms:EncryptionContext:PARAMETER_ARN'])).toContain(
+          ':parameter/newsletter/api-key"',
+        );
+      } else {
+        expect(decrypt).toBeUndefined();
+      }
+      // Nothing else but writing its own log.
+      expect([...bySid.keys()].sort()).toEqual(
+        [
+          'Logs',
+          'Parameters',
+          ...(route.access.table.length > 0 ? ['Table'] : []),
+          ...(route.access.table.includes('dynamodb:Query') ? ['TableIndexes'] : []),
+          ...(readsKey ? ['ApiKeyDecrypt'] : []),
+          ...(route.access.sendsMail ? ['Mail'] : []),
+        ].sort(),
+      );
+      expect(statements.every((statement) => statement.Effect === 'Allow')).toBe(true);
+      expect(list(bySid.get('Logs')?.Resource)).toHaveLength(1);
+    },
+  );
+
+  it('has no wildcard action and no unscoped resource in any policy', () => {
+    const statements = Object.values(resources).flatMap((resource) => {
+      const inline = (resource.Properties?.Policies ?? []) as {
+        PolicyDocument: { Statement: Statement[] };
+      }[];
+      const standalone = resource.Type === 'AWS::IAM::Policy' ? [resource.Properties] : [];
+      return [...inline, ...(standalone as typeof inline)].flatMap(
+        (policy) => policy.PolicyDocument.Statement,
+      );
+    });
+    expect(statements.length).toBeGreaterThan(routes.length);
+    for (const statement of statements) {
+      for (const action of list(statement.Action)) expect(action).not.toContain('*');
+      for (const resource of list(statement.Resource)) {
+        expect(resource).not.toBe('*');
+        // A wildcard inside an ARN is allowed only where conditions narrow it (the aws/ssm
+        // key, whose id is unknown at synth).
+        if (JSON.stringify(resource).includes('*')) {
+          expect(statement.Sid).toBe('ApiKeyDecrypt');
+          expect(statement.Condition).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it('gives functions no AWS-managed policy', () => {
+    for (const route of routes) {
+      const handler = stack.functions.get(route.name);
+      const role = handler ? resources[logicalId(handler.executionRole)] : undefined;
+      expect(role?.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+});
+
+describe('table', () => {
+  it('follows the table design: keys, TTL, both listing indexes with INCLUDE projection', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: KEY.partition, KeyType: 'HASH' },
+        { AttributeName: KEY.sort, KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      GlobalSecondaryIndexes: Match.arrayWith(
+        [INDEX.recent, INDEX.publicRecent].map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partition, KeyType: 'HASH' },
+            { AttributeName: index.sort, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...LISTED_ATTRIBUTES] },
+        })),
+      ),
+    });
+    const table = [...resourcesOfType(template, 'AWS::DynamoDB::Table').values()];
+    expect(table).toHaveLength(1);
+    expect(table[0]?.Properties.GlobalSecondaryIndexes).toHaveLength(2);
+  });
+
+  it('is on demand with point-in-time recovery', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  it('is retained and deletion-protected by default', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
+  });
+
+  it('can be made deletable through context', () => {
+    // Arrange / Act: the strings a `-c retain=false` on the command line gives.
+    const { template: deletable } = buildApp({ retain: 'false', deletionProtection: 'false' });
+    // Assert
+    deletable.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+    });
+  });
+});
+
+/** The parsed `application/json` template of a gateway response. */
+function jsonTemplateOf(properties: Record<string, unknown>): unknown {
+  const templates = (properties.ResponseTemplates ?? {}) as Record<string, string>;
+  return JSON.parse(templates['application/json'] ?? 'null');
+}
+
+describe('API Gateway', () => {
+  it('turns its own errors into the API error shape', () => {
+    const responses = [...resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse').values()];
+    const byType = new Map(
+      responses.map((response) => [String(response.Properties.ResponseType), response.Properties]),
+    );
+    const expected: Record<string, [string, number]> = {
+      MISSING_AUTHENTICATION_TOKEN: ['not_found', 404],
+      RESOURCE_NOT_FOUND: ['not_found', 404],
+      THROTTLED: ['rate_limited', 429],
+      REQUEST_TOO_LARGE: ['body_too_large', 400],
+      UNSUPPORTED_MEDIA_TYPE: ['method_not_allowed', 405],
+      INTEGRATION_FAILURE: ['unavailable', 503],
+      DEFAULT_4XX: ['malformed_body', 400],
+      DEFAULT_5XX: ['internal_error', 500],
+    };
+    for (const [type, [code, status]] of Object.entries(expected)) {
+      const response = byType.get(type) ?? {};
+      expect(response.StatusCode, type).toBe(String(status));
+      expect(jsonTemplateOf(response)).toEqual({
+        code,
+        message: expect.any(String),
+        data: { status },
+      });
+    }
+    // Every customised response, not only those above, is well-formed and self-consistent.
+    for (const response of responses) {
+      const body = jsonTemplateOf(response.Properties) as {
+        code: keyof typeof ERROR_STATUS;
+        data: { status: number };
+        message: string;
+      };
+      expect(body.data.status).toBe(ERROR_STATUS[body.code]);
+      expect(response.Properties.StatusCode).toBe(String(body.data.status));
+      expect(body.message.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('names the stage after the path prefix and throttles it', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'api',
+      MethodSettings: [
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: 50,
+          ThrottlingBurstLimit: 100,
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+        }),
+      ],
+    });
+  });
+
+  it('writes access logs as JSON without query strings', () => {
+    const stages = [...resourcesOfType(template, 'AWS::ApiGateway::Stage').values()];
+    const setting = stages[0]?.Properties.AccessLogSetting as { Format: string };
+    const fields = JSON.parse(setting.Format) as Record<string, string>;
+    expect(fields).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      ip: '$context.identity.sourceIp',
+      errorType: '$context.error.responseType',
+    });
+    expect(setting.Format).not.toMatch(/querystring|input\.params|requestOverride/i);
+  });
+
+  it('takes stage and throttling from context', () => {
+    const { template: custom } = buildApp({
+      stage: 'wp-json',
+      throttleRate: '5',
+      throttleBurst: '10',
+    });
+    custom.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'wp-json',
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 })],
+    });
+    expect(JSON.stringify(custom.findOutputs('ApiRoot'))).toMatch(/"\/newsletter\/v1"\]\]\}/);
+  });
+});
+
+describe('outputs', () => {
+  it('prints {api_root} on the execute-api host and the table name', () => {
+    const apiRoot = JSON.stringify(template.findOutputs('ApiRoot'));
+    expect(apiRoot).toContain('.execute-api.');
+    expect(apiRoot).toMatch(/"\/",\{"Ref":"[^"]*Stage[^"]*"\},"\/newsletter\/v1"\]/);
+    template.hasOutput('TableName', { Value: { Ref: logicalId(stack.table) } });
+    expect(Object.keys(template.toJSON().Outputs ?? {}).sort()).toEqual(['ApiRoot', 'TableName']);
+  });
+
+  it('keeps the stage in the path on a custom domain', () => {
+    // Arrange / Act
+    const { template: withDomain } = buildApp({
+      domainName: 'news.example.com',
+      certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123',
+    });
+    // Assert
+    withDomain.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'news.example.com',
+      RegionalCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      SecurityPolicy: 'TLS_1_2',
+    });
+    withDomain.hasResourceProperties('AWS::ApiGateway::BasePathMapping', { BasePath: 'api' });
+    withDomain.hasOutput('ApiRoot', { Value: 'https://news.example.com/api/newsletter/v1' });
+    withDomain.hasOutput('CustomDomainTarget', {});
+  });
+});
+
+describe('synthesis', () => {
+  it('raises no CDK warning or error', () => {
+    const annotations = Annotations.fromStack(stack);
+    expect(annotations.findError('*', Match.anyValue())).toEqual([]);
+    expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
+  });
+});
