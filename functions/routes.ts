@@ -4,6 +4,19 @@
  * route is added here and nowhere else.
  */
 
+import * as v from 'valibot';
+import { NewsletterIssueSchema } from '../shared/newsletters/newsletter-issue.ts';
+import { DeleteResultSchema } from '../shared/operations/delete-subscriber.ts';
+import { PublicSubscribeResultSchema } from '../shared/operations/subscribe.ts';
+import {
+  AddSubscriberRequestSchema,
+  EmailRequestSchema,
+  NoParametersSchema,
+  SubscribeRequestSchema,
+  TokenRequestSchema,
+} from '../shared/params/request-schemas.ts';
+import { SubscriberSchema } from '../shared/subscribers/subscriber.ts';
+
 /** HTTP methods the API answers. */
 export type HttpMethod = 'GET' | 'POST';
 
@@ -25,6 +38,11 @@ export interface RouteAccess {
   readonly table: readonly TableAction[];
   /** Whether the function sends mail through SES. */
   readonly sendsMail: boolean;
+  /**
+   * Whether it reads the settings parameter. Keyed routes always do: the key and the settings
+   * are fetched in one GetParameters call.
+   */
+  readonly settings: boolean;
 }
 
 /** One entry of the route table. */
@@ -40,6 +58,10 @@ export interface Route {
   /** One line for the API description. */
   readonly summary: string;
   readonly access: RouteAccess;
+  /** The parameters (body, or query for GET), for the API description. */
+  readonly request: v.GenericSchema;
+  /** What a 200 carries: JSON of this schema, an HTML page, or the API description itself. */
+  readonly response: v.GenericSchema | 'html' | 'openapi';
 }
 
 const write: readonly TableAction[] = [
@@ -57,7 +79,9 @@ export const routes: readonly Route[] = [
     path: '/subscribe',
     key: 'optional',
     summary: 'Subscribe an address and start the subscription process',
-    access: { table: [...write, 'dynamodb:Query'], sendsMail: true },
+    access: { table: [...write, 'dynamodb:Query'], sendsMail: true, settings: true },
+    request: SubscribeRequestSchema,
+    response: v.union([SubscriberSchema, PublicSubscribeResultSchema]),
   },
   {
     name: 'unsubscribe',
@@ -65,7 +89,13 @@ export const routes: readonly Route[] = [
     path: '/unsubscribe',
     key: 'required',
     summary: 'Unsubscribe an address',
-    access: { table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], sendsMail: false },
+    access: {
+      table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      sendsMail: false,
+      settings: false,
+    },
+    request: EmailRequestSchema,
+    response: SubscriberSchema,
   },
   {
     name: 'subscribers-add',
@@ -73,7 +103,13 @@ export const routes: readonly Route[] = [
     path: '/subscribers/add',
     key: 'required',
     summary: 'Add a subscriber directly, without the subscription process',
-    access: { table: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], sendsMail: false },
+    access: {
+      table: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      sendsMail: false,
+      settings: true,
+    },
+    request: AddSubscriberRequestSchema,
+    response: SubscriberSchema,
   },
   {
     name: 'subscribers-delete',
@@ -81,7 +117,13 @@ export const routes: readonly Route[] = [
     path: '/subscribers/delete',
     key: 'required',
     summary: 'Delete a subscriber and everything stored for it',
-    access: { table: ['dynamodb:GetItem', 'dynamodb:DeleteItem'], sendsMail: false },
+    access: {
+      table: ['dynamodb:GetItem', 'dynamodb:DeleteItem'],
+      sendsMail: false,
+      settings: false,
+    },
+    request: EmailRequestSchema,
+    response: DeleteResultSchema,
   },
   {
     name: 'subscribers-list',
@@ -89,7 +131,9 @@ export const routes: readonly Route[] = [
     path: '/subscribers',
     key: 'required',
     summary: 'The 20 most recently created subscribers',
-    access: { table: ['dynamodb:Query'], sendsMail: false },
+    access: { table: ['dynamodb:Query'], sendsMail: false, settings: false },
+    request: NoParametersSchema,
+    response: v.array(SubscriberSchema),
   },
   {
     name: 'newsletters',
@@ -97,7 +141,9 @@ export const routes: readonly Route[] = [
     path: '/newsletters',
     key: 'optional',
     summary: 'The 10 most recently created newsletters',
-    access: { table: ['dynamodb:Query'], sendsMail: false },
+    access: { table: ['dynamodb:Query'], sendsMail: false, settings: false },
+    request: NoParametersSchema,
+    response: v.array(NewsletterIssueSchema),
   },
   {
     name: 'subscription-confirm',
@@ -105,7 +151,9 @@ export const routes: readonly Route[] = [
     path: '/subscription/confirm',
     key: 'none',
     summary: 'Activation link: GET shows a confirm button, POST confirms',
-    access: { table: [...write, 'dynamodb:Query'], sendsMail: true },
+    access: { table: [...write, 'dynamodb:Query'], sendsMail: true, settings: true },
+    request: TokenRequestSchema,
+    response: 'html',
   },
   {
     name: 'subscription-unsubscribe',
@@ -113,6 +161,18 @@ export const routes: readonly Route[] = [
     path: '/subscription/unsubscribe',
     key: 'none',
     summary: 'Unsubscribe link: GET shows a button, POST (or RFC 8058 one-click) unsubscribes',
-    access: { table: write, sendsMail: false },
+    access: { table: write, sendsMail: false, settings: false },
+    request: TokenRequestSchema,
+    response: 'html',
+  },
+  {
+    name: 'openapi',
+    methods: ['GET'],
+    path: '/openapi.json',
+    key: 'none',
+    summary: 'This API description (OpenAPI 3.1)',
+    access: { table: [], sendsMail: false, settings: false },
+    request: NoParametersSchema,
+    response: 'openapi',
   },
 ];

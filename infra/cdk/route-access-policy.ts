@@ -19,7 +19,7 @@ export interface AccessTargets {
 /**
  * The IAM statements a route's function gets, derived only from the route table: exactly the
  * DynamoDB actions in `access.table`, SES only with `access.sendsMail`, and the API key only
- * for routes that accept one (`key` is not `none`). The settings are read by every function.
+ * for routes that accept one (`key` is not `none`), the settings where the route reads them.
  */
 export function routePolicyStatements(route: Route, targets: AccessTargets): PolicyStatement[] {
   const statements: PolicyStatement[] = [];
@@ -46,16 +46,22 @@ export function routePolicyStatements(route: Route, targets: AccessTargets): Pol
   }
 
   const readsKey = route.key !== 'none';
-  statements.push(
-    new PolicyStatement({
-      sid: 'Parameters',
-      effect: Effect.ALLOW,
-      actions: ['ssm:GetParameter', 'ssm:GetParameters'],
-      resources: readsKey
-        ? [targets.apiKeyParameterArn, targets.settingsParameterArn]
-        : [targets.settingsParameterArn],
-    }),
-  );
+  // A keyed route fetches key and settings in one GetParameters call, so it needs both.
+  const readsSettings = readsKey || route.access.settings;
+  const parameters = [
+    ...(readsKey ? [targets.apiKeyParameterArn] : []),
+    ...(readsSettings ? [targets.settingsParameterArn] : []),
+  ];
+  if (parameters.length > 0) {
+    statements.push(
+      new PolicyStatement({
+        sid: 'Parameters',
+        effect: Effect.ALLOW,
+        actions: ['ssm:GetParameter', 'ssm:GetParameters'],
+        resources: parameters,
+      }),
+    );
+  }
   if (readsKey) {
     // The key is a SecureString: GetParameter with decryption makes SSM call kms:Decrypt on the
     // function's behalf. The conditions allow that for this one parameter, through SSM only.

@@ -1,17 +1,28 @@
-/** Where a newsletter issue is in its life. */
-export type NewsletterIssueStatus = 'draft' | 'sending' | 'sent';
+import * as v from 'valibot';
 
-/** A newsletter issue as `newsletters` returns it (decisions part 4). */
-export interface NewsletterIssue {
-  readonly id: number;
-  readonly subject: string;
-  readonly status: NewsletterIssueStatus;
-  readonly created: string;
-  /** When sending finished; null until then. */
-  readonly sent_at: string | null;
-  /** Public web version, when there is one. */
-  readonly url?: string;
-}
+/** A newsletter issue as `newsletters` returns it (decisions part 4); documents the API too. */
+export const NewsletterIssueSchema = v.pipe(
+  v.strictObject({
+    id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    subject: v.string(),
+    status: v.picklist(['draft', 'sending', 'sent']),
+    created: v.pipe(v.string(), v.isoTimestamp()),
+    sent_at: v.pipe(
+      v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+      v.description('When sending finished; null until then.'),
+    ),
+    url: v.optional(
+      v.pipe(v.string(), v.url(), v.description('Public web version, when there is one.')),
+    ),
+  }),
+  v.title('NewsletterIssue'),
+);
+
+/** Where a newsletter issue is in its life. */
+export type NewsletterIssueStatus = v.InferOutput<typeof NewsletterIssueSchema>['status'];
+
+/** A newsletter issue as `newsletters` returns it. */
+export type NewsletterIssue = Readonly<v.InferOutput<typeof NewsletterIssueSchema>>;
 
 /** A newsletter issue as stored: private issues are listed only to keyed callers. */
 export interface NewsletterIssueRecord extends NewsletterIssue {

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import {
   isNewsletterError,
   type NewsletterError,
@@ -10,10 +11,13 @@ import { backoff, MAX_ATTEMPTS } from '../process/commit-change.ts';
 import type { Dependencies } from '../process/dependencies.ts';
 
 /** What `delete_subscriber` returns. */
-export interface DeleteResult {
-  readonly deleted: true;
-  readonly email: string;
-}
+export const DeleteResultSchema = v.pipe(
+  v.strictObject({ deleted: v.literal(true), email: v.string() }),
+  v.title('DeleteResult'),
+);
+
+/** What `delete_subscriber` returns. */
+export type DeleteResult = Readonly<v.InferOutput<typeof DeleteResultSchema>>;
 
 /**
  * `delete_subscriber`: removes the subscriber and every token it owns in one transaction,

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import {
   isNewsletterError,
   type NewsletterError,
@@ -17,10 +18,21 @@ import { type Subscriber, toSubscriber } from '../subscribers/subscriber.ts';
  * What a keyless caller learns: the same for a new, pending, confirmed, unsubscribed or blocked
  * address, reflecting the opt-in mode, so the form cannot be used to probe the list.
  */
-export interface PublicSubscribeResult {
-  readonly email: string;
-  readonly status: 'pending' | 'subscribed';
-}
+export const PublicSubscribeResultSchema = v.pipe(
+  v.strictObject({
+    email: v.string(),
+    status: v.pipe(
+      v.picklist(['pending', 'subscribed']),
+      v.description(
+        'pending in double opt-in mode (check your mail), subscribed in single opt-in mode.',
+      ),
+    ),
+  }),
+  v.title('PublicSubscribeResult'),
+);
+
+/** What a keyless `subscribe` returns. */
+export type PublicSubscribeResult = Readonly<v.InferOutput<typeof PublicSubscribeResultSchema>>;
 
 /** The extra rules of a public subscription form: required fields, no private lists. */
 function checkPublicCall(

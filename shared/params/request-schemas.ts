@@ -64,13 +64,18 @@ const flag = (parameter: string) =>
 
 /** One list id: a positive integer, also as a digit string from a form. */
 export const ListIdSchema = v.pipe(
-  v.union([v.number(), v.string()], 'lists must contain list ids (numbers)'),
-  v.transform((value) =>
-    typeof value === 'string' && /^\s*\d{1,9}\s*$/.test(value) ? Number(value) : value,
+  v.union(
+    [
+      v.pipe(
+        v.number(),
+        v.integer('lists must contain whole-number list ids'),
+        v.minValue(1, 'lists must contain positive list ids'),
+      ),
+      v.pipe(v.string(), v.regex(/^\s*[1-9]\d{0,8}\s*$/, 'lists must contain list ids (numbers)')),
+    ],
+    'lists must contain list ids (numbers)',
   ),
-  v.number('lists must contain list ids (numbers)'),
-  v.integer('lists must contain whole-number list ids'),
-  v.minValue(1, 'lists must contain positive list ids'),
+  v.transform(Number),
 );
 
 /** One profile field value; messages are completed with the field's name by the parser. */

@@ -1,26 +1,44 @@
+import * as v from 'valibot';
 import type { MailKind } from '../mail/mail-port.ts';
-import type { Gender } from '../params/parse-parameters.ts';
+
+const isoDate = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 time, UTC.'));
+
+/**
+ * A subscriber as every operation returns it (decisions part 3): no tokens, no internals. The
+ * schema documents the API (OpenAPI) and is the source of the `Subscriber` type.
+ */
+export const SubscriberSchema = v.pipe(
+  v.strictObject({
+    id: v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description('Unique, increasing with creation time.'),
+    ),
+    email: v.pipe(v.string(), v.email()),
+    name: v.string(),
+    surname: v.string(),
+    gender: v.pipe(v.picklist(['m', 'f', 'n', '']), v.description('Empty when never given.')),
+    lists: v.array(v.pipe(v.number(), v.integer())),
+    profile: v.record(v.string(), v.string()),
+    status: v.pipe(
+      v.picklist(['S', 'C', 'U', 'B', 'P']),
+      v.description('S not confirmed, C confirmed, U unsubscribed, B bounced, P complained.'),
+    ),
+    created: isoDate,
+    updated: isoDate,
+  }),
+  v.title('Subscriber'),
+);
 
 /**
  * `S` not confirmed, `C` confirmed, `U` unsubscribed (kept so no further mail goes out),
  * `B` bounced and `P` complained (both block any further mail).
  */
-export type SubscriberStatus = 'S' | 'C' | 'U' | 'B' | 'P';
+export type SubscriberStatus = v.InferOutput<typeof SubscriberSchema>['status'];
 
-/** A subscriber as every operation returns it (decisions part 3): no tokens, no internals. */
-export interface Subscriber {
-  readonly id: number;
-  readonly email: string;
-  readonly name: string;
-  readonly surname: string;
-  /** `m`, `f`, `n`, or empty when never given. */
-  readonly gender: Gender | '';
-  readonly lists: readonly number[];
-  readonly profile: Readonly<Record<string, string>>;
-  readonly status: SubscriberStatus;
-  readonly created: string;
-  readonly updated: string;
-}
+/** A subscriber as every operation returns it. */
+export type Subscriber = Readonly<v.InferOutput<typeof SubscriberSchema>>;
 
 /** A subscriber as stored: the public fields plus the state the subscription process keeps. */
 export interface SubscriberRecord extends Subscriber {

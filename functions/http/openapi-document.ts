@@ -1,0 +1,192 @@
+import {
+  type ConversionConfig,
+  type JsonSchema,
+  toJsonSchema,
+  toJsonSchemaDefs,
+} from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { ERROR_STATUS } from '../../shared/errors.ts';
+import { NewsletterIssueSchema } from '../../shared/newsletters/newsletter-issue.ts';
+import { DeleteResultSchema } from '../../shared/operations/delete-subscriber.ts';
+import { PublicSubscribeResultSchema } from '../../shared/operations/subscribe.ts';
+import { SubscriberSchema } from '../../shared/subscribers/subscriber.ts';
+import { type HttpMethod, type Route, routes } from '../routes.ts';
+import { MAX_BODY_BYTES } from './parse-request.ts';
+import { ErrorBodySchema } from './responses.ts';
+
+/** Named schemas, emitted once under components and referenced everywhere else. */
+const COMPONENTS = {
+  Subscriber: SubscriberSchema,
+  PublicSubscribeResult: PublicSubscribeResultSchema,
+  DeleteResult: DeleteResultSchema,
+  NewsletterIssue: NewsletterIssueSchema,
+  Error: ErrorBodySchema,
+} satisfies Record<string, v.GenericSchema>;
+
+const CONVERSION: ConversionConfig = {
+  target: 'draft-2020-12',
+  // Transformations (trim, lower-case) and custom checks have no JSON Schema equivalent; the
+  // descriptions say what they do.
+  errorMode: 'ignore',
+  definitions: COMPONENTS,
+  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+};
+
+type Json = Record<string, unknown>;
+
+function schemaOf(valibot: v.GenericSchema): Json {
+  // Named schemas live under components; drop the copies the converter inlines as $defs.
+  const {
+    $schema: _dialect,
+    $defs: _copies,
+    ...schema
+  } = toJsonSchema(valibot, CONVERSION) as Json;
+  return schema;
+}
+
+const API_KEY_PROPERTY = { type: 'string', description: 'The API key.' };
+
+/** The parameters of a route as one object schema, with `api_key` as the route table says. */
+function parametersSchema(route: Route): Json {
+  const schema = schemaOf(route.request);
+  if (route.key === 'none') return schema;
+  const properties = { ...(schema.properties as Json | undefined), api_key: API_KEY_PROPERTY };
+  const required = [...((schema.required as string[] | undefined) ?? [])];
+  if (route.key === 'required') required.push('api_key');
+  return { ...schema, properties, ...(required.length ? { required } : {}) };
+}
+
+const errorResponse = (description: string): Json => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+function successResponse(route: Route): Json {
+  if (route.response === 'html') {
+    return {
+      description: 'An HTML page',
+      content: { 'text/html': { schema: { type: 'string' } } },
+    };
+  }
+  if (route.response === 'openapi') {
+    return {
+      description: 'This document',
+      content: { 'application/json': { schema: { type: 'object' } } },
+    };
+  }
+  return {
+    description: 'Success',
+    content: { 'application/json': { schema: schemaOf(route.response) } },
+  };
+}
+
+function responses(route: Route, method: HttpMethod): Json {
+  const out: Json = { '200': successResponse(route) };
+  if (route.response === 'html') {
+    out['404'] = {
+      description: 'The link is unknown or expired (an HTML page)',
+      content: { 'text/html': {} },
+    };
+    out['503'] = {
+      description: 'A dependency is unavailable (an HTML page)',
+      content: { 'text/html': {} },
+    };
+    return out;
+  }
+  if (route.response === 'openapi') return out;
+  out['400'] = errorResponse(
+    `A parameter is missing or wrong, malformed body, or a body over ${MAX_BODY_BYTES / 1024} KiB`,
+  );
+  if (route.key !== 'none')
+    out['403'] = errorResponse('The API key is missing or wrong (or a private list without key)');
+  if (route.name === 'unsubscribe' || route.name === 'subscribers-delete')
+    out['404'] = errorResponse('No such subscriber');
+  out['405'] = errorResponse(`Wrong method; ${route.path} accepts ${route.methods.join(', ')}`);
+  if (route.name === 'subscribe' && method === 'POST')
+    out['429'] = errorResponse('Too many keyless calls from this client');
+  out['500'] = errorResponse('Unexpected failure; data.request_id identifies it');
+  out['503'] = errorResponse('DynamoDB, SES or SSM unavailable; try again');
+  return out;
+}
+
+function operation(route: Route, method: HttpMethod): Json {
+  const operationId =
+    route.methods.length > 1 ? `${route.name}-${method.toLowerCase()}` : route.name;
+  const schema = parametersSchema(route);
+  const base: Json = { operationId, summary: route.summary, responses: responses(route, method) };
+  if (method === 'GET') {
+    const properties = (schema.properties as Record<string, Json> | undefined) ?? {};
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    const parameters = Object.entries(properties).map(([name, property]) => ({
+      name,
+      in: 'query',
+      required: required.has(name),
+      schema: property,
+    }));
+    return parameters.length ? { ...base, parameters } : base;
+  }
+  const forms =
+    route.response === 'html'
+      ? ['application/x-www-form-urlencoded']
+      : ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'];
+  const tokenInQuery =
+    route.response === 'html'
+      ? {
+          parameters: [{ name: 'token', in: 'query', required: false, schema: { type: 'string' } }],
+        }
+      : {};
+  return {
+    ...base,
+    ...tokenInQuery,
+    requestBody: {
+      required: route.key === 'required' || route.name === 'subscribe',
+      content: Object.fromEntries(forms.map((type) => [type, { schema }])),
+    },
+  };
+}
+
+/**
+ * The OpenAPI 3.1 description of the API, generated from the route table and the valibot
+ * schemas the code validates with. `docs/openapi.json` is this, written by `npm run openapi`.
+ */
+export function openApiDocument(): Json {
+  const paths: Json = {};
+  for (const route of routes) {
+    const item: Json = {};
+    for (const method of route.methods) item[method.toLowerCase()] = operation(route, method);
+    paths[route.path] = item;
+  }
+  const { definitions: _named, ...conversion } = CONVERSION;
+  const components: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(toJsonSchemaDefs(COMPONENTS, conversion))) {
+    const { $schema: _dialect, ...rest } = schema as JsonSchema & Json;
+    components[name] = rest;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'serverless-newsletter',
+      version: '1.0.0',
+      description:
+        'Subscription and subscriber management. Parameters go as JSON or form fields; `api_key` is a ' +
+        'parameter, never a header. Errors: {"code", "message", "data": {"status"}}. Known error codes: ' +
+        `${Object.keys(ERROR_STATUS).join(', ')}.`,
+    },
+    servers: [
+      {
+        url: 'https://{host}/{stage}/newsletter/v1',
+        variables: {
+          host: { default: 'localhost:3000', description: 'API Gateway or custom domain host' },
+          stage: { default: 'api', description: 'API Gateway stage (the path prefix)' },
+        },
+      },
+    ],
+    paths,
+    components: { schemas: components },
+  };
+}
+
+/** The description as committed in docs/openapi.json. */
+export function openApiFileContent(): string {
+  return `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+}

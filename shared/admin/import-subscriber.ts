@@ -1,0 +1,65 @@
+import { isNewsletterError, type NewsletterError, newsletterError } from '../errors.ts';
+import type { RawParameters } from '../params/normalise-parameters.ts';
+import { parseAddSubscriberParameters } from '../params/parse-parameters.ts';
+import { newSubscriberRecord } from '../process/decide-subscribe.ts';
+import type { Settings } from '../settings/settings-schema.ts';
+import type { Store } from '../store/store-port.ts';
+import { type Subscriber, type SubscriberStatus, toSubscriber } from '../subscribers/subscriber.ts';
+
+/** Statuses a bulk import may write. */
+export const IMPORT_STATUSES: readonly SubscriberStatus[] = ['S', 'C', 'U', 'B', 'P'];
+
+/** What importing one subscriber did. */
+export type ImportOutcome =
+  | { readonly kind: 'created'; readonly subscriber: Subscriber }
+  | { readonly kind: 'exists'; readonly error: NewsletterError }
+  | { readonly kind: 'rejected'; readonly error: NewsletterError };
+
+/** What one import call needs; settings are read once per run, not once per row. */
+export interface ImportContext {
+  readonly store: Store;
+  readonly settings: Settings;
+  readonly now: () => Date;
+}
+
+/**
+ * Adds one subscriber the way `add_subscriber` does (same parameter rules, same record, one
+ * conditional write, no mail), with one difference: the status may also be `U`, `B` or `P`.
+ * A migration must carry those over, because importing an unsubscribed or bounced address as
+ * confirmed would mail people who asked not to be mailed.
+ *
+ * An existing address is never touched; a row processed twice (a resumed import) therefore
+ * cannot create a duplicate. DependencyError (DynamoDB unavailable) is thrown to the caller,
+ * which must stop rather than mark the row as bad.
+ */
+export async function importSubscriber(
+  context: ImportContext,
+  raw: RawParameters,
+  status: string,
+): Promise<ImportOutcome> {
+  const wanted = IMPORT_STATUSES.find((known) => known === status.trim().toUpperCase());
+  if (!wanted) {
+    return {
+      kind: 'rejected',
+      error: newsletterError('invalid_parameter', 'status must be one of S, C, U, B, P'),
+    };
+  }
+  // The parser knows only S and C; the other statuses pass it as C and are applied after.
+  const call = parseAddSubscriberParameters(
+    { ...raw, status: wanted === 'S' ? 'S' : 'C' },
+    context.settings,
+  );
+  if (isNewsletterError(call)) return { kind: 'rejected', error: call };
+  const draft = newSubscriberRecord(call.email, call, wanted, context.settings, context.now());
+  const record = { ...draft, id: await context.store.nextId('subscriber'), version: 1 };
+  if (!(await context.store.createSubscriber(record, { put: [], delete: [] }))) {
+    return {
+      kind: 'exists',
+      error: newsletterError(
+        'email_exists',
+        `A subscriber with the address ${call.email} already exists.`,
+      ),
+    };
+  }
+  return { kind: 'created', subscriber: toSubscriber(record) };
+}

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.ts';
+import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
+import { createResponseValidator } from '../support/openapi-validator.ts';
+
+let stack: LocalStack;
+const validate = createResponseValidator();
+const checked = new Set<string>();
+
+beforeAll(async () => {
+  stack = await startLocalStack({ port: 0, mailPort: 0, seed: true });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Calls the local service and checks the answer against the description. */
+async function call(
+  method: 'GET' | 'POST',
+  path: string,
+  params: Record<string, unknown> = {},
+): Promise<{ status: number; body: unknown }> {
+  const url = new URL(`${stack.apiRoot}${path}`);
+  let init: RequestInit = { method };
+  if (method === 'GET') {
+    for (const [key, value] of Object.entries(params)) url.searchParams.set(key, String(value));
+  } else {
+    init = {
+      method,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(params),
+    };
+  }
+  const response = await fetch(url, init);
+  const body = response.headers.get('content-type')?.startsWith('application/json')
+    ? await response.json()
+    : await response.text();
+  if (typeof body === 'object') {
+    expect(
+      validate(path, method, response.status, body),
+      `${method} ${path} ${response.status}`,
+    ).toEqual([]);
+    checked.add(`${method} ${path} ${response.status}`);
+  }
+  return { status: response.status, body };
+}
+
+describe('the local service answers as the OpenAPI description says', () => {
+  it('for every JSON route, on success and on error', async () => {
+    const key = { api_key: stack.apiKey };
+    expect((await call('POST', '/subscribe', { email: 'oa@example.com' })).status).toBe(200);
+    expect(
+      (await call('POST', '/subscribe', { email: 'oa-trusted@example.com', ...key })).status,
+    ).toBe(200);
+    expect((await call('POST', '/subscribe', { email: 'nope' })).status).toBe(400);
+    expect((await call('POST', '/subscribe', { email: 'oa@example.com', lists: [3] })).status).toBe(
+      403,
+    );
+    expect(
+      (await call('POST', '/subscribers/add', { email: 'oa-add@example.com', ...key })).status,
+    ).toBe(200);
+    expect((await call('POST', '/subscribers/add', { email: 'oa-add@example.com' })).status).toBe(
+      403,
+    );
+    expect(
+      (await call('POST', '/subscribers/add', { email: 'oa-add@example.com', ...key })).status,
+    ).toBe(400);
+    expect((await call('POST', '/subscribers', key)).status).toBe(200);
+    expect(
+      (await call('POST', '/unsubscribe', { email: 'oa-add@example.com', ...key })).status,
+    ).toBe(200);
+    expect(
+      (await call('POST', '/unsubscribe', { email: 'missing@example.com', ...key })).status,
+    ).toBe(404);
+    expect(
+      (await call('POST', '/subscribers/delete', { email: 'oa-add@example.com', ...key })).status,
+    ).toBe(200);
+    expect(
+      (await call('POST', '/subscribers/delete', { email: 'oa-add@example.com', ...key })).status,
+    ).toBe(404);
+    expect((await call('GET', '/newsletters')).status).toBe(200);
+    expect((await call('GET', '/newsletters', key)).status).toBe(200);
+    expect((await call('GET', '/newsletters', { api_key: 'wrong' })).status).toBe(403);
+    expect((await call('GET', '/subscribe')).status).toBe(405);
+    // Every JSON route was seen succeeding.
+    for (const route of routes.filter((r) => typeof r.response === 'object')) {
+      const method = route.methods[0];
+      expect(checked.has(`${method} ${route.path} 200`), route.path).toBe(true);
+    }
+  });
+
+  it('serves the description itself at {api_root}/openapi.json with this server', async () => {
+    const { status, body } = await call('GET', '/openapi.json');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ openapi: '3.1.0', servers: [{ url: stack.apiRoot }] });
+  });
+
+  it('serves the link pages as HTML', async () => {
+    const response = await fetch(`${stack.apiRoot}/subscription/confirm?token=${'a'.repeat(43)}`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+});
