@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
+
+const run = promisify(execFile);
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Every `sh` block of docs/api.md with the `json` block that documents its answer. */
+function examples(): { title: string; command: string; answer: unknown }[] {
+  const text = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  const found: { title: string; command: string; answer: unknown }[] = [];
+  const pattern = /^## (.+)$[\s\S]*?^```sh\n([\s\S]*?)\n```\n\n```json\n([\s\S]*?)\n```/gm;
+  for (const match of text.matchAll(pattern)) {
+    found.push({ title: match[1] ?? '', command: match[2] ?? '', answer: JSON.parse(match[3] ?? 'null') });
+  }
+  return found;
+}
+
+/** Times differ on every run; everything else must be as documented. */
+function normalise(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalise);
+  if (typeof value === 'string' && ISO_TIME.test(value)) return '<time>';
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, normalise(inner)]));
+  }
+  return value;
+}
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startLocalStack({ port: 0, mailPort: 0, seed: true });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+it('every curl example in docs/api.md answers what the page shows, in order, on a fresh service', async () => {
+  const all = examples();
+  expect(all.length).toBeGreaterThanOrEqual(12);
+  for (const example of all) {
+    const { stdout } = await run('bash', ['-c', example.command], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ROOT: stack.apiRoot, KEY: stack.apiKey },
+    });
+    expect(normalise(JSON.parse(stdout)), example.title).toEqual(normalise(example.answer));
+  }
+});
