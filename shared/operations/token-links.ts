@@ -1,4 +1,4 @@
-import { type NewsletterError, unavailable } from '../errors.ts';
+import { isNewsletterError, type NewsletterError, unavailable } from '../errors.ts';
 import { backoff, commitChange, MAX_ATTEMPTS } from '../process/commit-change.ts';
 import type { CallContext, Dependencies } from '../process/dependencies.ts';
 import { hashToken, isWellFormedToken, sameHash } from '../process/tokens.ts';
@@ -89,5 +89,5 @@ export async function unsubscribeByLink(
   if (!holder) return 'invalid';
   const outcome = await unsubscribeAddress(deps, holder.email);
   if (!outcome) return 'invalid';
-  return 'record' in outcome ? 'unsubscribed' : outcome;
+  return isNewsletterError(outcome) ? outcome : 'unsubscribed';
 }

@@ -109,16 +109,15 @@ export async function commitChange(
     unsubscribeRaw = token.raw;
   }
 
+  // The activation token is kept only while it lives; pruning may have retired it.
+  const { confirm_token: _previous, ...rest } = draft;
+  const liveConfirm = confirmToken !== undefined && tokens[confirmToken] !== undefined;
   let record: SubscriberRecord = {
-    ...draft,
+    ...rest,
+    ...(liveConfirm ? { confirm_token: confirmToken } : {}),
     tokens,
     version: (current?.version ?? 0) + 1,
   };
-  if (confirmToken) record = { ...record, confirm_token: confirmToken };
-  if (confirmToken && tokens[confirmToken] === undefined) {
-    const { confirm_token: _gone, ...rest } = record;
-    record = rest;
-  }
 
   const changes = { put: puts, delete: deletes };
   if (current) {
