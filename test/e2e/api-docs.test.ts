@@ -13,7 +13,11 @@ function examples(): { title: string; command: string; answer: unknown }[] {
   const found: { title: string; command: string; answer: unknown }[] = [];
   const pattern = /^## (.+)$[\s\S]*?^```sh\n([\s\S]*?)\n```\n\n```json\n([\s\S]*?)\n```/gm;
   for (const match of text.matchAll(pattern)) {
-    found.push({ title: match[1] ?? '', command: match[2] ?? '', answer: JSON.parse(match[3] ?? 'null') });
+    found.push({
+      title: match[1] ?? '',
+      command: match[2] ?? '',
+      answer: JSON.parse(match[3] ?? 'null'),
+    });
   }
   return found;
 }
