@@ -20,6 +20,8 @@ export interface ImportContext {
   readonly store: Store;
   readonly settings: Settings;
   readonly now: () => Date;
+  /** Where ids come from; default `store.nextId('subscriber')`. Bulk imports reserve blocks. */
+  readonly nextId?: () => Promise<number>;
 }
 
 /**
@@ -51,7 +53,8 @@ export async function importSubscriber(
   );
   if (isNewsletterError(call)) return { kind: 'rejected', error: call };
   const draft = newSubscriberRecord(call.email, call, wanted, context.settings, context.now());
-  const record = { ...draft, id: await context.store.nextId('subscriber'), version: 1 };
+  const id = await (context.nextId ? context.nextId() : context.store.nextId('subscriber'));
+  const record = { ...draft, id, version: 1 };
   if (!(await context.store.createSubscriber(record, { put: [], delete: [] }))) {
     return {
       kind: 'exists',

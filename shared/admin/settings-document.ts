@@ -4,7 +4,7 @@ import {
   PutParameterCommand,
   type SSMClient,
 } from '@aws-sdk/client-ssm';
-import { parseSettings } from '../settings/parse-settings.ts';
+import { parseSettings, SettingsError } from '../settings/parse-settings.ts';
 import type { Settings } from '../settings/settings-schema.ts';
 
 /**
@@ -83,7 +83,7 @@ export function serialiseSettings(document: unknown): string {
  * functions may decrypt only the API key). Over 4 KB it goes to the Advanced tier; under, no
  * tier is sent, so a parameter already Advanced stays so (SSM refuses to downgrade one).
  *
- * @throws SettingsError naming the bad field; Error when the document exceeds 8 KB.
+ * @throws SettingsError naming the bad field, or saying the document exceeds 8 KB.
  */
 export async function writeSettings(
   ssm: SSMClient,
@@ -98,7 +98,7 @@ export async function writeSettings(
     bytes = Buffer.byteLength(text);
   }
   if (bytes > ADVANCED_TIER_MAX_BYTES) {
-    throw new Error(
+    throw new SettingsError(
       `settings: the document is ${bytes} bytes even without indentation; a parameter holds at most ${ADVANCED_TIER_MAX_BYTES}`,
     );
   }

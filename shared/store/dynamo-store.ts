@@ -111,17 +111,27 @@ export class DynamoStore implements Store {
   }
 
   async nextId(sequence: IdSequence): Promise<number> {
+    return this.reserveIds(sequence, 1);
+  }
+
+  /**
+   * Reserves `count` consecutive ids with one atomic counter write and returns the first, so
+   * bulk imports pay one write per block. Unused ids of a block stay unused (ids are unique and
+   * never reused, not gap-free).
+   */
+  async reserveIds(sequence: IdSequence, count: number): Promise<number> {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be at least 1');
     const output = await this.send<{ Attributes?: Item }>(
-      'nextId',
+      'reserveIds',
       new UpdateCommand({
         TableName: this.table,
         Key: keys.counter(sequence),
-        UpdateExpression: 'ADD next_id :one',
-        ExpressionAttributeValues: { ':one': 1 },
+        UpdateExpression: 'ADD next_id :count',
+        ExpressionAttributeValues: { ':count': count },
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    return Number(output.Attributes?.next_id);
+    return Number(output.Attributes?.next_id) - count + 1;
   }
 
   async getSubscriber(email: string): Promise<SubscriberRecord | undefined> {

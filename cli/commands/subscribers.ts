@@ -1,0 +1,140 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { CliError, EXIT } from '../cli-error.ts';
+import type { CliContext } from '../context.ts';
+import { explainError } from '../explain-error.ts';
+import { writeLine } from '../io.ts';
+import { parsePositiveInteger } from '../option-values.ts';
+import { type ExportFormat, exportSubscribers } from '../subscribers/export-subscribers.ts';
+import { ImportStopped, importSubscribers } from '../subscribers/import-subscribers.ts';
+
+const DEFAULT_CONCURRENCY = 16;
+const DEFAULT_CHECKPOINT_EVERY = 500;
+
+const plural = (count: number, one: string, many: string): string =>
+  `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+
+function parseConcurrency(value: string): number {
+  const number = parsePositiveInteger(value);
+  if (number > 100) throw new InvalidArgumentError('Expected at most 100.');
+  return number;
+}
+
+/** `subscribers export|import`: the whole subscriber base as CSV (or JSON) and back. */
+export function registerSubscribersCommands(program: Command, context: CliContext): void {
+  const subscribers = program
+    .command('subscribers')
+    .description('Export and import subscribers (CSV)');
+
+  subscribers
+    .command('export')
+    .description(
+      'Write every subscriber, oldest first, as CSV (id,email,name,surname,gender,lists,status,created,updated,profile_<id>...) or JSON',
+    )
+    .addOption(
+      new Option('--format <format>', 'output format').choices(['csv', 'json']).default('csv'),
+    )
+    .option('--out <file>', 'write to this file (default: standard output)')
+    .addOption(
+      new Option('--page-size <n>', 'items per Query page')
+        .argParser(parsePositiveInteger)
+        .hideHelp(),
+    )
+    .action(async (options: { format: ExportFormat; out?: string; pageSize?: number }) => {
+      const services = await context.services();
+      const { settings } = await services.settings();
+      const count = await exportSubscribers(services, settings, options, context.io);
+      writeLine(
+        context.io.stderr,
+        `Exported ${plural(count, 'subscriber', 'subscribers')}${options.out ? ` to ${options.out}` : ''}.`,
+      );
+    });
+
+  subscribers
+    .command('import')
+    .description(
+      'Add the subscribers of a CSV file (the format export writes) with the rules of subscribers/add; existing addresses are left alone and reported, rejected rows go to FILE.errors.csv, progress is checkpointed to FILE.checkpoint',
+    )
+    .requiredOption(
+      '--file <file>',
+      'CSV file with a header row; only the email column is required',
+    )
+    .addOption(
+      new Option('--status <status>', 'status of rows without a status cell')
+        .choices(['S', 'C'])
+        .default('C'),
+    )
+    .option(
+      '--resume',
+      'continue after the row in FILE.checkpoint (from the start when there is none)',
+    )
+    .option(
+      '--limit <rows>',
+      'stop after this many rows, keeping the checkpoint for --resume',
+      parsePositiveInteger,
+    )
+    .option(
+      '--concurrency <n>',
+      `rows written at once (default ${DEFAULT_CONCURRENCY})`,
+      parseConcurrency,
+    )
+    .option(
+      '--checkpoint-every <rows>',
+      `rows between checkpoint writes (default ${DEFAULT_CHECKPOINT_EVERY})`,
+      parsePositiveInteger,
+    )
+    .action(
+      async (options: {
+        file: string;
+        status: 'S' | 'C';
+        resume?: boolean;
+        limit?: number;
+        concurrency?: number;
+        checkpointEvery?: number;
+      }) => {
+        const services = await context.services();
+        const { settings } = await services.settings();
+        const { stdout } = context.io;
+        try {
+          const summary = await importSubscribers(
+            services,
+            settings,
+            {
+              file: options.file,
+              status: options.status,
+              resume: options.resume === true,
+              concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+              checkpointEvery: options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY,
+              ...(options.limit ? { limit: options.limit } : {}),
+            },
+            context.io,
+          );
+          const parts = [
+            `Imported ${plural(summary.imported, 'new subscriber', 'new subscribers')}`,
+            `${plural(summary.exists, 'address', 'addresses')} already existed`,
+            `${plural(summary.rejected, 'row', 'rows')} rejected`,
+          ];
+          if (summary.skipped > 0) {
+            parts.push(`${plural(summary.skipped, 'row', 'rows')} done by an earlier run skipped`);
+          }
+          writeLine(stdout, `${parts.join('; ')}.`);
+          if (summary.report) writeLine(stdout, `Report of rows not imported: ${summary.report}`);
+          if (summary.remaining) {
+            writeLine(
+              stdout,
+              `Stopped after ${plural(options.limit ?? 0, 'row', 'rows')} (--limit). Run again with --resume to continue.`,
+            );
+          }
+          if (summary.rejected > 0) context.exitCode = EXIT.failed;
+        } catch (error) {
+          if (!(error instanceof ImportStopped)) throw error;
+          const where =
+            error.checkpointRow === undefined
+              ? 'No row was imported.'
+              : `Every row up to row ${error.checkpointRow} is done; run the same command with --resume to continue.`;
+          throw new CliError(
+            `The import stopped: ${explainError(error.cause, services.connection)}\n${where}`,
+          );
+        }
+      },
+    );
+}

@@ -1,0 +1,76 @@
+import { ENV, ENV_DEFAULTS } from '../../shared/config/environment.ts';
+import type { CliIo } from '../io.ts';
+import { DEFAULT_DATA_DIR, localEndpointsPath, readLocalEndpoints } from './local-endpoints.ts';
+
+/** The connection options every command accepts (set on the program, usable after the command). */
+export interface ConnectionOptions {
+  readonly table?: string;
+  readonly region?: string;
+  readonly endpointDynamodb?: string;
+  readonly endpointSsm?: string;
+  readonly apiKeyParameter?: string;
+  readonly settingsParameter?: string;
+  readonly local?: boolean;
+  readonly dataDir?: string;
+}
+
+/** Where the commands read and write: resolved once per run. */
+export interface Connection {
+  /** Undefined when nothing names a table; only the DynamoDB commands need one. */
+  readonly table?: string;
+  /** Undefined: the SDK's chain decides (AWS_REGION, the profile). */
+  readonly region?: string;
+  /** Undefined: the SDK's default (AWS_ENDPOINT_URL_DYNAMODB, or AWS itself). */
+  readonly dynamodbEndpoint?: string;
+  readonly ssmEndpoint?: string;
+  readonly apiKeyParameter: string;
+  readonly settingsParameter: string;
+  /** Fixed credentials for the local stand-ins; undefined: the standard credential chain. */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** Says where the configuration came from, for error messages. */
+  readonly description: string;
+}
+
+/** Credentials the local stand-ins accept: DynamoDB Local checks a signature, not who made it. */
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const LOCAL_REGION = 'us-east-1';
+
+/**
+ * Resolves the connection. Flags win; then, with `--local`, the endpoints file `npm start`
+ * wrote (the NEWSLETTER_* variables are ignored there: they describe a deployment); otherwise
+ * the variables the functions themselves read, then the defaults of the deployment.
+ */
+export async function resolveConnection(
+  options: ConnectionOptions,
+  io: Pick<CliIo, 'env' | 'cwd'>,
+): Promise<Connection> {
+  if (options.local) {
+    const dataDir = options.dataDir || io.env.DATA_DIR || DEFAULT_DATA_DIR;
+    const local = await readLocalEndpoints(dataDir, io.cwd);
+    return {
+      table: options.table ?? local.table,
+      region: options.region ?? LOCAL_REGION,
+      dynamodbEndpoint: options.endpointDynamodb ?? local.dynamodb,
+      ssmEndpoint: options.endpointSsm ?? local.ssm,
+      apiKeyParameter:
+        options.apiKeyParameter ?? local.api_key_parameter ?? ENV_DEFAULTS.apiKeyParameter,
+      settingsParameter:
+        options.settingsParameter ?? local.settings_parameter ?? ENV_DEFAULTS.settingsParameter,
+      credentials: LOCAL_CREDENTIALS,
+      description: `the local service (${localEndpointsPath(dataDir, io.cwd)})`,
+    };
+  }
+  const table = options.table ?? (io.env[ENV.table] || undefined);
+  return {
+    ...(table ? { table } : {}),
+    ...(options.region ? { region: options.region } : {}),
+    ...(options.endpointDynamodb ? { dynamodbEndpoint: options.endpointDynamodb } : {}),
+    ...(options.endpointSsm ? { ssmEndpoint: options.endpointSsm } : {}),
+    apiKeyParameter:
+      options.apiKeyParameter ?? (io.env[ENV.apiKeyParameter] || ENV_DEFAULTS.apiKeyParameter),
+    settingsParameter:
+      options.settingsParameter ??
+      (io.env[ENV.settingsParameter] || ENV_DEFAULTS.settingsParameter),
+    description: 'AWS (standard credential chain)',
+  };
+}

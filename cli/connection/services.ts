@@ -1,0 +1,91 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { readSettings, type StoredSettings } from '../../shared/admin/settings-document.ts';
+import { ENV } from '../../shared/config/environment.ts';
+import { DynamoStore } from '../../shared/store/dynamo-store.ts';
+import { CliError } from '../cli-error.ts';
+import type { Connection } from './connection.ts';
+
+/**
+ * A bulk import keeps many writes in flight: more attempts and the adaptive retry mode let the
+ * SDK slow down under throttling instead of failing the run. Timeouts are long for a person
+ * at a terminal, short enough that a dead endpoint is reported within seconds.
+ */
+const CLIENT_OPTIONS = {
+  maxAttempts: 6,
+  retryMode: 'adaptive',
+  requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
+} as const;
+
+/** The AWS clients of one run, created on first use and closed by `close`. */
+export class Services {
+  #ssm?: SSMClient;
+  #dynamo?: DynamoDBClient;
+  #document?: DynamoDBDocumentClient;
+
+  constructor(readonly connection: Connection) {}
+
+  private get clientConfig() {
+    const c = this.connection;
+    return {
+      ...CLIENT_OPTIONS,
+      ...(c.region ? { region: c.region } : {}),
+      ...(c.credentials ? { credentials: c.credentials } : {}),
+    };
+  }
+
+  /** The SSM client. */
+  get ssm(): SSMClient {
+    this.#ssm ??= new SSMClient({
+      ...this.clientConfig,
+      ...(this.connection.ssmEndpoint ? { endpoint: this.connection.ssmEndpoint } : {}),
+    });
+    return this.#ssm;
+  }
+
+  /** The DynamoDB document client, configured as the functions configure theirs. */
+  get dynamo(): DynamoDBDocumentClient {
+    this.#dynamo ??= new DynamoDBClient({
+      ...this.clientConfig,
+      ...(this.connection.dynamodbEndpoint ? { endpoint: this.connection.dynamodbEndpoint } : {}),
+    });
+    this.#document ??= DynamoDBDocumentClient.from(this.#dynamo, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    return this.#document;
+  }
+
+  /** The table name; throws when nothing configured one. */
+  get table(): string {
+    const table = this.connection.table;
+    if (!table) {
+      throw new CliError(
+        `No table configured: pass --table NAME, set ${ENV.table}, or use --local for the service started by npm start.`,
+      );
+    }
+    return table;
+  }
+
+  /** The store the functions use, over this run's client and table. */
+  store(): DynamoStore {
+    return new DynamoStore(this.dynamo, this.table);
+  }
+
+  /** The stored settings, validated; throws a CliError when the parameter does not exist. */
+  async settings(): Promise<StoredSettings> {
+    const stored = await readSettings(this.ssm, this.connection.settingsParameter);
+    if (!stored) {
+      throw new CliError(
+        `The settings parameter ${this.connection.settingsParameter} does not exist in ${this.connection.description}. Create it with \`newsletter settings set --file settings.json\`.`,
+      );
+    }
+    return stored;
+  }
+
+  /** Closes the clients' connections so the process can exit at once. */
+  close(): void {
+    this.#ssm?.destroy();
+    this.#dynamo?.destroy();
+  }
+}
