@@ -26,9 +26,10 @@ export interface ImportContext {
 
 /**
  * Adds one subscriber the way `add_subscriber` does (same parameter rules, same record, one
- * conditional write, no mail), with one difference: the status may also be `U`, `B` or `P`.
- * A migration must carry those over, because importing an unsubscribed or bounced address as
- * confirmed would mail people who asked not to be mailed.
+ * conditional write, no mail), with two differences, both because an import moves existing
+ * data: the status may also be `U`, `B` or `P` (importing an unsubscribed or bounced address
+ * as confirmed would mail people who asked not to be mailed), and the lists are exactly the
+ * row's (no pre-assigned lists added), so an export of the import reads back the same.
  *
  * An existing address is never touched; a row processed twice (a resumed import) therefore
  * cannot create a duplicate. DependencyError (DynamoDB unavailable) is thrown to the caller,
@@ -52,7 +53,9 @@ export async function importSubscriber(
     context.settings,
   );
   if (isNewsletterError(call)) return { kind: 'rejected', error: call };
-  const draft = newSubscriberRecord(call.email, call, wanted, context.settings, context.now());
+  const draft = newSubscriberRecord(call.email, call, wanted, context.settings, context.now(), {
+    preassigned: false,
+  });
   const id = await (context.nextId ? context.nextId() : context.store.nextId('subscriber'));
   const record = { ...draft, id, version: 1 };
   if (!(await context.store.createSubscriber(record, { put: [], delete: [] }))) {

@@ -54,15 +54,22 @@ function sameProcessState(a: SubscriberRecord, b: SubscriberRecord): boolean {
   );
 }
 
-/** A brand-new subscriber record; ids and versions are filled in when it is written. */
+/**
+ * A brand-new subscriber record; ids and versions are filled in when it is written. The
+ * pre-assigned lists are added unless `preassigned` is false (an import carries its lists
+ * over exactly, so an export of it reads back the same).
+ */
 export function newSubscriberRecord(
   email: string,
   fields: SubscriberFields,
   status: SubscriberStatus,
   settings: Settings,
   now: Date,
+  { preassigned: addPreassigned = true }: { preassigned?: boolean } = {},
 ): SubscriberRecord {
-  const preassigned = settings.lists.filter((list) => list.preassigned).map((list) => list.id);
+  const preassigned = addPreassigned
+    ? settings.lists.filter((list) => list.preassigned).map((list) => list.id)
+    : [];
   const stamp = now.toISOString();
   return {
     id: 0,

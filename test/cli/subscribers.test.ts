@@ -228,19 +228,20 @@ describe('subscribers import: bad rows', () => {
 
     expect(await world.store.getSubscriber('good1@example.com')).toMatchObject({
       name: 'Good',
-      lists: [1, 2, 3],
+      // Exactly the row's lists: an import adds no pre-assigned list.
+      lists: [1, 2],
       status: 'C',
       gender: 'f',
       profile: { city: 'Paris' },
     });
     expect(await world.store.getSubscriber('good2@example.com')).toMatchObject({
       name: 'Good two',
-      lists: [3],
+      lists: [],
       status: 'S',
       profile: {},
     });
     expect(await world.store.getSubscriber('good3@example.com')).toMatchObject({
-      lists: [3, 4],
+      lists: [4],
       status: 'U',
       gender: 'n',
     });
