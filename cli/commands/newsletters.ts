@@ -1,5 +1,4 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { listedNewsletterIssues } from '../../shared/admin/listed-items.ts';
 import {
   isPublicIssue,
   type NewsletterIssueRecord,
@@ -77,7 +76,7 @@ export function registerNewslettersCommands(program: Command, context: CliContex
     .action(async (options: { all?: boolean; json?: boolean }) => {
       const services = await context.services();
       const issues: NewsletterIssueRecord[] = [];
-      for await (const issue of listedNewsletterIssues(services.dynamo, services.table, {
+      for await (const issue of services.store().allNewsletterIssues({
         order: 'newest-first',
         ...(options.all ? {} : { pageSize: NEWSLETTERS_LIMIT }),
       })) {

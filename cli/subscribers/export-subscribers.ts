@@ -5,9 +5,8 @@ import { resolve } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import { listedSubscribers } from '../../shared/admin/listed-items.ts';
 import type { Settings } from '../../shared/settings/settings-schema.ts';
-import type { Subscriber } from '../../shared/subscribers/subscriber.ts';
+import { type Subscriber, toSubscriber } from '../../shared/subscribers/subscriber.ts';
 import type { Services } from '../connection/services.ts';
 import type { CliIo } from '../io.ts';
 import { startProgress } from '../progress.ts';
@@ -64,13 +63,13 @@ export async function exportSubscribers(
     0,
   );
   async function* counted(): AsyncGenerator<Subscriber> {
-    for await (const subscriber of listedSubscribers(services.dynamo, services.table, {
+    for await (const record of services.store().allSubscribers({
       order: 'oldest-first',
       ...(options.pageSize ? { pageSize: options.pageSize } : {}),
     })) {
       count += 1;
       progress.update(count);
-      yield subscriber;
+      yield toSubscriber(record);
     }
   }
   // csv-stringify quotes cells with commas, quotes or line breaks (RFC 4180).

@@ -41,6 +41,13 @@ const keys = {
   rate: (key: string) => ({ [KEY.partition]: `RATE#${key}`, [KEY.sort]: 'rate' }),
 };
 
+/** Which end of the id order a full listing starts at, and how many items per Query page. */
+export interface ListingOptions {
+  readonly order?: 'oldest-first' | 'newest-first';
+  /** Items per Query page; DynamoDB's 1 MB page limit applies either way. */
+  readonly pageSize?: number;
+}
+
 /** Receives the capacity every request consumed; the benchmarks count with it. */
 export type CapacityListener = (operation: string, capacity: readonly ConsumedCapacity[]) => void;
 
@@ -280,24 +287,70 @@ export class DynamoStore implements Store {
     );
   }
 
+  /**
+   * Every subscriber, page by page through the `recent` index (only one page held at once), for
+   * operator tooling such as the CSV export. Index items carry only the listed attributes, so
+   * nothing private is read. The index is eventually consistent.
+   */
+  async *allSubscribers(options: ListingOptions = {}): AsyncGenerator<SubscriberRecord> {
+    for await (const item of this.pages(INDEX.recent, SUBSCRIBER, options))
+      yield fromSubscriberItem(item);
+  }
+
+  /** Every newsletter issue, drafts and private ones included, page by page. */
+  async *allNewsletterIssues(options: ListingOptions = {}): AsyncGenerator<NewsletterIssueRecord> {
+    for await (const item of this.pages(INDEX.recent, NEWSLETTER, options))
+      yield fromNewsletterItem(item);
+  }
+
   private async queryRecent(
     index: { name: string; partition: string },
     kind: string,
     limit: number,
   ): Promise<Item[]> {
-    const output = await this.send<{ Items?: Item[] }>(
-      `query:${index.name}`,
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: index.name,
-        KeyConditionExpression: '#kind = :kind',
-        ExpressionAttributeNames: { '#kind': index.partition },
-        ExpressionAttributeValues: { ':kind': kind },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return output.Items ?? [];
+    const items: Item[] = [];
+    for await (const item of this.pages(index, kind, {
+      order: 'newest-first',
+      pageSize: limit,
+      maxPages: 1,
+    })) {
+      items.push(item);
+    }
+    return items;
+  }
+
+  private async *pages(
+    index: { name: string; partition: string },
+    kind: string,
+    {
+      order = 'oldest-first',
+      pageSize,
+      maxPages = Number.POSITIVE_INFINITY,
+    }: ListingOptions & { maxPages?: number },
+  ): AsyncGenerator<Item> {
+    let startKey: Record<string, unknown> | undefined;
+    let pages = 0;
+    do {
+      const output = await this.send<{
+        Items?: Item[];
+        LastEvaluatedKey?: Record<string, unknown>;
+      }>(
+        `query:${index.name}`,
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: index.name,
+          KeyConditionExpression: '#kind = :kind',
+          ExpressionAttributeNames: { '#kind': index.partition },
+          ExpressionAttributeValues: { ':kind': kind },
+          ScanIndexForward: order === 'oldest-first',
+          ...(pageSize ? { Limit: pageSize } : {}),
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      yield* output.Items ?? [];
+      startKey = output.LastEvaluatedKey;
+      pages += 1;
+    } while (startKey && pages < maxPages);
   }
 }
 
