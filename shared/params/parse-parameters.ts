@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { type NewsletterError, newsletterError } from '../errors.ts';
+import { isNewsletterError, type NewsletterError, newsletterError } from '../errors.ts';
 import type { Settings } from '../settings/settings-schema.ts';
 import { normaliseParameters, type RawParameters } from './normalise-parameters.ts';
 import {
@@ -125,11 +125,10 @@ export function parseSubscribeParameters(
   raw: RawParameters,
   settings: Settings,
 ): SubscribeParameters | Issue {
-  const out = validate(SubscribeRequestSchema, raw, settings);
-  if ('code' in out && 'status' in out && !('email' in out)) return out as Issue;
-  const call = out as v.InferOutput<typeof SubscribeRequestSchema>;
+  const call = validate(SubscribeRequestSchema, raw, settings);
+  if (isNewsletterError(call)) return call;
   const fields = subscriberFields(call, settings);
-  if ('code' in fields) return fields as Issue;
+  if (isNewsletterError(fields)) return fields;
   return {
     email: call.email,
     ...fields,
@@ -142,17 +141,15 @@ export function parseAddSubscriberParameters(
   raw: RawParameters,
   settings: Settings,
 ): AddSubscriberParameters | Issue {
-  const out = validate(AddSubscriberRequestSchema, raw, settings);
-  if ('code' in out && 'status' in out && !('email' in out)) return out as Issue;
-  const call = out as v.InferOutput<typeof AddSubscriberRequestSchema>;
+  const call = validate(AddSubscriberRequestSchema, raw, settings);
+  if (isNewsletterError(call)) return call;
   const fields = subscriberFields(call, settings);
-  if ('code' in fields) return fields as Issue;
+  if (isNewsletterError(fields)) return fields;
   return { email: call.email, ...fields, status: call.status ?? 'C' };
 }
 
 /** Validates `unsubscribe` and `delete_subscriber` parameters: only `email` matters. */
 export function parseEmailParameters(raw: RawParameters): EmailParameters | Issue {
-  const out = validate(EmailRequestSchema, raw);
-  if ('code' in out && 'status' in out && !('email' in out)) return out as Issue;
-  return { email: (out as EmailParameters).email };
+  const call = validate(EmailRequestSchema, raw);
+  return isNewsletterError(call) ? call : { email: call.email };
 }
