@@ -15,8 +15,8 @@ export function toProxyEvent(
   route: { stage: string; resource: string; path: string },
 ): APIGatewayProxyEvent {
   const url = new URL(request.url ?? '/', 'http://localhost');
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i] ?? '';
     const value = request.rawHeaders[i + 1] ?? '';
@@ -25,8 +25,8 @@ export function toProxyEvent(
   }
   headers['X-Forwarded-Proto'] = 'http';
   multiValueHeaders['X-Forwarded-Proto'] = ['http'];
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query: Record<string, string> = Object.create(null);
+  const multiQuery: Record<string, string[]> = Object.create(null);
   for (const [key, value] of url.searchParams) {
     query[key] = value;
     multiQuery[key] = [...(multiQuery[key] ?? []), value];

@@ -16,13 +16,13 @@ export async function addSubscriber(
   const settings = await deps.settings();
   const call = parseAddSubscriberParameters(raw, settings);
   if (isNewsletterError(call)) return call;
+  const exists = () =>
+    newsletterError('email_exists', `A subscriber with the address ${call.email} already exists.`);
+  // A refused call must leave the table as it was: look before taking an id. The conditional
+  // write below still decides a race; only its loser burns an id.
+  if (await deps.store.getSubscriber(call.email)) return exists();
   const draft = newSubscriberRecord(call.email, call, call.status, settings, deps.now());
   const record = { ...draft, id: await deps.store.nextId('subscriber'), version: 1 };
-  if (!(await deps.store.createSubscriber(record, { put: [], delete: [] }))) {
-    return newsletterError(
-      'email_exists',
-      `A subscriber with the address ${call.email} already exists.`,
-    );
-  }
+  if (!(await deps.store.createSubscriber(record, { put: [], delete: [] }))) return exists();
   return toSubscriber(record);
 }

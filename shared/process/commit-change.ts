@@ -1,4 +1,4 @@
-import { type NewsletterError, newsletterError, unavailable } from '../errors.ts';
+import { DependencyError, type NewsletterError, newsletterError, unavailable } from '../errors.ts';
 import { describeError } from '../log/logger.ts';
 import type { DueMail, MailKind } from '../mail/mail-port.ts';
 import type { Settings } from '../settings/settings-schema.ts';
@@ -120,13 +120,8 @@ export async function commitChange(
   };
 
   const changes = { put: puts, delete: deletes };
-  if (current) {
-    if (!(await deps.store.replaceSubscriber(record, current.version, changes)))
-      return { kind: 'conflict' };
-  } else {
-    record = { ...record, id: await deps.store.nextId('subscriber') };
-    if (!(await deps.store.createSubscriber(record, changes))) return { kind: 'conflict' };
-  }
+  if (!current) record = { ...record, id: await deps.store.nextId('subscriber') };
+  if (!(await writeOnce(deps, record, current, changes))) return { kind: 'conflict' };
 
   const subject = {
     email: record.email,
@@ -166,6 +161,45 @@ export async function commitChange(
     }
   }
   return { kind: 'written', record };
+}
+
+/**
+ * Writes the change; true when it is stored. A write whose answer was lost (the SDK gave up,
+ * DependencyError) or whose retry found its own earlier attempt (condition failed) may still
+ * have landed: when the change mints a token, the stored record names that fresh hash, so a
+ * read-back tells our write from anyone else's, and the caller goes on to send its mails.
+ */
+async function writeOnce(
+  deps: Dependencies,
+  record: SubscriberRecord,
+  current: SubscriberRecord | undefined,
+  changes: { put: TokenRecord[]; delete: string[] },
+): Promise<boolean> {
+  let written: boolean;
+  try {
+    written = current
+      ? await deps.store.replaceSubscriber(record, current.version, changes)
+      : await deps.store.createSubscriber(record, changes);
+  } catch (error) {
+    if (!(error instanceof DependencyError) || changes.put.length === 0) throw error;
+    if (await landed(deps, record, changes)) return true;
+    throw error;
+  }
+  return written || (changes.put.length > 0 && (await landed(deps, record, changes)));
+}
+
+/** Whether the stored subscriber is `record` as this call wrote it (its fresh token listed). */
+async function landed(
+  deps: Dependencies,
+  record: SubscriberRecord,
+  changes: { put: TokenRecord[] },
+): Promise<boolean> {
+  const stored = await deps.store.getSubscriber(record.email);
+  return (
+    stored !== undefined &&
+    stored.version === record.version &&
+    changes.put.every((token) => stored.tokens[token.hash] !== undefined)
+  );
 }
 
 /**

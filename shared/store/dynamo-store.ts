@@ -173,9 +173,11 @@ export class DynamoStore implements Store {
     const put = {
       TableName: this.table,
       Item: toSubscriberItem(record),
-      ConditionExpression: '#version = :expected',
-      ExpressionAttributeNames: { '#version': 'version' },
-      ExpressionAttributeValues: { ':expected': expectedVersion },
+      // The id too: a deleted address created again starts over at version 1, and a writer
+      // that read the old life must not overwrite the new one.
+      ConditionExpression: '#version = :expected AND #id = :id',
+      ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
+      ExpressionAttributeValues: { ':expected': expectedVersion, ':id': record.id },
     };
     if (tokens.put.length === 0 && tokens.delete.length === 0) {
       return this.conditional('replaceSubscriber', new PutCommand(put));
@@ -192,9 +194,9 @@ export class DynamoStore implements Store {
         Delete: {
           TableName: this.table,
           Key: keys.subscriber(record.email),
-          ConditionExpression: '#version = :expected',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':expected': record.version },
+          ConditionExpression: '#version = :expected AND #id = :id',
+          ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
+          ExpressionAttributeValues: { ':expected': record.version, ':id': record.id },
         },
       },
       ...this.tokenWrites({ put: [], delete: Object.keys(record.tokens) }),

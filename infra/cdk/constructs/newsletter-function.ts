@@ -7,7 +7,7 @@ import {
   ServicePrincipal,
 } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 
@@ -37,6 +37,33 @@ const BUNDLE_TARGET = 'node22';
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as __newsletterCreateRequire } from 'node:module'; " +
   'const require = __newsletterCreateRequire(import.meta.url);';
+
+/**
+ * Node options of every function. Stack traces point into the TypeScript sources instead of
+ * the minified bundle. Exported so that the benchmarks start their processes the same way.
+ */
+export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
+
+/**
+ * How every function is bundled. Exported so that the benchmarks (bench/) build exactly the
+ * bundles CDK deploys, from these options rather than from a copy of them.
+ */
+export const FUNCTION_BUNDLING: BundlingOptions = {
+  // Docker is not available on our machines; the installed esbuild does the same job.
+  forceDockerBundling: false,
+  format: OutputFormat.ESM,
+  target: BUNDLE_TARGET,
+  minify: true,
+  // Error classes and the SDK's exceptions are told apart by name in logs.
+  keepNames: true,
+  sourceMap: true,
+  // Stack traces need the mappings, not a second copy of every source file.
+  sourcesContent: false,
+  // Bundling the SDK (as ESM, tree-shaken) starts faster than loading the runtime's copy.
+  externalModules: [],
+  mainFields: ['module', 'main'],
+  banner: CREATE_REQUIRE_BANNER,
+};
 
 /**
  * One Lambda function of the API with the defaults every function shares: ESM bundle built by
@@ -90,25 +117,9 @@ export class NewsletterFunction extends NodejsFunction {
       logGroup,
       environment: {
         ...props.environment,
-        // Stack traces point into the TypeScript sources instead of the minified bundle.
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
       },
-      bundling: {
-        // Docker is not available on our machines; the installed esbuild does the same job.
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: BUNDLE_TARGET,
-        minify: true,
-        // Error classes and the SDK's exceptions are told apart by name in logs.
-        keepNames: true,
-        sourceMap: true,
-        // Stack traces need the mappings, not a second copy of every source file.
-        sourcesContent: false,
-        // Bundling the SDK (as ESM, tree-shaken) starts faster than loading the runtime's copy.
-        externalModules: [],
-        mainFields: ['module', 'main'],
-        banner: CREATE_REQUIRE_BANNER,
-      },
+      bundling: FUNCTION_BUNDLING,
     });
     this.executionRole = role;
   }

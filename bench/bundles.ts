@@ -1,0 +1,125 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { build, type Metafile, type Plugin } from 'esbuild';
+import { type Route, routes } from '../functions/routes.ts';
+import { esbuildOptionsFor } from './esbuild-options.ts';
+
+/** The repository root: esbuild runs there, as CDK's local bundling does. */
+export const PROJECT_ROOT = join(import.meta.dirname, '..');
+
+/** Name under which the reference bundle appears next to the functions. */
+export const REFERENCE = 'reference';
+
+/** A built bundle and what its metafile says about it. */
+export interface Bundle {
+  /** Route name, or REFERENCE. */
+  readonly name: string;
+  /** The `.mjs` Lambda loads. */
+  readonly file: string;
+  /** Minified bytes of the `.mjs` only; the source map is a separate file. */
+  readonly bytes: number;
+  /** The same, gzip level 9: roughly what the deployment zip and the network carry. */
+  readonly gzipBytes: number;
+  /** Bytes of the separate `.mjs.map` (not counted above). */
+  readonly mapBytes: number;
+  /** `@aws-sdk/client-*` packages with code in the bundle, short names (`dynamodb`). */
+  readonly clients: readonly string[];
+  /** Output bytes per package (`nodemailer`, `@smithy/core`, `(app) shared`), largest first. */
+  readonly packages: readonly { readonly name: string; readonly bytes: number }[];
+}
+
+/** Builds one entry exactly as `bundling` says, into `outdir`. */
+export async function buildBundle(
+  name: string,
+  entry: string,
+  outdir: string,
+  bundling: BundlingOptions,
+  plugins: readonly Plugin[] = [],
+): Promise<Bundle> {
+  const options = esbuildOptionsFor(bundling, entry, outdir, PROJECT_ROOT);
+  const result = await build({ ...options, plugins: [...plugins] });
+  const file = options.outfile ?? join(outdir, 'index.mjs');
+  const content = await readFile(file);
+  const map = await stat(`${file}.map`).catch(() => undefined);
+  const output = outputOf(result.metafile ?? { inputs: {}, outputs: {} }, file);
+  const packages = packageBytes(output);
+  return {
+    name,
+    file,
+    bytes: content.length,
+    gzipBytes: gzipSync(content, { level: 9 }).length,
+    mapBytes: map?.size ?? 0,
+    clients: packages
+      .map((entry) => /^@aws-sdk\/client-(.+)$/.exec(entry.name)?.[1])
+      .filter((client): client is string => client !== undefined)
+      .sort(),
+    packages,
+  };
+}
+
+/** Every route's bundle plus the reference bundle, built with the same options. */
+export async function buildAll(
+  outdir: string,
+  bundling: BundlingOptions,
+  plugins: readonly Plugin[] = [],
+): Promise<{ reference: Bundle; functions: Map<string, Bundle> }> {
+  const reference = await buildBundle(
+    REFERENCE,
+    join(PROJECT_ROOT, 'bench', 'reference-handler.ts'),
+    join(outdir, REFERENCE),
+    bundling,
+    plugins,
+  );
+  const functions = new Map<string, Bundle>();
+  for (const route of routes) {
+    functions.set(
+      route.name,
+      await buildBundle(
+        route.name,
+        join(PROJECT_ROOT, 'functions', `${route.name}.ts`),
+        join(outdir, route.name),
+        bundling,
+        plugins,
+      ),
+    );
+  }
+  return { reference, functions };
+}
+
+/**
+ * The AWS clients a route's function should carry, from the route table: DynamoDB when it
+ * touches the table, SES when it sends mail, SSM when it checks the key or reads the settings.
+ */
+export function expectedClients(route: Route): string[] {
+  const clients: string[] = [];
+  if (route.access.table.length > 0) clients.push('dynamodb');
+  if (route.access.sendsMail) clients.push('ses');
+  if (route.key !== 'none' || route.access.settings) clients.push('ssm');
+  return clients.sort();
+}
+
+function outputOf(metafile: Metafile, file: string): Metafile['outputs'][string] {
+  const match = Object.entries(metafile.outputs).find(
+    ([path]) => path.endsWith('.mjs') || path.endsWith('.js'),
+  );
+  if (!match) throw new Error(`bench: no JavaScript output in the metafile of ${file}`);
+  return match[1];
+}
+
+/** Output bytes grouped by npm package, or by top folder for the project's own code. */
+function packageBytes(
+  output: Metafile['outputs'][string],
+): { readonly name: string; readonly bytes: number }[] {
+  const totals = new Map<string, number>();
+  for (const [path, input] of Object.entries(output.inputs)) {
+    if (input.bytesInOutput === 0) continue;
+    const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
+    const name = inPackage ?? `(app) ${path.replace(/^\.\//, '').split('/')[0]}`;
+    totals.set(name, (totals.get(name) ?? 0) + input.bytesInOutput);
+  }
+  return [...totals]
+    .map(([name, bytes]) => ({ name, bytes }))
+    .sort((a, b) => b.bytes - a.bytes || a.name.localeCompare(b.name));
+}

@@ -1,0 +1,344 @@
+/**
+ * Hostile input over real HTTP against the local service (the handler modules Lambda runs):
+ * thousands of generated requests, mostly invalid, across every route and some that do not
+ * exist. Whatever arrives, the service must answer without a 5xx, in the JSON error shape on
+ * the JSON routes (HTML on the link pages), and a rejected request must leave the table
+ * exactly as it was. Decisions parts 1, 2 and 6.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Route } from '../../functions/routes.ts';
+import { matchRoute } from '../../infra/local/local-server.ts';
+import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
+import {
+  apiPath,
+  changedKeys,
+  checkIntegrity,
+  documentClient,
+  dumpTable,
+  errorShapeProblems,
+  figure,
+  hardeningSettings,
+  type Item,
+  inPool,
+  postJson,
+  putSettings,
+  type RawResponse,
+  send,
+  tally,
+} from './support/harness.ts';
+import { type HostileRequest, hostileRequest } from './support/hostile-requests.ts';
+
+/** Requests per batch; the table is dumped before and after each batch. */
+const BATCH = 50;
+/** Batches; BATCH × RUNS is the number of requests the suite promises (at least 5,000). */
+const RUNS = 101;
+/** Requests in flight at once within a batch. */
+const WIDTH = 8;
+/** Valid addresses the occasional valid request draws from; bounds the table's growth. */
+const ADDRESSES = 40;
+
+/** Routes whose 200 may change the table, and so must be accounted for. */
+const WRITING = new Set([
+  'subscribe',
+  'unsubscribe',
+  'subscribers-add',
+  'subscribers-delete',
+  'subscription-confirm',
+  'subscription-unsubscribe',
+]);
+
+let stack: LocalStack;
+let db: ReturnType<typeof documentClient>;
+
+beforeAll(async () => {
+  // Cache 0: a settings change applies to the very next request.
+  stack = await startLocalStack({ port: 0, mailPort: 0, seed: true, parameterCacheSeconds: 0 });
+  // The per-IP limit would otherwise turn valid keyless calls from 127.0.0.1 into 429s.
+  putSettings(
+    stack.parameters,
+    hardeningSettings({ public_rate_limit: { max_requests: 100_000, window_minutes: 10 } }),
+  );
+  db = documentClient(stack.dynamo.endpoint);
+});
+
+afterAll(async () => {
+  db?.destroy();
+  await stack?.stop();
+});
+
+/** Which handler a request reaches, as the local router (and API Gateway) decides it. */
+function destination(request: HostileRequest): { route?: Route; page: boolean } {
+  const prefix = new URL(stack.apiRoot).pathname;
+  const url = new URL(`${prefix}${request.path}`, 'http://localhost');
+  const below = url.pathname.startsWith(`${prefix}/`)
+    ? url.pathname.slice(prefix.length)
+    : undefined;
+  const route = below === undefined ? undefined : matchRoute(below);
+  if (!route?.methods.includes(request.method as Route['methods'][number])) return { page: false };
+  return { route, page: route.response === 'html' };
+}
+
+/** What is wrong with one answer, judged by where the request went (empty when fine). */
+function answerProblems(request: HostileRequest, response: RawResponse): string[] {
+  const problems: string[] = [];
+  if (response.status >= 500) problems.push(`status ${response.status}`);
+  const { page } = destination(request);
+  if (request.method === 'HEAD') {
+    // No body comes back to a HEAD; the type still says what it would have been.
+    if (!page && !response.contentType.startsWith('application/json'))
+      problems.push(`HEAD answered ${response.contentType}`);
+    return problems;
+  }
+  if (page) {
+    if (!response.contentType.startsWith('text/html'))
+      problems.push(`page answered ${response.contentType}`);
+  } else if (response.status >= 400) {
+    problems.push(...errorShapeProblems(response));
+  } else {
+    try {
+      JSON.parse(response.text);
+    } catch {
+      problems.push('200 without a JSON body');
+    }
+  }
+  if (response.status === 405 && !response.headers.allow) problems.push('405 without Allow');
+  return problems;
+}
+
+/** Figures for the summary line and the assertions after the run. */
+const stats = {
+  requests: 0,
+  byStatus: {} as Record<string, number>,
+  byRoute: {} as Record<string, number>,
+  byMethod: {} as Record<string, number>,
+  byEncoding: {} as Record<string, number>,
+  byCode: {} as Record<string, number>,
+  jsonErrors: 0,
+  pages: 0,
+  batches: 0,
+  cleanBatches: 0,
+  writingBatches: 0,
+  rejected: 0,
+};
+
+function errorCodeOf(response: RawResponse): string {
+  try {
+    const code = (JSON.parse(response.text) as { code?: unknown }).code;
+    return typeof code === 'string' ? code : '(no code)';
+  } catch {
+    return '(not JSON)';
+  }
+}
+
+function describeRequest(request: HostileRequest): string {
+  const body = request.body === undefined ? '' : String(request.body).slice(0, 160);
+  return `${request.method} ${request.path.slice(0, 80)} [${request.encoding}] ${JSON.stringify(request.headers)} ${JSON.stringify(body)}`;
+}
+
+/** The keys a batch's successful writes may have touched; anything else must be unchanged. */
+function accountFor(
+  answered: readonly { request: HostileRequest; response: RawResponse }[],
+  before: readonly Item[],
+  after: readonly Item[],
+): (key: string) => boolean {
+  const emails = new Set<string>();
+  let created = false;
+  let counted = false;
+  for (const { request, response } of answered) {
+    const { route, page } = destination(request);
+    if (response.status !== 200 || !route || !WRITING.has(route.name) || page) continue;
+    const body = JSON.parse(response.text) as { email?: unknown };
+    if (typeof body.email === 'string') emails.add(body.email);
+    if (route.name === 'subscribe' || route.name === 'subscribers-add') created = true;
+    if (route.name === 'subscribe') counted = true;
+  }
+  const tokenOwners = new Map<string, string>();
+  for (const item of [...before, ...after]) {
+    if (String(item.pk).startsWith('TOKEN#'))
+      tokenOwners.set(`${String(item.pk)}|${String(item.sk)}`, String(item.email));
+  }
+  return (key) => {
+    const pk = key.split('|')[0] ?? '';
+    if (pk.startsWith('SUBSCRIBER#')) return emails.has(pk.slice('SUBSCRIBER#'.length));
+    if (pk.startsWith('TOKEN#')) return emails.has(tokenOwners.get(key) ?? '');
+    if (pk === 'COUNTER#subscriber') return created;
+    if (pk.startsWith('RATE#')) return counted;
+    return false;
+  };
+}
+
+/**
+ * Everything found wrong, by kind, with a few examples each. Collected over the whole run
+ * rather than stopping at the first batch, so one failing run shows every kind of fault.
+ */
+const findings = new Map<string, { count: number; examples: string[] }>();
+
+function found(kind: string, example: string): void {
+  const entry = findings.get(kind) ?? { count: 0, examples: [] };
+  entry.count += 1;
+  if (entry.examples.length < 3) entry.examples.push(example.slice(0, 600));
+  findings.set(kind, entry);
+}
+
+/** Sends one batch, checks every answer, and compares the table before and after. */
+async function runBatch(batch: readonly HostileRequest[]): Promise<void> {
+  const before = await dumpTable(db, stack.tableName);
+  const answered = await inPool(batch, WIDTH, async (request) => {
+    const response = await send(stack.apiRoot, {
+      method: request.method,
+      path: apiPath(stack.apiRoot, request.path),
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+    });
+    return { request, response };
+  });
+  const after = await dumpTable(db, stack.tableName);
+
+  let wrote = false;
+  for (const { request, response } of answered) {
+    const { route, page } = destination(request);
+    stats.requests += 1;
+    tally(stats.byStatus, response.status);
+    tally(stats.byRoute, route?.name ?? 'unrouted (404/405)');
+    tally(stats.byMethod, request.method);
+    tally(stats.byEncoding, request.encoding);
+    if (page) stats.pages += 1;
+    else if (response.status >= 400 && request.method !== 'HEAD') {
+      stats.jsonErrors += 1;
+      tally(stats.byCode, errorCodeOf(response));
+    }
+    if (response.status >= 400) stats.rejected += 1;
+    if (response.status === 200 && route && WRITING.has(route.name)) wrote = true;
+    for (const problem of answerProblems(request, response))
+      found(
+        `${route?.name ?? 'router'}: ${problem}`,
+        `${describeRequest(request)} -> ${response.status} ${response.text.slice(0, 200)}`,
+      );
+  }
+
+  const changed = changedKeys(before, after);
+  const explained = accountFor(answered, before, after);
+  for (const key of changed.filter((candidate) => !explained(candidate)))
+    found('table changed by requests that did not succeed', key);
+  stats.batches += 1;
+  if (wrote) stats.writingBatches += 1;
+  else if (changed.length === 0) stats.cleanBatches += 1;
+}
+
+describe('hostile input', () => {
+  it(`answers ${figure(BATCH * RUNS)} generated hostile requests without a 5xx, in the right shape, and rejected ones write nothing`, async () => {
+    const seed = Number(process.env.HARDENING_SEED ?? Math.floor(Math.random() * 2 ** 31));
+    const batches = fc.array(hostileRequest(stack.apiKey, ADDRESSES), {
+      minLength: BATCH,
+      maxLength: BATCH,
+    });
+    // fast-check generates and replays (HARDENING_SEED); the verdict comes from everything the
+    // run found, below, so a failure lists every kind of fault rather than the first batch's.
+    await fc.assert(fc.asyncProperty(batches, runBatch), { numRuns: RUNS, seed });
+
+    const { items, problems } = await checkIntegrity(db, stack.tableName);
+    for (const problem of problems) found('integrity after the run', problem);
+    // Whatever got through is a plain address: no homoglyph, control character or space.
+    for (const item of items.filter((candidate) => String(candidate.pk).startsWith('SUBSCRIBER#')))
+      if (!/^[\x21-\x7e]+@[a-z0-9.-]+$/.test(String(item.email)))
+        found('stored address that is not plain ASCII', JSON.stringify(item.email));
+    const statuses = Object.entries(stats.byStatus)
+      .map(([status, count]) => `${figure(count)}×${status}`)
+      .join(', ');
+    const subscribers = items.filter((item) => String(item.pk).startsWith('SUBSCRIBER#'));
+    const fives = Object.entries(stats.byStatus)
+      .filter(([status]) => Number(status) >= 500)
+      .reduce((sum, [, count]) => sum + count, 0);
+    console.log(
+      `[hardening] hostile-input: ${figure(stats.requests)} requests (seed ${seed}) over ${Object.keys(stats.byRoute).length - 1} routes + unknown paths, ` +
+        `${Object.keys(stats.byMethod).length} methods, ${Object.keys(stats.byEncoding).length} body kinds: ${statuses}; ` +
+        `${fives} 5xx; ${figure(stats.jsonErrors)} JSON errors checked for {code,message,data:{status}} ` +
+        `(${Object.entries(stats.byCode)
+          .sort((a, b) => b[1] - a[1])
+          .map(([code, count]) => `${code} ${figure(count)}`)
+          .join(', ')}), ${figure(stats.pages)} page answers checked for HTML; ` +
+        `${stats.batches} batches: ${stats.cleanBatches} without a successful write left the table unchanged, ` +
+        `${stats.writingBatches} with one; ${subscribers.length} subscribers at the end; ` +
+        `${findings.size} kinds of fault found`,
+    );
+
+    expect(
+      [...findings].map(([kind, { count, examples }]) => ({ kind, count, examples })),
+      `replay with HARDENING_SEED=${seed}`,
+    ).toEqual([]);
+    expect(stats.requests).toBeGreaterThanOrEqual(5_000);
+    // Every route was reached, and the mix was mostly invalid as intended.
+    expect(Object.keys(stats.byRoute)).toHaveLength(10);
+    expect(stats.rejected / stats.requests).toBeGreaterThan(0.6);
+  }, 280_000);
+
+  // The generated run found these; each has its own test so a failure names its cause.
+  it('a header or query parameter named like an Object.prototype member is just a name', async () => {
+    const answers = await Promise.all([
+      send(stack.apiRoot, {
+        method: 'GET',
+        path: apiPath(stack.apiRoot, '/newsletters?constructor=1&__proto__=2&toString=3'),
+      }),
+      send(stack.apiRoot, {
+        method: 'GET',
+        path: apiPath(stack.apiRoot, '/newsletters'),
+        headers: { constructor: 'x', __proto__: 'y', hasOwnProperty: 'z' },
+      }),
+      send(stack.apiRoot, {
+        method: 'POST',
+        path: apiPath(stack.apiRoot, '/subscribe'),
+        headers: { 'content-type': 'application/json', toString: 'x' },
+        body: JSON.stringify({ email: 'proto-header@example.com' }),
+      }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    for (const answer of answers) expect(answer.contentType).toMatch(/^application\/json/);
+  });
+
+  it('a refused subscribers/add (email_exists) leaves the table exactly as it was, id counter included', async () => {
+    const body = { email: 'exists-twice@example.com', api_key: stack.apiKey };
+    expect((await postJson(stack.apiRoot, '/subscribers/add', body)).status).toBe(200);
+    const before = await dumpTable(db, stack.tableName);
+    const again = await postJson(stack.apiRoot, '/subscribers/add', body);
+    expect(again.status).toBe(400);
+    expect(JSON.parse(again.text)).toMatchObject({ code: 'email_exists' });
+    expect(changedKeys(before, await dumpTable(db, stack.tableName))).toEqual([]);
+  });
+
+  it('the per-client limit answers 429 in the JSON error shape and the refused call writes nothing', async () => {
+    putSettings(
+      stack.parameters,
+      hardeningSettings({ public_rate_limit: { max_requests: 3, window_minutes: 10 } }),
+    );
+    try {
+      // A loopback address of its own: a client the rest of this file never was.
+      const client = `127.0.0.${2 + Math.floor(Math.random() * 250)}`;
+      for (let i = 0; i < 3; i += 1) {
+        const ok = await postJson(
+          stack.apiRoot,
+          '/subscribe',
+          { email: `limited-${i}@example.com` },
+          client,
+        );
+        expect(ok.status, ok.text).toBe(200);
+      }
+      const before = await dumpTable(db, stack.tableName);
+      const refused = await postJson(
+        stack.apiRoot,
+        '/subscribe',
+        { email: 'limited-3@example.com' },
+        client,
+      );
+      expect(refused.status).toBe(429);
+      expect(errorShapeProblems(refused)).toEqual([]);
+      expect(JSON.parse(refused.text)).toMatchObject({ code: 'rate_limited' });
+      expect(changedKeys(before, await dumpTable(db, stack.tableName))).toEqual([]);
+    } finally {
+      putSettings(
+        stack.parameters,
+        hardeningSettings({ public_rate_limit: { max_requests: 100_000, window_minutes: 10 } }),
+      );
+    }
+  });
+});
