@@ -6,6 +6,7 @@ import { errorResponse } from '../../functions/http/responses.ts';
 import { type Route, routes } from '../../functions/routes.ts';
 import { newsletterError } from '../../shared/errors.ts';
 import { toProxyEvent } from './proxy-event.ts';
+import { readBody } from './read-body.ts';
 
 /** Where the API lives below the host: `/{stage}/newsletter/v1`, as on API Gateway. */
 export const API_BASE_PATH = '/newsletter/v1';
@@ -50,21 +51,6 @@ function send(response: ServerResponse, result: APIGatewayProxyResult): void {
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= GATEWAY_MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    request.on('end', () =>
-      resolve(size > GATEWAY_MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)),
-    );
-    request.on('error', reject);
-  });
-}
-
 /** Finds the route for a path below `{api_root}`; a trailing slash reaches the same route. */
 export function matchRoute(path: string): Route | undefined {
   const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path;
@@ -99,7 +85,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const server = createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
-      const body = await readBody(request);
+      const body = await readBody(request, GATEWAY_MAX_BODY_BYTES);
       if (body === undefined) {
         send(
           response,

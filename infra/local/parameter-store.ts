@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { findFreePort, LOCAL_HOST } from './free-port.ts';
+import { readBody } from './read-body.ts';
 
 /** Parameter types of SSM Parameter Store. */
 export type ParameterType = 'String' | 'StringList' | 'SecureString';
@@ -202,7 +203,8 @@ export async function startParameterStore(
     try {
       // Read the body first even when failing: answering before it is consumed can reset
       // the SDK's connection instead of delivering the error.
-      const body = await readBody(req);
+      const body = await readBody(req, MAX_BODY_BYTES);
+      if (!body) throw new ServiceError('ValidationException', 'The request body is too large.');
       if (failures.remaining > 0) {
         failures = { ...failures, remaining: failures.remaining - 1 };
         throw new ServiceError(failures.type, 'Simulated failure (failNext).');
@@ -337,20 +339,6 @@ function send(res: ServerResponse, status: number, body: unknown): void {
     'x-amzn-requestid': randomUUID(),
   });
   res.end(text);
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) {
-      throw new ServiceError('ValidationException', 'The request body is too large.');
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 function load(file: string): Map<string, StoredParameter> {

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Config } from 'aws-ses-v2-local';
 import { findFreePort, LOCAL_HOST } from './free-port.ts';
+import { readBody } from './read-body.ts';
 
 /** One attachment as aws-ses-v2-local stores it. */
 export interface StoredAttachment {
@@ -213,7 +214,8 @@ async function forward(
   innerPort: number,
   agent: Agent,
 ): Promise<void> {
-  const body = await readBody(req);
+  const body = await readBody(req, MAX_BODY_BYTES);
+  if (!body) throw new Error('body too large');
   const headers: Record<string, string | string[]> = {};
   for (const [key, value] of Object.entries(req.headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(key)) {
@@ -235,7 +237,8 @@ async function forward(
     );
     outgoing.end(body);
   });
-  const answer = await readBody(upstream);
+  const answer = await readBody(upstream, MAX_BODY_BYTES);
+  if (!answer) throw new Error('body too large');
   const status = upstream.statusCode ?? 502;
   if (status === 200) {
     captureRaw(req, body, answer);
@@ -287,20 +290,6 @@ function parseJson(buffer: Buffer): SesV2Json | undefined {
   } catch {
     return undefined;
   }
-}
-
-async function readBody(stream: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) {
-      throw new Error('body too large');
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 function listen(server: Server, port: number): Promise<void> {
