@@ -2,9 +2,10 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { FUNCTION_NODE_OPTIONS } from '../infra/cdk/constructs/newsletter-function.ts';
+import { localEnvironment } from '../infra/local/local-environment.ts';
 import { startParameterStore } from '../infra/local/parameter-store.ts';
 import { startSesLocal } from '../infra/local/ses-local.ts';
-import { ENV, ENV_DEFAULTS } from '../shared/config/environment.ts';
+import { ENV_DEFAULTS } from '../shared/config/environment.ts';
 import { isNewsletterError } from '../shared/errors.ts';
 import { Newsletter } from '../shared/newsletter.ts';
 import type { Settings } from '../shared/settings/settings-schema.ts';
@@ -12,7 +13,7 @@ import { DynamoStore } from '../shared/store/dynamo-store.ts';
 import { RecordingLogger, RecordingMailer } from '../test/support/fixtures.ts';
 import { PROJECT_ROOT } from './bundles.ts';
 import { seedListings } from './capacity.ts';
-import { createBenchTable, LOCAL_CREDENTIALS, type LocalClients } from './dynamo.ts';
+import { createBenchTable, type LocalClients } from './dynamo.ts';
 import type { WarmConfig, WarmResult } from './warm-child.ts';
 
 /** How long and how often the warm run calls each handler. */
@@ -105,16 +106,12 @@ export async function measureWarm(
         ...process.env,
         // What the stack sets on every function (the parameter cache keeps its default).
         NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
-        AWS_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-        AWS_ENDPOINT_URL_DYNAMODB: options.dynamoEndpoint,
-        AWS_ENDPOINT_URL_SSM: parameters.endpoint,
-        AWS_ENDPOINT_URL_SES: ses.endpoint,
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        [ENV.table]: TABLE,
-        [ENV.apiKeyParameter]: ENV_DEFAULTS.apiKeyParameter,
-        [ENV.settingsParameter]: ENV_DEFAULTS.settingsParameter,
+        ...localEnvironment({
+          dynamodb: options.dynamoEndpoint,
+          ses: ses.endpoint,
+          ssm: parameters.endpoint,
+          table: TABLE,
+        }),
       },
     });
     let logLines = 0;

@@ -9,6 +9,7 @@ import { DynamoStore } from '../../shared/store/dynamo-store.ts';
 import { createTable } from './create-table.ts';
 import { DEMO_SETTINGS, demoNewsletters } from './demo-data.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import { localEnvironment } from './local-environment.ts';
 import { type LocalServer, startLocalServer } from './local-server.ts';
 import { type ParameterStore, startParameterStore } from './parameter-store.ts';
 import { type SesLocal, startSesLocal } from './ses-local.ts';
@@ -87,16 +88,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     started.push(parameters);
 
     Object.assign(process.env, {
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ENDPOINT_URL_SES: ses.endpoint,
-      AWS_ENDPOINT_URL_SSM: parameters.endpoint,
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      [ENV.table]: TABLE_NAME,
-      [ENV.apiKeyParameter]: ENV_DEFAULTS.apiKeyParameter,
-      [ENV.settingsParameter]: ENV_DEFAULTS.settingsParameter,
+      ...localEnvironment({
+        dynamodb: dynamo.endpoint,
+        ses: ses.endpoint,
+        ssm: parameters.endpoint,
+        table: TABLE_NAME,
+      }),
       // Short, so settings changed with the CLI show up within seconds.
       [ENV.parameterCacheSeconds]: String(options.parameterCacheSeconds ?? 5),
     });
