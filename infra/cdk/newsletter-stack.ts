@@ -63,6 +63,7 @@ export class NewsletterStack extends Stack {
           arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
         }),
       ),
+      senderIdentity: config.senderIdentity,
       anyKeyArn: this.formatArn({
         service: 'kms',
         resource: 'key',

@@ -1,15 +1,17 @@
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { Route } from '../../functions/routes.ts';
+import type { IndexName, Route } from '../../functions/routes.ts';
 
 /** The ARNs a route's function may touch; built once by the stack, shared by every route. */
 export interface AccessTargets {
   readonly tableArn: string;
-  /** One ARN per global secondary index (not `index/*`): Query reaches only those. */
-  readonly indexArns: readonly string[];
+  /** The ARN of each global secondary index (never `index/*`): Query reaches only those. */
+  readonly indexArns: Readonly<Record<IndexName, string>>;
   readonly apiKeyParameterArn: string;
   readonly settingsParameterArn: string;
   /** SES identities the function may send as (the sender identity, sandbox recipients). */
   readonly mailIdentityArns: readonly string[];
+  /** The sender identity: a domain (`example.com`) or one address; limits `ses:FromAddress`. */
+  readonly senderIdentity: string;
   /** `arn:…:kms:<region>:<account>:key/*`: the aws/ssm key's id is unknown at synth. */
   readonly anyKeyArn: string;
   /** The region, for the `ssm.<region>.amazonaws.com` service SSM decrypts through. */
@@ -18,8 +20,10 @@ export interface AccessTargets {
 
 /**
  * The IAM statements a route's function gets, derived only from the route table: exactly the
- * DynamoDB actions in `access.table`, SES only with `access.sendsMail`, and the API key only
- * for routes that accept one (`key` is not `none`), the settings where the route reads them.
+ * DynamoDB item actions in `access.table` on the table, Query on exactly the indexes in
+ * `access.queries`, SES only with `access.sendsMail` and only from the sender identity, and
+ * the API key only for routes that accept one (`key` is not `none`), the settings where the
+ * route reads them.
  */
 export function routePolicyStatements(route: Route, targets: AccessTargets): PolicyStatement[] {
   const statements: PolicyStatement[] = [];
@@ -34,13 +38,14 @@ export function routePolicyStatements(route: Route, targets: AccessTargets): Pol
       }),
     );
   }
-  if (tableActions.includes('dynamodb:Query')) {
+  const indexes = [...new Set(route.access.queries)].sort();
+  if (indexes.length > 0) {
     statements.push(
       new PolicyStatement({
         sid: 'TableIndexes',
         effect: Effect.ALLOW,
         actions: ['dynamodb:Query'],
-        resources: [...targets.indexArns],
+        resources: indexes.map((index) => targets.indexArns[index]),
       }),
     );
   }
@@ -57,7 +62,8 @@ export function routePolicyStatements(route: Route, targets: AccessTargets): Pol
       new PolicyStatement({
         sid: 'Parameters',
         effect: Effect.ALLOW,
-        actions: ['ssm:GetParameter', 'ssm:GetParameters'],
+        // CachedParameters fetches every stale name in one GetParameters call.
+        actions: ['ssm:GetParameters'],
         resources: parameters,
       }),
     );
@@ -86,8 +92,13 @@ export function routePolicyStatements(route: Route, targets: AccessTargets): Pol
       new PolicyStatement({
         sid: 'Mail',
         effect: Effect.ALLOW,
-        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+        // The mailer builds MIME itself and sends it raw (shared/mail/ses-mailer.ts).
+        actions: ['ses:SendRawEmail'],
         resources: [...targets.mailIdentityArns],
+        // Only as the sender identity: the whole domain, or exactly the one address.
+        conditions: targets.senderIdentity.includes('@')
+          ? { StringEquals: { 'ses:FromAddress': targets.senderIdentity.toLowerCase() } }
+          : { StringLike: { 'ses:FromAddress': `*@${targets.senderIdentity.toLowerCase()}` } },
       }),
     );
   }

@@ -1,6 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
+import type { IndexName } from '../../../functions/routes.ts';
 import {
   INDEX,
   KEY,
@@ -21,8 +22,8 @@ export interface NewsletterTableProps {
  * the DynamoDB adapter and the local runner use, so they cannot drift apart.
  */
 export class NewsletterTable extends Table {
-  /** ARNs of the global secondary indexes, for `dynamodb:Query` grants. */
-  readonly indexArns: readonly string[];
+  /** ARN of each global secondary index, for `dynamodb:Query` grants. */
+  readonly indexArns: Readonly<Record<IndexName, string>>;
 
   constructor(scope: Construct, id: string, props: NewsletterTableProps) {
     super(scope, id, {
@@ -48,6 +49,8 @@ export class NewsletterTable extends Table {
         nonKeyAttributes: [...LISTED_ATTRIBUTES],
       });
     }
-    this.indexArns = indexes.map((index) => `${this.tableArn}/index/${index.name}`);
+    this.indexArns = Object.fromEntries(
+      indexes.map((index) => [index.name, `${this.tableArn}/index/${index.name}`]),
+    ) as Record<IndexName, string>;
   }
 }
