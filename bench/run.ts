@@ -14,7 +14,7 @@ import {
   FUNCTION_BUNDLING,
   FUNCTION_NODE_OPTIONS,
 } from '../infra/cdk/constructs/newsletter-function.ts';
-import { startDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
+import { startDynamoDbLocal } from '../infra/local/stand-ins/dynamodb-local.ts';
 import { buildAll, buildBundle, PROJECT_ROOT } from './bundles.ts';
 import { measureCapacity } from './capacity.ts';
 import { type CdkCheck, checkAgainstCdk } from './cdk-check.ts';

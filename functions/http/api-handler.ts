@@ -7,6 +7,7 @@ import { Newsletter } from '../../shared/newsletter.ts';
 import type { CallContext } from '../../shared/process/dependencies.ts';
 import { type Route, routes } from '../routes.ts';
 import { apiRootOf } from './api-root.ts';
+import { methodNotAllowed } from './method-guard.ts';
 import { parseRequest, type RequestParameters } from './parse-request.ts';
 import { requestIdOf, requestLog } from './request-log.ts';
 import { errorResponse, internalErrorResponse, jsonResponse } from './responses.ts';
@@ -63,6 +64,8 @@ export function apiHandler(name: string, operation: Operation): ProxyHandler {
     .use(requestLog(route.name, () => Newsletter.dependencies().log))
     .use(errorBoundary(route.name))
     .handler(async (event, context) => {
+      const wrongMethod = methodNotAllowed(route, event.httpMethod);
+      if (wrongMethod) return wrongMethod;
       const requestId = requestIdOf(event, context);
       const params = await parseRequest(event, { withQuery });
       if (isNewsletterError(params)) return errorResponse(params, requestId);

@@ -8,6 +8,7 @@ import { type MessagePageKind, messagePage } from '../../shared/pages/message-pa
 import type { CallContext } from '../../shared/process/dependencies.ts';
 import { errorBoundary, type ProxyHandler, routeNamed } from './api-handler.ts';
 import { apiRootOf } from './api-root.ts';
+import { methodNotAllowed } from './method-guard.ts';
 import { parseRequest } from './parse-request.ts';
 import { requestIdOf, requestLog } from './request-log.ts';
 
@@ -42,6 +43,8 @@ export function pageHandler(name: string, page: LinkPage): ProxyHandler {
     .use(requestLog(route.name, () => Newsletter.dependencies().log))
     .use(errorBoundary(route.name))
     .handler(async (event, context) => {
+      const wrongMethod = methodNotAllowed(route, event.httpMethod);
+      if (wrongMethod) return wrongMethod;
       const requestId = requestIdOf(event, context);
       const params = await parseRequest(event, { withQuery: true });
       const raw = isNewsletterError(params) ? undefined : params.token;

@@ -16,7 +16,7 @@ export interface GatewayError {
 export const GATEWAY_ERRORS: readonly GatewayError[] = [
   // REST APIs answer an unknown path (and a known path with an undefined method) with a 403
   // "Missing Authentication Token". Wrong methods on our paths never get here: every route has
-  // an ANY method answering 405, so what is left is an unknown path.
+  // an ANY method whose function answers 405, so what is left is an unknown path.
   {
     type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
     code: 'not_found',
@@ -26,12 +26,6 @@ export const GATEWAY_ERRORS: readonly GatewayError[] = [
     type: ResponseType.RESOURCE_NOT_FOUND,
     code: 'not_found',
     message: 'There is no endpoint at this path.',
-  },
-  // Only the 405 mock methods have mapping templates, so only they can refuse a content type.
-  {
-    type: ResponseType.UNSUPPORTED_MEDIA_TYPE,
-    code: 'method_not_allowed',
-    message: 'This endpoint does not answer this HTTP method.',
   },
   {
     type: ResponseType.THROTTLED,

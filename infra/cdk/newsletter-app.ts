@@ -17,6 +17,11 @@ export interface NewsletterApp {
  */
 export function createNewsletterApp(props: AppProps = {}): NewsletterApp {
   const app = new App(props);
+  // `-c bundling=false` writes the template without building the bundles: the local cloud's
+  // source mode runs the TypeScript files instead. The CLI refuses `aws:` keys, hence this.
+  if (app.node.tryGetContext('bundling') === 'false') {
+    app.node.setContext('aws:cdk:bundling-stacks', []);
+  }
   const config = readNewsletterConfig((key) => app.node.tryGetContext(key));
   const stack = new NewsletterStack(app, config.stackName, { config });
   const nag = new AwsSolutionsChecks(app, { verbose: true });

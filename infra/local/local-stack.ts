@@ -1,18 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ENV, ENV_DEFAULTS } from '../../shared/config/environment.ts';
+import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
 import { parseSettings } from '../../shared/settings/parse-settings.ts';
 import { DynamoStore } from '../../shared/store/dynamo-store.ts';
-import { createTable } from './create-table.ts';
+import type { Denial } from './cloud/aws-endpoint.ts';
+import type { DeployedFunction } from './cloud/deployed-stack.ts';
+import { LOCAL_REGION } from './cloud/intrinsics.ts';
+import type { CodeSource } from './cloud/lambda-host.ts';
+import { type LocalCloud, startLocalCloud } from './cloud/local-cloud.ts';
 import { DEMO_SETTINGS, demoNewsletters } from './demo-data.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
-import { localEnvironment } from './local-environment.ts';
-import { type LocalServer, startLocalServer } from './local-server.ts';
-import { type ParameterStore, startParameterStore } from './parameter-store.ts';
-import { type SesLocal, startSesLocal } from './ses-local.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from './stand-ins/dynamodb-local.ts';
+import { type ParameterStore, startParameterStore } from './stand-ins/parameter-store.ts';
+import { type SesLocal, startSesLocal } from './stand-ins/ses-local.ts';
+import { PROJECT_ROOT, synthesize } from './synthesize.ts';
 
 /** What `npm start` (and the end-to-end tests) configure. */
 export interface LocalStackOptions {
@@ -29,10 +33,18 @@ export interface LocalStackOptions {
   /** Seed demo settings and newsletters when empty (default true). */
   readonly seed?: boolean;
   /**
-   * Seconds the handlers cache the API key and settings (default 5). Tests that change the
-   * settings between requests pass 0 so each change applies to the very next request.
+   * A cloud assembly already synthesized (the tests synthesize once per run). Without it the
+   * stack is synthesized now, with `stage` and `parameterCacheSeconds`.
    */
+  readonly cdkOut?: string;
+  /** Seconds the functions cache the key and settings, for a synth made here (default 5). */
   readonly parameterCacheSeconds?: number;
+  /** Run the bundles (default) or the TypeScript sources (faster to start, for development). */
+  readonly code?: CodeSource;
+  /** Every line a function logs; default: stderr, prefixed with the function's name. */
+  readonly onLog?: (line: string, fn: DeployedFunction) => void;
+  /** Modules each function environment imports first (test observers). */
+  readonly preload?: readonly string[];
 }
 
 /** The running local service. */
@@ -43,13 +55,13 @@ export interface LocalStack {
   readonly dynamo: DynamoDbLocal;
   readonly ses: SesLocal;
   readonly parameters: ParameterStore;
-  readonly server: LocalServer;
+  readonly cloud: LocalCloud;
   readonly tableName: string;
+  /** Calls a function made that its role does not allow (each also failed as on AWS). */
+  readonly denials: readonly Denial[];
   /** Stops everything, Java included; safe to call twice. */
   stop(): Promise<void>;
 }
-
-const TABLE_NAME = 'newsletter';
 
 /** File in DATA_DIR where a running `npm start` says where its stand-ins listen. */
 export const LOCAL_ENDPOINTS_FILE = 'local-endpoints.json';
@@ -63,11 +75,13 @@ export interface LocalEndpoints {
   readonly api_root: string;
 }
 
+/** The local SES accepts mail for this identity; the demo sender belongs to it. */
+export const LOCAL_SENDER_IDENTITY = 'example.com';
+
 /**
  * Starts the whole service locally: DynamoDB Local, the local SES with its viewer, the
- * parameter-store stand-in, the table, demo data, and the API on the handlers Lambda runs.
- * The domain layer is pointed at the stand-ins through the same environment variables the
- * SDK reads on AWS (`AWS_ENDPOINT_URL_*`), so no code knows it runs locally.
+ * parameter-store stand-in, then the synthesized stack on them (see cloud/local-cloud.ts):
+ * every function as deployed, with its own permissions, behind the API the template defines.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const stage = options.stage ?? 'api';
@@ -87,16 +101,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     started.push(parameters);
 
-    Object.assign(process.env, {
-      ...localEnvironment({
-        dynamodb: dynamo.endpoint,
-        ses: ses.endpoint,
-        ssm: parameters.endpoint,
-        table: TABLE_NAME,
-      }),
-      // Short, so settings changed with the CLI show up within seconds.
-      [ENV.parameterCacheSeconds]: String(options.parameterCacheSeconds ?? 5),
-    });
+    const code = options.code ?? 'bundle';
+    let cdkOut = options.cdkOut;
+    if (!cdkOut) {
+      const scratch = dataDir ?? (await mkdtemp(join(tmpdir(), 'newsletter-synth-')));
+      if (!dataDir) started.push({ stop: () => rm(scratch, { recursive: true, force: true }) });
+      cdkOut = await synthesize({
+        outdir: join(scratch, 'cdk.out'),
+        stage,
+        senderIdentity: LOCAL_SENDER_IDENTITY,
+        parameterCacheSeconds: options.parameterCacheSeconds ?? 5,
+        bundle: code === 'bundle',
+      });
+    }
 
     const apiKey =
       options.apiKey ||
@@ -111,30 +128,49 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       parameters.put(ENV_DEFAULTS.settingsParameter, JSON.stringify(DEMO_SETTINGS, null, 2));
     }
 
-    const raw = new DynamoDBClient({
-      endpoint: dynamo.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    const denials: Denial[] = [];
+    const cloud = await startLocalCloud({
+      cdkOut,
+      code,
+      projectRoot: PROJECT_ROOT,
+      upstreams: { dynamodb: dynamo.endpoint, ssm: parameters.endpoint, ses: ses.endpoint },
+      isSecureParameter: (name) => parameters.get(name)?.type === 'SecureString',
+      apiPort: options.port,
+      onLog:
+        options.onLog ??
+        ((line, fn) =>
+          process.stderr.write(`${fn.logicalId.replace(/[0-9A-F]{8}$/, '')} ${line}\n`)),
+      onDenied: (denial) => {
+        denials.push(denial);
+        process.stderr.write(`ACCESS DENIED (as AWS would): ${denial.message}\n`);
+      },
+      ...(options.preload ? { preload: options.preload } : {}),
     });
-    const created = await createTable(raw, TABLE_NAME);
-    if (created && options.seed !== false) {
-      const store = new DynamoStore(DynamoDBDocumentClient.from(raw), TABLE_NAME);
-      for (const issue of demoNewsletters(new Date())) {
-        await store.putNewsletterIssue({ ...issue, id: await store.nextId('newsletter') });
-      }
-    }
-    raw.destroy();
+    started.push(cloud);
 
-    const server = await startLocalServer({ port: options.port, stage });
-    started.push(server);
-    const apiRoot = `http://localhost:${server.port}/${stage}/newsletter/v1`;
+    if (options.seed !== false) {
+      const client = new DynamoDBClient({
+        endpoint: dynamo.endpoint,
+        region: LOCAL_REGION,
+        credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
+      });
+      const store = new DynamoStore(DynamoDBDocumentClient.from(client), cloud.tableName);
+      if ((await store.recentNewsletterIssues(1, true)).length === 0) {
+        for (const issue of demoNewsletters(new Date())) {
+          await store.putNewsletterIssue({ ...issue, id: await store.nextId('newsletter') });
+        }
+      }
+      client.destroy();
+    }
+
+    const apiRoot = `${cloud.api.stageUrl}/newsletter/v1`;
     if (dataDir) {
       // The admin CLI's --local reads this to find the stand-ins' ports, picked free at start.
       const endpoints: LocalEndpoints = {
         dynamodb: dynamo.endpoint,
         ssm: parameters.endpoint,
         ses: ses.endpoint,
-        table: TABLE_NAME,
+        table: cloud.tableName,
         api_root: apiRoot,
       };
       await writeFile(
@@ -150,8 +186,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamo,
       ses,
       parameters,
-      server,
-      tableName: TABLE_NAME,
+      cloud,
+      tableName: cloud.tableName,
+      denials,
       stop: stopAll,
     };
   } catch (error) {

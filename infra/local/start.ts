@@ -1,8 +1,11 @@
 /**
- * `npm start`: the whole service on this machine, no AWS account. Environment: PORT (3000),
- * MAIL_PORT (8005), DATA_DIR (.data), API_KEY (generated once and kept in DATA_DIR).
+ * `npm start`: the whole service on this machine, no AWS account. It synthesizes the stack
+ * (`cdk synth`, bundles included) and runs it: every function as deployed, with its own
+ * permissions. Environment: PORT (3000), MAIL_PORT (8005), DATA_DIR (.data), API_KEY
+ * (generated once and kept in DATA_DIR), STAGE (api; `wp-json` serves the original's paths),
+ * LOCAL_CODE (`bundle`, the default, or `source`: the TypeScript files, faster to start).
  */
-import { setLogSink } from '../../shared/log/logger.ts';
+import type { CodeSource } from './cloud/lambda-host.ts';
 import { startLocalStack } from './local-stack.ts';
 
 const number = (name: string, fallback: number): number => {
@@ -16,13 +19,29 @@ const number = (name: string, fallback: number): number => {
   return value;
 };
 
+const stage = process.env.STAGE || 'api';
+if (!/^[A-Za-z0-9_-]{1,128}$/.test(stage)) {
+  process.stderr.write(`STAGE must be letters, digits, - or _, got ${JSON.stringify(stage)}\n`);
+  process.exit(2);
+}
+const code = (process.env.LOCAL_CODE || 'bundle') as CodeSource;
+if (code !== 'bundle' && code !== 'source') {
+  process.stderr.write(`LOCAL_CODE must be bundle or source, got ${JSON.stringify(code)}\n`);
+  process.exit(2);
+}
+
 const options = {
   port: number('PORT', 3000),
   mailPort: number('MAIL_PORT', 8005),
   dataDir: process.env.DATA_DIR || '.data',
+  stage,
+  code,
   ...(process.env.API_KEY ? { apiKey: process.env.API_KEY } : {}),
 };
 
+process.stdout.write(
+  `Synthesizing the stack (cdk synth${code === 'bundle' ? ', bundles' : ''})…\n`,
+);
 let stack: Awaited<ReturnType<typeof startLocalStack>>;
 try {
   stack = await startLocalStack(options);
@@ -33,9 +52,6 @@ try {
   process.exit(1);
 }
 
-// Request lines go to stderr so stdout stays the short summary below.
-setLogSink((line) => process.stderr.write(`${line}\n`));
-
 process.stdout.write(
   [
     '',
@@ -44,11 +60,12 @@ process.stdout.write(
     `  API key      ${stack.apiKey}`,
     `  Mail viewer  ${stack.mailViewer}`,
     `  Data         ${options.dataDir}`,
+    `  Functions    ${code === 'bundle' ? 'the bundles cdk synth built' : 'the TypeScript sources'}, each with its own role as synthesized`,
     '',
     'Try:',
     `  curl -s -X POST ${stack.apiRoot}/subscribe -H 'Content-Type: application/json' -d '{"email":"ada@example.com","name":"Ada"}'`,
     '',
-    'Ctrl-C stops everything.',
+    'Function logs follow on stderr. Ctrl-C stops everything.',
     '',
   ].join('\n'),
 );

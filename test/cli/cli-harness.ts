@@ -6,7 +6,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { CliIo } from '../../cli/io.ts';
 import { run } from '../../cli/main.ts';
-import { type ParameterStore, startParameterStore } from '../../infra/local/parameter-store.ts';
+import {
+  type ParameterStore,
+  startParameterStore,
+} from '../../infra/local/stand-ins/parameter-store.ts';
 import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
 import type { SettingsInput } from '../../shared/settings/settings-schema.ts';
 import type { DynamoStore } from '../../shared/store/dynamo-store.ts';

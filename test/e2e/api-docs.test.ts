@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
 const run = promisify(execFile);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -32,9 +32,9 @@ function normalise(value: unknown): unknown {
   return value;
 }
 
-let stack: LocalStack;
+let stack: TestStack;
 beforeAll(async () => {
-  stack = await startLocalStack({ port: 0, mailPort: 0, seed: true });
+  stack = await startTestStack();
 });
 afterAll(async () => {
   await stack?.stop();

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
-import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
 import { createResponseValidator } from '../support/openapi-validator.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
-let stack: LocalStack;
+let stack: TestStack;
 const validate = createResponseValidator();
 const checked = new Set<string>();
 
 beforeAll(async () => {
-  stack = await startLocalStack({ port: 0, mailPort: 0, seed: true });
+  stack = await startTestStack();
 });
 afterAll(async () => {
   await stack?.stop();

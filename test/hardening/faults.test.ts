@@ -1,8 +1,9 @@
 /**
  * Dependency faults in the middle of a run of requests against the local service: DynamoDB
- * Local, the local SES and the parameter-store stand-in each stopped and started again on the
- * same port with the same data, the parameter store throttling, and DynamoDB throttling (a
- * proxy answers ProvisionedThroughputExceededException, which DynamoDB Local cannot). What
+ * Local, the local SES and the parameter-store stand-in each stopped and started again (on a
+ * fresh port, with the same data; the loopback AWS endpoint the functions call is pointed at
+ * it), the parameter store throttling, and DynamoDB throttling (the endpoint answers
+ * ProvisionedThroughputExceededException, which DynamoDB Local cannot). What
  * must hold (decisions parts 5, 6 and 8): every answer is a 503 in the error shape or a real
  * success (a subscribe's 200 means the subscriber is stored and its activation mail sent);
  * keyed endpoints fail closed while SSM is away; nothing is left half written; and the service
@@ -14,12 +15,18 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
-import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
-import { type ParameterStore, startParameterStore } from '../../infra/local/parameter-store.ts';
-import { type SesLocal, type StoredMail, startSesLocal } from '../../infra/local/ses-local.ts';
+import type { AwsEndpoint } from '../../infra/local/cloud/aws-endpoint.ts';
+import {
+  type DynamoDbLocal,
+  startDynamoDbLocal,
+} from '../../infra/local/stand-ins/dynamodb-local.ts';
+import {
+  type ParameterStore,
+  startParameterStore,
+} from '../../infra/local/stand-ins/parameter-store.ts';
+import type { StoredMail } from '../../infra/local/stand-ins/ses-local.ts';
 import { hashToken } from '../../shared/process/tokens.ts';
-import { type DynamoProxy, startDynamoProxy } from './support/dynamo-proxy.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
   checkIntegrity,
   documentClient,
@@ -39,29 +46,22 @@ const PER_PHASE = 14;
 /** Requests in flight at once. */
 const WORKERS = 4;
 
-let stack: LocalStack;
-let proxy: DynamoProxy;
+let stack: TestStack;
+/** Where the functions' AWS calls go; faults are injected here. */
+let endpoint: AwsEndpoint;
 let dataDir: string;
-// The stand-ins currently running; a restart replaces them with new ones on the same port.
+// The stand-ins currently running; a restart replaces them with new ones on fresh ports.
 let dynamo: DynamoDbLocal;
-let ses: SesLocal;
 let parameters: ParameterStore;
 let db: DynamoDBDocumentClient;
+const ses = { messages: () => stack.liveSes.messages() };
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'hardening-faults-'));
   // A data folder, so DynamoDB Local and the parameters survive being stopped.
-  stack = await startLocalStack({
-    port: 0,
-    mailPort: 0,
-    seed: true,
-    parameterCacheSeconds: 0,
-    dataDir,
-  });
-  ({ dynamo, ses, parameters } = stack);
-  proxy = await startDynamoProxy(dynamo.endpoint);
-  // Before the first request: the handlers' SDK client reads this once, when it is created.
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = proxy.endpoint;
+  stack = await startTestStack({ dataDir });
+  ({ dynamo, parameters } = stack);
+  endpoint = stack.cloud.endpoint;
   // Every request of a run comes from 127.0.0.1; the per-IP limit has its own tests.
   putSettings(
     parameters,
@@ -72,10 +72,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   db?.destroy();
-  await proxy?.stop();
-  await dynamo?.stop();
-  await ses?.stop();
-  await parameters?.stop();
+  // The stack stops the stand-ins it started; restarted ones are this file's to stop.
+  if (dynamo !== stack?.dynamo) await dynamo?.stop();
+  if (parameters !== stack?.parameters) await parameters?.stop();
   await stack?.stop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }, 60_000);
@@ -407,8 +406,7 @@ async function faultRun(
 const ALL_ACTIONS: readonly Action[] = ['subscribe', 'add', 'list', 'newsletters', 'confirm'];
 
 describe('dependency faults in the middle of a run', () => {
-  it('DynamoDB Local stopped and started again on the same port and data: 503s, then it recovers', async () => {
-    const port = dynamo.port;
+  it('DynamoDB Local stopped and started again with the same data: 503s, then it recovers', async () => {
     const data = dynamo.dataDir;
     await faultRun(
       'dynamodb-stopped',
@@ -420,7 +418,10 @@ describe('dependency faults in the middle of a run', () => {
           expect: 'normal',
           drainFirst: true,
           enter: async () => {
-            dynamo = await startDynamoDbLocal({ port, ...(data ? { dataDir: data } : {}) });
+            dynamo = await startDynamoDbLocal(data ? { dataDir: data } : {});
+            endpoint.setUpstream('dynamodb', dynamo.endpoint);
+            db.destroy();
+            db = documentClient(dynamo.endpoint);
           },
         },
       ],
@@ -430,27 +431,18 @@ describe('dependency faults in the middle of a run', () => {
   }, 180_000);
 
   it('the local SES stopped and started again: mail-sending calls 503, the retry sends', async () => {
-    const port = ses.port;
     await faultRun(
       'ses-stopped',
       [
         { name: 'before', expect: 'normal' },
-        { name: 'outage', expect: 'down', enter: () => ses.stop() },
-        {
-          name: 'after',
-          expect: 'normal',
-          drainFirst: true,
-          enter: async () => {
-            ses = await startSesLocal({ port });
-          },
-        },
+        { name: 'outage', expect: 'down', enter: () => stack.stopSes() },
+        { name: 'after', expect: 'normal', drainFirst: true, enter: () => stack.restartSes() },
       ],
       ['subscribe', 'confirm'],
     );
   }, 180_000);
 
   it('the parameter store stopped and started again: keyed calls fail closed (503, never 200)', async () => {
-    const port = parameters.port;
     await faultRun(
       'ssm-stopped',
       [
@@ -461,10 +453,8 @@ describe('dependency faults in the middle of a run', () => {
           expect: 'normal',
           drainFirst: true,
           enter: async () => {
-            parameters = await startParameterStore({
-              port,
-              file: join(dataDir, 'parameters.json'),
-            });
+            parameters = await startParameterStore({ file: join(dataDir, 'parameters.json') });
+            endpoint.setUpstream('ssm', parameters.endpoint);
           },
         },
       ],
@@ -475,7 +465,7 @@ describe('dependency faults in the middle of a run', () => {
 
   it('the parameter store throttling: absorbed by the retries when brief, fail closed when not', async () => {
     // Two throttled attempts: the SDK's third attempt gets through and the caller never knows.
-    parameters.failNext(2, 'ThrottlingException');
+    endpoint.setFault('ssm', { kind: 'throttle', count: 2 });
     const brief = await postJson(stack.apiRoot, '/subscribers', { api_key: stack.apiKey });
     expect(brief.status).toBe(200);
     await faultRun(
@@ -485,13 +475,13 @@ describe('dependency faults in the middle of a run', () => {
         {
           name: 'outage',
           expect: 'down',
-          enter: async () => parameters.failNext(1_000_000, 'ThrottlingException'),
+          enter: async () => endpoint.setFault('ssm', { kind: 'throttle' }),
         },
         {
           name: 'after',
           expect: 'normal',
           drainFirst: true,
-          enter: async () => parameters.failNext(0),
+          enter: async () => endpoint.setFault('ssm', undefined),
         },
       ],
       ['subscribe', 'add', 'list', 'wrong-key', 'confirm'],
@@ -509,32 +499,41 @@ describe('dependency faults in the middle of a run', () => {
       'dynamodb-throttled',
       [
         { name: 'before', expect: 'normal' },
-        { name: 'outage', expect: 'down', enter: async () => proxy.set({ kind: 'throttle-all' }) },
+        {
+          name: 'outage',
+          expect: 'down',
+          enter: async () => endpoint.setFault('dynamodb', { kind: 'throttle' }),
+        },
         {
           name: 'flicker',
           expect: 'either',
           drainFirst: true,
-          enter: async () => proxy.set({ kind: 'throttle-share', share: 0.4, random }),
+          enter: async () =>
+            endpoint.setFault('dynamodb', { kind: 'throttle', share: 0.4, random }),
         },
         {
           name: 'after',
           expect: 'normal',
           drainFirst: true,
-          enter: async () => proxy.set({ kind: 'pass' }),
+          enter: async () => endpoint.setFault('dynamodb', undefined),
         },
       ],
       ALL_ACTIONS,
     );
-    expect(proxy.counts.throttled).toBeGreaterThan(0);
+    expect(endpoint.counts.dynamodb?.throttled).toBeGreaterThan(0);
   }, 180_000);
 });
 
 describe('a write whose answer is lost', () => {
   it('one lost answer: the SDK resends the same transaction (same ClientRequestToken), so the mail goes out', async () => {
     const email = 'fault-lost-once@example.com';
-    proxy.set({ kind: 'lose-answers', target: 'TransactWriteItems', count: 1 });
+    endpoint.setFault('dynamodb', {
+      kind: 'lose-answers',
+      operation: 'TransactWriteItems',
+      count: 1,
+    });
     const first = await postJson(stack.apiRoot, '/subscribe', { email });
-    proxy.set({ kind: 'pass' });
+    endpoint.setFault('dynamodb', undefined);
     expect(first.status).toBe(200);
     const { items, problems } = await checkIntegrity(db, stack.tableName);
     expect(problems).toEqual([]);
@@ -546,9 +545,13 @@ describe('a write whose answer is lost', () => {
     const email = 'fault-lost-answer@example.com';
     // Every SDK attempt of the subscriber transaction commits (or is deduplicated by its
     // ClientRequestToken) and loses its answer, so the SDK gives up.
-    proxy.set({ kind: 'lose-answers', target: 'TransactWriteItems', count: 3 });
+    endpoint.setFault('dynamodb', {
+      kind: 'lose-answers',
+      operation: 'TransactWriteItems',
+      count: 3,
+    });
     const first = await postJson(stack.apiRoot, '/subscribe', { email });
-    proxy.set({ kind: 'pass' });
+    endpoint.setFault('dynamodb', undefined);
     // Either the service finds out its write landed and goes on (200), or it cannot know and
     // answers 503, so that the form asks the person to try again.
     expect([200, 503]).toContain(first.status);

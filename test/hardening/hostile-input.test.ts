@@ -7,9 +7,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Route } from '../../functions/routes.ts';
-import { matchRoute } from '../../infra/local/local-server.ts';
-import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
+import { type ContractEndpoint, contractEndpoint } from '../support/contract.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
   apiPath,
   changedKeys,
@@ -38,22 +37,22 @@ const WIDTH = 8;
 /** Valid addresses the occasional valid request draws from; bounds the table's growth. */
 const ADDRESSES = 40;
 
-/** Routes whose 200 may change the table, and so must be accounted for. */
+/** Endpoints whose 200 may change the table, and so must be accounted for. */
 const WRITING = new Set([
-  'subscribe',
-  'unsubscribe',
-  'subscribers-add',
-  'subscribers-delete',
-  'subscription-confirm',
-  'subscription-unsubscribe',
+  '/subscribe',
+  '/unsubscribe',
+  '/subscribers/add',
+  '/subscribers/delete',
+  '/subscription/confirm',
+  '/subscription/unsubscribe',
 ]);
 
-let stack: LocalStack;
+let stack: TestStack;
 let db: ReturnType<typeof documentClient>;
 
 beforeAll(async () => {
   // Cache 0: a settings change applies to the very next request.
-  stack = await startLocalStack({ port: 0, mailPort: 0, seed: true, parameterCacheSeconds: 0 });
+  stack = await startTestStack();
   // The per-IP limit would otherwise turn valid keyless calls from 127.0.0.1 into 429s.
   putSettings(
     stack.parameters,
@@ -67,16 +66,16 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Which handler a request reaches, as the local router (and API Gateway) decides it. */
-function destination(request: HostileRequest): { route?: Route; page: boolean } {
+/** Which endpoint a request reaches, as the contract says (test/support/contract.ts). */
+function destination(request: HostileRequest): { route?: ContractEndpoint; page: boolean } {
   const prefix = new URL(stack.apiRoot).pathname;
   const url = new URL(`${prefix}${request.path}`, 'http://localhost');
   const below = url.pathname.startsWith(`${prefix}/`)
     ? url.pathname.slice(prefix.length)
     : undefined;
-  const route = below === undefined ? undefined : matchRoute(below);
-  if (!route?.methods.includes(request.method as Route['methods'][number])) return { page: false };
-  return { route, page: route.response === 'html' };
+  const { endpoint } = below === undefined ? {} : contractEndpoint(below, request.method);
+  if (!endpoint) return { page: false };
+  return { route: endpoint, page: endpoint.answers === 'page' };
 }
 
 /** What is wrong with one answer, judged by where the request went (empty when fine). */
@@ -147,11 +146,11 @@ function accountFor(
   let counted = false;
   for (const { request, response } of answered) {
     const { route, page } = destination(request);
-    if (response.status !== 200 || !route || !WRITING.has(route.name) || page) continue;
+    if (response.status !== 200 || !route || !WRITING.has(route.path) || page) continue;
     const body = JSON.parse(response.text) as { email?: unknown };
     if (typeof body.email === 'string') emails.add(body.email);
-    if (route.name === 'subscribe' || route.name === 'subscribers-add') created = true;
-    if (route.name === 'subscribe') counted = true;
+    if (route.path === '/subscribe' || route.path === '/subscribers/add') created = true;
+    if (route.path === '/subscribe') counted = true;
   }
   const tokenOwners = new Map<string, string>();
   for (const item of [...before, ...after]) {
@@ -200,7 +199,7 @@ async function runBatch(batch: readonly HostileRequest[]): Promise<void> {
     const { route, page } = destination(request);
     stats.requests += 1;
     tally(stats.byStatus, response.status);
-    tally(stats.byRoute, route?.name ?? 'unrouted (404/405)');
+    tally(stats.byRoute, route?.path ?? 'unrouted (404/405)');
     tally(stats.byMethod, request.method);
     tally(stats.byEncoding, request.encoding);
     if (page) stats.pages += 1;
@@ -209,10 +208,10 @@ async function runBatch(batch: readonly HostileRequest[]): Promise<void> {
       tally(stats.byCode, errorCodeOf(response));
     }
     if (response.status >= 400) stats.rejected += 1;
-    if (response.status === 200 && route && WRITING.has(route.name)) wrote = true;
+    if (response.status === 200 && route && WRITING.has(route.path)) wrote = true;
     for (const problem of answerProblems(request, response))
       found(
-        `${route?.name ?? 'router'}: ${problem}`,
+        `${route?.path ?? 'router'}: ${problem}`,
         `${describeRequest(request)} -> ${response.status} ${response.text.slice(0, 200)}`,
       );
   }

@@ -5,12 +5,10 @@
  * from a mail (decisions part 4: tokens are stored only as hashes).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type LocalStack, startLocalStack } from '../../infra/local/local-stack.ts';
-import { type SesLocal, startSesLocal } from '../../infra/local/ses-local.ts';
 import { keysMatch, verifyApiKey } from '../../shared/auth/verify-api-key.ts';
 import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
-import { setLogSink } from '../../shared/log/logger.ts';
 import { RecordingLogger } from '../support/fixtures.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
   apiPath,
   getPath,
@@ -22,7 +20,11 @@ import {
   send,
 } from './support/harness.ts';
 
-/** Every call of crypto.timingSafeEqual in this process: the two buffers it compared. */
+/**
+ * Every call of crypto.timingSafeEqual in this process (the unit tests below): the two buffers
+ * it compared. The service's own comparisons run in its functions' processes and are seen
+ * through test/support/observe-comparisons.mjs.
+ */
 const compared = vi.hoisted(() => ({ calls: [] as { left: Buffer; right: Buffer }[] }));
 
 // The real module, with timingSafeEqual wrapped to record what it is handed; behaviour is
@@ -90,8 +92,9 @@ describe('the key comparison does not stop at the first wrong character', () => 
   });
 });
 
-/** Everything the process wrote while the run below went on. */
-const captured = { logLines: [] as string[], stdout: [] as string[], console: [] as string[] };
+/** Everything the functions and this process wrote while the run below went on. */
+const captured = { stdout: [] as string[], console: [] as string[] };
+const OBSERVER = new URL('../support/observe-comparisons.mjs', import.meta.url).pathname;
 const originalWrite = {
   stdout: process.stdout.write.bind(process.stdout),
   stderr: process.stderr.write.bind(process.stderr),
@@ -108,11 +111,9 @@ function capture(stream: 'stdout' | 'stderr'): typeof process.stdout.write {
   }) as typeof process.stdout.write;
 }
 
-let stack: LocalStack;
-let ses: SesLocal;
+let stack: TestStack;
 
 beforeAll(async () => {
-  setLogSink((line) => captured.logLines.push(line));
   process.stdout.write = capture('stdout');
   process.stderr.write = capture('stderr');
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
@@ -120,8 +121,7 @@ beforeAll(async () => {
       captured.console.push(args.map(String).join(' '));
     });
   }
-  stack = await startLocalStack({ port: 0, mailPort: 0, seed: true, parameterCacheSeconds: 0 });
-  ses = stack.ses;
+  stack = await startTestStack({ preload: [OBSERVER] });
   putSettings(
     stack.parameters,
     hardeningSettings({ public_rate_limit: { max_requests: 0, window_minutes: 10 } }),
@@ -132,7 +132,6 @@ afterAll(async () => {
   process.stdout.write = originalWrite.stdout;
   process.stderr.write = originalWrite.stderr;
   vi.restoreAllMocks();
-  await ses?.stop();
   await stack?.stop();
 });
 
@@ -172,7 +171,7 @@ describe('no secret reaches a log line', () => {
       return answered;
     };
     const mailTokens = async (to: string): Promise<string[]> =>
-      (await ses.messages())
+      (await stack.liveSes.messages())
         .filter((mail) => mail.destination.to.some((address) => address.includes(to)))
         .flatMap((mail) =>
           [...(mail.body.text ?? '').matchAll(TOKEN_IN_LINK)].map((m) => m[1] ?? ''),
@@ -287,14 +286,13 @@ describe('no secret reaches a log line', () => {
     );
 
     // 503s: the parameter store throttling, SES away; and a 500 from a broken setting.
-    stack.parameters.failNext(6, 'ThrottlingException');
+    stack.cloud.endpoint.setFault('ssm', { kind: 'throttle', count: 6 });
     await call('ssm throttled', postJson(root, '/subscribers', { api_key: key }));
     await call('ssm throttled, wrong key', postJson(root, '/subscribers', { api_key: w1 }));
-    stack.parameters.failNext(0);
-    const sesPort = ses.port;
-    await ses.stop();
+    stack.cloud.endpoint.setFault('ssm', undefined);
+    await stack.stopSes();
     await call('ses down', postJson(root, '/subscribe', { email: 'secret-dee@example.com' }));
-    ses = await startSesLocal({ port: sesPort });
+    await stack.restartSes();
     await call('ses back', postJson(root, '/subscribe', { email: 'secret-dee@example.com' }));
     stack.parameters.put(ENV_DEFAULTS.settingsParameter, JSON.stringify({ lists: 'broken' }));
     await call('broken settings', postJson(root, '/subscribe', { email: 'e@example.com' }));
@@ -310,20 +308,20 @@ describe('no secret reaches a log line', () => {
     );
     const tokens = [
       ...new Set(
-        (await ses.messages()).flatMap((mail) =>
+        (await stack.liveSes.messages()).flatMap((mail) =>
           [...(mail.body.text ?? '').matchAll(TOKEN_IN_LINK)].map((m) => m[1] ?? ''),
         ),
       ),
     ];
     expect(tokens.length).toBeGreaterThanOrEqual(4);
-    // One line per request a handler answered (the router answers the unknown path and the
-    // wrong method itself), so the capture really saw the run.
-    const requestLines = captured.logLines.filter((line) => line.includes('"event":"request"'));
-    expect(requestLines.length).toBeGreaterThanOrEqual(answers.length - 2);
+    // One line per request a function answered (API Gateway answers the unknown path
+    // itself), so the capture really saw the run.
+    const requestLines = stack.logLines.filter((line) => line.includes('"event":"request"'));
+    expect(requestLines.length).toBeGreaterThanOrEqual(answers.length - 1);
 
     // The failures were logged with their causes (so the lines searched below carry them).
     const events = new Set(
-      captured.logLines.map((line) => (JSON.parse(line) as { event?: string }).event),
+      stack.logLines.map((line) => (JSON.parse(line) as { event?: string }).event),
     );
     expect([...events].sort()).toEqual(
       expect.arrayContaining(['api_key_unavailable', 'mail_failed', 'operation_failed']),
@@ -334,7 +332,7 @@ describe('no secret reaches a log line', () => {
       ...wrongKeys.map((wrong, i) => [`wrong key ${i + 1}`, wrong]),
       ...tokens.map((token, i) => [`mail token ${i + 1}`, token]),
     ] as const;
-    const everything = [...captured.logLines, ...captured.stdout, ...captured.console];
+    const everything = [...stack.logLines, ...captured.stdout, ...captured.console];
     const leaks = secrets.flatMap(([what, secret]) =>
       everything
         .filter((line) => line.includes(secret))
@@ -343,18 +341,26 @@ describe('no secret reaches a log line', () => {
     expect(leaks).toEqual([]);
     // Nor does any answer carry the key (link pages carry their own token, by design).
     expect(answers.filter((a) => a.response.text.includes(key)).map((a) => a.what)).toEqual([]);
-    // Every comparison the service made (keys and token hashes) was of fixed-length digests.
-    const shapes = new Set(compared.calls.map((c) => `${c.left.length}/${c.right.length}`));
-    expect([...shapes].every((shape) => shape === '32/32' || shape === '64/64')).toBe(true);
+    // The service compared every key it was shown (13 requests presented a key that reached
+    // the check: 6 right, 7 wrong) and the link tokens, and every comparison was of
+    // fixed-length digests: 32-byte key digests, 64-character token hashes.
+    const observed = stack.logLines
+      .filter((line) => line.startsWith('{"observed":"timingSafeEqual"'))
+      .map((line) => JSON.parse(line) as { left: number; right: number });
+    const keyComparisons = observed.filter((c) => c.left === 32 && c.right === 32);
+    const tokenComparisons = observed.filter((c) => c.left === 64 && c.right === 64);
+    expect(keyComparisons.length).toBeGreaterThanOrEqual(13);
+    expect(tokenComparisons.length).toBeGreaterThan(0);
+    expect(observed.length).toBe(keyComparisons.length + tokenComparisons.length);
 
     process.stdout.write = originalWrite.stdout;
     process.stderr.write = originalWrite.stderr;
     vi.restoreAllMocks();
     console.log(
       `[hardening] secrets: ${answers.length} requests (statuses ${[...statuses].sort().join(', ')}), ` +
-        `${captured.logLines.length} log lines + ${captured.stdout.length} stdout/stderr writes + ${captured.console.length} console calls ` +
+        `${stack.logLines.length} function log lines + ${captured.stdout.length} stdout/stderr writes + ${captured.console.length} console calls ` +
         `searched for ${secrets.length} secrets (the key, ${wrongKeys.length} wrong keys, ${tokens.length} mail tokens): ${leaks.length} found; ` +
-        `${compared.calls.length} constant-time comparisons, all of equal-length digests`,
+        `${observed.length} constant-time comparisons by the service (${keyComparisons.length} of key digests, ${tokenComparisons.length} of token hashes), all of equal-length digests`,
     );
   }, 120_000);
 });

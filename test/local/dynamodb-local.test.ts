@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,8 +12,11 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
-import { findFreePort, LOCAL_HOST } from '../../infra/local/free-port.ts';
+import { LOCAL_HOST } from '../../infra/local/free-port.ts';
+import {
+  type DynamoDbLocal,
+  startDynamoDbLocal,
+} from '../../infra/local/stand-ins/dynamodb-local.ts';
 
 // Hoisted above the imports, so the SDK sees it whenever it decides to warn.
 vi.hoisted(() => {
@@ -76,15 +79,15 @@ function isRunning(pid: number): boolean {
   }
 }
 
-// Pids of running DynamoDB Local processes started with `-port <port>`, found via /proc.
-function javaPidsOnPort(port: number): number[] {
+// Pids of running DynamoDB Local processes whose command line mentions `marker` (a port or a
+// data folder of this test), found via /proc.
+function javaPidsWith(marker: string): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .filter((entry) => {
       try {
         const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-        const at = args.indexOf('-port');
-        return args.some((a) => a.endsWith('DynamoDBLocal.jar')) && args[at + 1] === String(port);
+        return args.some((a) => a.endsWith('DynamoDbLocalLoopback.java')) && args.includes(marker);
       } catch {
         return false;
       }
@@ -93,15 +96,27 @@ function javaPidsOnPort(port: number): number[] {
     .filter(isRunning);
 }
 
-async function waitUntilGone(pid: number, timeoutMs = 5_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!isRunning(pid)) {
-      return true;
-    }
-    await sleep(50);
-  }
-  return !isRunning(pid);
+/**
+ * Resolves once `pid` has ended. No deadline of its own: the test's timeout bounds it, so the
+ * test asserts the event (java ends), not how fast this machine is.
+ */
+async function ended(pid: number): Promise<void> {
+  while (isRunning(pid)) await sleep(20);
+}
+
+/** The addresses a process listens on, from /proc/net/tcp (hex address:port, state 0A). */
+function listeningAddresses(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A')
+    .map((fields) => {
+      const hex = fields[1]?.split(':')[0] ?? '';
+      // Little-endian IPv4: 0100007F is 127.0.0.1.
+      return [3, 2, 1, 0].map((i) => Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16)).join('.');
+    });
 }
 
 describe('startDynamoDbLocal', () => {
@@ -115,11 +130,20 @@ describe('startDynamoDbLocal', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('serves an in-memory, shared database and leaves no java behind after stop()', async () => {
+  it('serves an in-memory, shared database on loopback only and leaves no java behind', async () => {
     const db = await startDynamoDbLocal({});
     try {
       expect(db.endpoint).toBe(`http://${LOCAL_HOST}:${db.port}`);
+      // Bound to 127.0.0.1, not to every interface (0.0.0.0 and :: would show here).
+      expect(listeningAddresses(db.port)).toEqual(['127.0.0.1']);
+      expect(readFileSync('/proc/net/tcp6', 'utf8')).not.toMatch(
+        new RegExp(`:${db.port.toString(16).toUpperCase().padStart(4, '0')} [0-9A-F:]+ 0A `),
+      );
       expect(db.dataDir).toBeUndefined();
+      // Telemetry off: the launcher never configures it, and says so on the command line.
+      expect(readFileSync(`/proc/${db.pid}/cmdline`, 'utf8').split('\0')).toContain(
+        '-disableTelemetry',
+      );
       expect(isRunning(db.pid)).toBe(true);
       await createTableWithItem(db);
       // -sharedDb: other credentials and another region see the same table.
@@ -131,13 +155,12 @@ describe('startDynamoDbLocal', () => {
       await db.stop();
     }
     expect(isRunning(db.pid)).toBe(false);
-    expect(javaPidsOnPort(db.port)).toEqual([]);
     await expect(readItem(db.endpoint)).rejects.toThrow();
     // A second stop() is harmless.
     await db.stop();
   }, 15_000);
 
-  it('keeps data in dataDir across stop and start on the same port', async () => {
+  it('keeps data in dataDir across a stop and a start (on a fresh port)', async () => {
     const dir = join(dataDir, 'nested', 'db');
     const first = await startDynamoDbLocal({ dataDir: dir });
     try {
@@ -148,40 +171,45 @@ describe('startDynamoDbLocal', () => {
     expect(isRunning(first.pid)).toBe(false);
     expect(existsSync(join(dir, 'shared-local-instance.db'))).toBe(true);
 
-    const second = await startDynamoDbLocal({ port: first.port, dataDir: dir });
+    const second = await startDynamoDbLocal({ dataDir: dir });
     try {
       expect(second.pid).not.toBe(first.pid);
-      expect(second.endpoint).toBe(first.endpoint);
       expect((await readItem(second.endpoint))?.n).toEqual({ N: '1' });
     } finally {
       await second.stop();
     }
     expect(isRunning(second.pid)).toBe(false);
-    expect(javaPidsOnPort(second.port)).toEqual([]);
+    expect(javaPidsWith(dir)).toEqual([]);
   }, 20_000);
 
-  it('refuses a port that is already taken, without starting java', async () => {
-    const port = await findFreePort();
+  it('reports a port that is already taken, and leaves no java behind', async () => {
     const blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(port, LOCAL_HOST, resolve));
+    await new Promise<void>((resolve) => blocker.listen(0, LOCAL_HOST, resolve));
+    const port = (blocker.address() as AddressInfo).port;
     try {
-      await expect(startDynamoDbLocal({ port })).rejects.toThrow(`port ${port} is already in use`);
+      await expect(startDynamoDbLocal({ port })).rejects.toThrow(
+        `Could not listen on 127.0.0.1:${port}`,
+      );
+      expect(javaPidsWith(String(port))).toEqual([]);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }
-  });
+  }, 15_000);
 
   it.each<[string, string, NodeJS.Signals | undefined]>([
-    ['SIGTERM', 'setInterval(() => {}, 1000);', 'SIGTERM'],
-    ['process.exit()', 'setTimeout(() => process.exit(3), 200);', undefined],
+    ['SIGTERM', 'console.log("pid=" + db.pid); setInterval(() => {}, 1000);', 'SIGTERM'],
+    [
+      'process.exit()',
+      'process.stdout.write("pid=" + db.pid + "\\n", () => process.exit(3));',
+      undefined,
+    ],
   ])(
     'kills java when the parent ends by %s',
     async (_label, then, signal) => {
       // A separate Node process plays the local runner, so it can be ended for real.
       const code = [
-        `import { startDynamoDbLocal } from './infra/local/dynamodb-local.ts';`,
+        `import { startDynamoDbLocal } from './infra/local/stand-ins/dynamodb-local.ts';`,
         'const db = await startDynamoDbLocal({});',
-        'console.log("pid=" + db.pid);',
         then,
       ].join('\n');
       const runner = spawn(
@@ -192,7 +220,7 @@ describe('startDynamoDbLocal', () => {
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );
-      const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      const runnerEnded = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
         runner.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
       );
       let output = '';
@@ -207,26 +235,30 @@ describe('startDynamoDbLocal', () => {
         runner.stderr.on('data', (chunk: Buffer) => {
           output += chunk.toString();
         });
-        void ended.then(() => reject(new Error(`runner ended before starting java:\n${output}`)));
+        void runnerEnded.then(() => {
+          if (!/pid=\d+/.test(output))
+            reject(new Error(`runner ended before starting java:\n${output}`));
+        });
       });
-      expect(isRunning(javaPid)).toBe(true);
-
       if (signal !== undefined) {
+        expect(isRunning(javaPid)).toBe(true);
         runner.kill(signal);
       }
-      const [exitCode, exitSignal] = await ended;
+      const [exitCode, exitSignal] = await runnerEnded;
       // The runner keeps the signal's default outcome: it dies of the signal (or exits with 3).
       expect(signal === undefined ? exitCode : exitSignal).toBe(signal ?? 3);
-      expect(await waitUntilGone(javaPid)).toBe(true);
+      await ended(javaPid);
+      expect(isRunning(javaPid)).toBe(false);
     },
-    15_000,
+    30_000,
   );
 
   it('reports a clear error and kills java when it does not become ready in time', async () => {
-    const port = await findFreePort();
-    await expect(startDynamoDbLocal({ port, readyTimeoutMs: 1 })).rejects.toThrow(
-      `DynamoDB Local did not answer on http://127.0.0.1:${port} within 1 ms`,
+    const dir = join(dataDir, 'too-slow');
+    // No java starts within a millisecond, on any machine.
+    await expect(startDynamoDbLocal({ dataDir: dir, readyTimeoutMs: 1 })).rejects.toThrow(
+      'DynamoDB Local did not start within 1 ms',
     );
-    expect(javaPidsOnPort(port)).toEqual([]);
+    expect(javaPidsWith(dir)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { SESClient, SendEmailCommand, SendRawEmailCommand } from '@aws-sdk/client-ses';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOCAL_HOST } from '../../infra/local/free-port.ts';
-import { rawHeader, type SesLocal, startSesLocal } from '../../infra/local/ses-local.ts';
+import { rawHeader, type SesLocal, startSesLocal } from '../../infra/local/stand-ins/ses-local.ts';
 
 // Hoisted above the imports, so the SDK sees it whenever it decides to warn.
 vi.hoisted(() => {

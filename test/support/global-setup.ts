@@ -1,15 +1,35 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
+import { startDynamoDbLocal } from '../../infra/local/stand-ins/dynamodb-local.ts';
+import { synthesize } from '../../infra/local/synthesize.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
+    /** The cloud assembly `cdk synth` wrote for this run: what the local stacks run. */
+    cdkOut: string;
   }
 }
 
-/** Starts one in-memory DynamoDB Local for every test file; each file makes its own table. */
+/**
+ * Starts one in-memory DynamoDB Local for every test file (each file makes its own table) and
+ * synthesizes the stack once, bundles included, with `cdk synth` as a deployment would. The
+ * suites that run the service run exactly these bundles, with the permissions and environment
+ * this template gives them. The only deployment choice made for tests: functions do not cache
+ * the key and settings (parameterCacheSeconds=0), so a test's change applies to the next call.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const dynamo = await startDynamoDbLocal();
+  const scratch = await mkdtemp(join(tmpdir(), 'newsletter-test-'));
+  const [dynamo, cdkOut] = await Promise.all([
+    startDynamoDbLocal(),
+    synthesize({ outdir: join(scratch, 'cdk.out'), parameterCacheSeconds: 0, bundle: true }),
+  ]);
   project.provide('dynamoEndpoint', dynamo.endpoint);
-  return () => dynamo.stop();
+  project.provide('cdkOut', cdkOut);
+  return async () => {
+    await dynamo.stop();
+    await rm(scratch, { recursive: true, force: true });
+  };
 }

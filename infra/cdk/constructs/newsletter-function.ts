@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
   Effect,
@@ -6,7 +7,7 @@ import {
   Role,
   ServicePrincipal,
 } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -122,5 +123,10 @@ export class NewsletterFunction extends NodejsFunction {
       bundling: FUNCTION_BUNDLING,
     });
     this.executionRole = role;
+    // Where the bundle came from: the local cloud's source mode runs this file instead of it.
+    (this.node.defaultChild as CfnFunction).addMetadata(
+      'newsletter:entry',
+      relative(props.projectRoot, props.entry),
+    );
   }
 }

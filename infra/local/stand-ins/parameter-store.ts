@@ -1,15 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, resolve as resolvePath } from 'node:path';
-import { findFreePort, LOCAL_HOST } from './free-port.ts';
-import { readBody } from './read-body.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from '../cloud/intrinsics.ts';
+import { LOCAL_HOST } from '../free-port.ts';
+import { readBody } from '../read-body.ts';
 
-/** Parameter types of SSM Parameter Store. */
-export type ParameterType = 'String' | 'StringList' | 'SecureString';
-
-/** Parameter tiers of SSM Parameter Store. */
-export type ParameterTier = 'Standard' | 'Advanced' | 'Intelligent-Tiering';
+/** Parameter types the project uses: the settings (String) and the API key (SecureString). */
+export type ParameterType = 'String' | 'SecureString';
 
 /** One stored parameter, as the stand-in holds it (value in plaintext). */
 export interface StoredParameter {
@@ -18,51 +17,38 @@ export interface StoredParameter {
   readonly value: string;
   /** 1 on creation, +1 on every overwrite. */
   readonly version: number;
+  /** Standard holds up to 4 KB, Advanced up to 8 KB, as on AWS. */
   readonly tier: ParameterTier;
-  readonly dataType: string;
-  readonly lastModifiedDate: Date;
-  /** What a SecureString read without decryption returns instead of the value. */
-  readonly ciphertext: string;
 }
+
+/** The tiers the admin CLI chooses between by size. */
+export type ParameterTier = 'Standard' | 'Advanced';
+
+const TIER_MAX_BYTES: Record<ParameterTier, number> = { Standard: 4096, Advanced: 8192 };
 
 /** How to start the Parameter Store stand-in. */
 export interface ParameterStoreOptions {
-  /** TCP port; a free one is picked when omitted. */
+  /** TCP port; 0 or omitted lets the OS pick a free one. */
   port?: number;
   /**
    * JSON file that parameters are loaded from at start and written to after every change
-   * (atomically). It holds SecureString values in plaintext, with mode 0600. In memory only
-   * when omitted.
+   * (atomically, mode 0600: it holds the key in plaintext). In memory only when omitted.
    */
   file?: string;
 }
 
 /** A running SSM Parameter Store stand-in. */
 export interface ParameterStore {
-  /** Base URL for `endpoint` / `AWS_ENDPOINT_URL_SSM`, e.g. `http://127.0.0.1:4583`. */
+  /** Base URL of the stand-in, e.g. `http://127.0.0.1:4583`. */
   readonly endpoint: string;
   readonly port: number;
-  /** Creates or overwrites a parameter (no ParameterAlreadyExists here); type defaults to String. */
+  /** Creates or overwrites a parameter; type defaults to String. */
   put(name: string, value: string, type?: ParameterType): void;
   /** The stored parameter with its plaintext value, or undefined. */
   get(name: string): StoredParameter | undefined;
-  /**
-   * Makes the next `count` requests, whatever their target, answer HTTP 400 with
-   * `{"__type": errorType}`. The SDK retries ThrottlingException (3 attempts by default), so
-   * a caller sees the error only when `count` reaches its attempts.
-   */
-  failNext(count: number, errorType?: string): void;
   /** Closes the port, dropping open connections. Safe to call more than once. */
   stop(): Promise<void>;
 }
-
-const MAX_BODY_BYTES = 1024 * 1024;
-const ACCOUNT = '000000000000';
-const DEFAULT_REGION = 'us-east-1';
-const NAME_PATTERN = /^[a-zA-Z0-9_.\-/]+$/;
-const TYPES: readonly string[] = ['String', 'StringList', 'SecureString'];
-const TIERS: readonly string[] = ['Standard', 'Advanced', 'Intelligent-Tiering'];
-const FILE_FORMAT = 1;
 
 /** An error answered as `{"__type": type, "message": message}` with HTTP 400. */
 class ServiceError extends Error {
@@ -74,148 +60,112 @@ class ServiceError extends Error {
   }
 }
 
-interface PersistedFile {
-  format: number;
-  parameters: Array<Omit<StoredParameter, 'lastModifiedDate'> & { lastModifiedDate: string }>;
-}
-
 /**
- * Starts an SSM Parameter Store stand-in speaking the AWS JSON 1.1 protocol the way
- * `@aws-sdk/client-ssm` uses it: GetParameter, GetParameters, PutParameter, DeleteParameter.
- *
- * Names are plain names only: version or label selectors (`name:3`) and ARNs are not
- * understood and read as ParameterNotFound. Parameter values never reach a log or an error.
- *
- * @throws Error when the port is taken or `file` exists but is not a parameter file.
+ * Starts a stand-in for SSM Parameter Store that speaks exactly what the project calls, over
+ * AWS's JSON 1.1 protocol: GetParameters (the functions), GetParameter and PutParameter (the
+ * admin CLI). Anything else is refused as the service refuses an unknown action. Faults and
+ * permissions are not its business: the local cloud's AWS endpoint in front of it handles both.
  */
 export async function startParameterStore(
   options: ParameterStoreOptions = {},
 ): Promise<ParameterStore> {
-  const port = options.port ?? (await findFreePort());
   const file = options.file === undefined ? undefined : resolvePath(options.file);
   const parameters = file === undefined ? new Map<string, StoredParameter>() : load(file);
-  let failures: { remaining: number; type: string } = { remaining: 0, type: '' };
-
-  const save = (): void => {
-    if (file !== undefined) {
-      persist(file, parameters);
+  // What a SecureString read without decryption returns: stable per version, like a stored
+  // ciphertext, and clearly unusable as the value.
+  const ciphertexts = new Map<string, string>();
+  const ciphertextOf = (parameter: StoredParameter): string => {
+    const key = `${parameter.name}#${parameter.version}`;
+    let blob = ciphertexts.get(key);
+    if (!blob) {
+      blob = Buffer.concat([Buffer.from([1, 2, 2, 0]), randomBytes(60)]).toString('base64');
+      ciphertexts.set(key, blob);
     }
+    return blob;
   };
 
   const write = (
     name: string,
     value: string,
     type: ParameterType,
-    tier: ParameterTier,
-    dataType: string,
+    tier: ParameterTier = parameters.get(name)?.tier ?? 'Standard',
   ): number => {
+    if (Buffer.byteLength(value) > TIER_MAX_BYTES[tier]) {
+      throw new ServiceError(
+        'ValidationException',
+        `The value exceeds the ${TIER_MAX_BYTES[tier]} bytes of the ${tier} tier.`,
+      );
+    }
     const version = (parameters.get(name)?.version ?? 0) + 1;
-    parameters.set(name, {
-      name,
-      type,
-      value,
-      version,
-      tier,
-      dataType,
-      lastModifiedDate: new Date(),
-      ciphertext: fakeCiphertext(),
-    });
-    save();
+    parameters.set(name, { name, type, value, version, tier });
+    if (file !== undefined) persist(file, parameters);
     return version;
   };
 
-  const handle = (target: string, input: Record<string, unknown>, region: string): unknown => {
+  const describe = (parameter: StoredParameter, withDecryption: boolean) => ({
+    Name: parameter.name,
+    Type: parameter.type,
+    Value:
+      parameter.type === 'SecureString' && !withDecryption
+        ? ciphertextOf(parameter)
+        : parameter.value,
+    Version: parameter.version,
+    ARN: `arn:aws:ssm:${LOCAL_REGION}:${LOCAL_ACCOUNT}:parameter/${parameter.name.replace(/^\//, '')}`,
+    DataType: 'text',
+  });
+
+  const handle = (target: string, input: Record<string, unknown>): unknown => {
     switch (target) {
-      case 'AmazonSSM.GetParameter': {
-        const name = requireString(input, 'Name');
-        const parameter = parameters.get(name);
-        if (parameter === undefined) {
-          throw new ServiceError('ParameterNotFound', `Parameter ${name} not found.`);
-        }
-        return { Parameter: describe(parameter, input.WithDecryption === true, region) };
-      }
       case 'AmazonSSM.GetParameters': {
         const names = input.Names;
         if (!Array.isArray(names) || names.length === 0 || names.length > 10) {
           throw new ServiceError('ValidationException', 'Names must hold between 1 and 10 names.');
         }
-        const found: unknown[] = [];
-        const invalid: string[] = [];
-        for (const name of new Set(names.map(String))) {
-          const parameter = parameters.get(name);
-          if (parameter === undefined) {
-            invalid.push(name);
-          } else {
-            found.push(describe(parameter, input.WithDecryption === true, region));
-          }
-        }
-        return { Parameters: found, InvalidParameters: invalid };
+        const unique = [...new Set(names.map(String))];
+        return {
+          Parameters: unique
+            .map((name) => parameters.get(name))
+            .filter((parameter) => parameter !== undefined)
+            .map((parameter) => describe(parameter, input.WithDecryption === true)),
+          InvalidParameters: unique.filter((name) => !parameters.has(name)),
+        };
+      }
+      case 'AmazonSSM.GetParameter': {
+        const parameter = parameters.get(String(input.Name));
+        if (!parameter)
+          throw new ServiceError('ParameterNotFound', `Parameter ${input.Name} not found.`);
+        return { Parameter: describe(parameter, input.WithDecryption === true) };
       }
       case 'AmazonSSM.PutParameter': {
-        const name = validName(requireString(input, 'Name'));
-        const value = requireString(input, 'Value');
+        const name = validName(String(input.Name ?? ''));
+        if (typeof input.Value !== 'string' || input.Value.length === 0) {
+          throw new ServiceError('ValidationException', 'Value must be a non-empty string.');
+        }
         const existing = parameters.get(name);
-        if (existing !== undefined && input.Overwrite !== true) {
-          throw new ServiceError(
-            'ParameterAlreadyExists',
-            'The parameter already exists. To overwrite this value, set the overwrite option in the request to true.',
-          );
+        if (existing && input.Overwrite !== true) {
+          throw new ServiceError('ParameterAlreadyExists', 'The parameter already exists.');
         }
         const type = input.Type ?? existing?.type;
-        if (type === undefined) {
-          throw new ServiceError(
-            'ValidationException',
-            'A parameter type is required when you create a parameter.',
-          );
-        }
-        if (typeof type !== 'string' || !TYPES.includes(type)) {
-          throw new ServiceError('ValidationException', `Type must be one of ${TYPES.join(', ')}.`);
+        if (type !== 'String' && type !== 'SecureString') {
+          throw new ServiceError('ValidationException', 'Type must be String or SecureString.');
         }
         const tier = input.Tier ?? existing?.tier ?? 'Standard';
-        if (typeof tier !== 'string' || !TIERS.includes(tier)) {
-          throw new ServiceError('ValidationException', `Tier must be one of ${TIERS.join(', ')}.`);
+        if (tier !== 'Standard' && tier !== 'Advanced') {
+          throw new ServiceError('ValidationException', 'Tier must be Standard or Advanced.');
         }
-        const dataType =
-          typeof input.DataType === 'string' ? input.DataType : (existing?.dataType ?? 'text');
-        const version = write(name, value, type as ParameterType, tier as ParameterTier, dataType);
-        return { Version: version, Tier: tier };
-      }
-      case 'AmazonSSM.DeleteParameter': {
-        const name = requireString(input, 'Name');
-        if (!parameters.delete(name)) {
-          throw new ServiceError('ParameterNotFound', `Parameter ${name} not found.`);
-        }
-        save();
-        return {};
+        return { Version: write(name, input.Value, type, tier), Tier: tier };
       }
       default:
-        throw new ServiceError(
-          'InvalidAction',
-          `The action ${target || '(none)'} is not valid for this web service.`,
-        );
+        throw new ServiceError('InvalidAction', `The action ${target || '(none)'} is not valid.`);
     }
   };
 
-  const server = createServer((req, res) => {
-    void respond(req, res);
-  });
   const respond = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // Read the body first even when failing: answering before it is consumed can reset the
+    // SDK's connection instead of delivering the error.
+    const body = await readBody(req, 1024 * 1024);
     try {
-      // Read the body first even when failing: answering before it is consumed can reset
-      // the SDK's connection instead of delivering the error.
-      const body = await readBody(req, MAX_BODY_BYTES);
       if (!body) throw new ServiceError('ValidationException', 'The request body is too large.');
-      if (failures.remaining > 0) {
-        failures = { ...failures, remaining: failures.remaining - 1 };
-        throw new ServiceError(failures.type, 'Simulated failure (failNext).');
-      }
-      const target = header(req, 'x-amz-target');
-      if (req.method !== 'POST' || !target.startsWith('AmazonSSM.')) {
-        throw new ServiceError(
-          'InvalidAction',
-          `The action ${target || '(none)'} is not valid for this web service.`,
-        );
-      }
       let input: unknown;
       try {
         input = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
@@ -225,40 +175,34 @@ export async function startParameterStore(
       if (typeof input !== 'object' || input === null || Array.isArray(input)) {
         throw new ServiceError('SerializationException', 'The request body must be a JSON object.');
       }
-      const output = handle(target, input as Record<string, unknown>, regionOf(req));
-      send(res, 200, output);
+      const target = String(req.headers['x-amz-target'] ?? '');
+      send(res, 200, handle(target, input as Record<string, unknown>));
     } catch (error) {
-      if (error instanceof ServiceError) {
+      if (error instanceof ServiceError)
         send(res, 400, { __type: error.type, message: error.message });
-      } else {
-        send(res, 500, { __type: 'InternalServerError', message: 'The stand-in failed.' });
-      }
+      else send(res, 500, { __type: 'InternalServerError', message: 'The stand-in failed.' });
     }
   };
 
-  await listen(server, port);
+  const server = createServer((req, res) => void respond(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // Port 0: the OS picks a free port as the socket binds, so nothing can take it first.
+    server.listen(options.port ?? 0, LOCAL_HOST, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
   let stopping: Promise<void> | undefined;
   return {
     endpoint: `http://${LOCAL_HOST}:${port}`,
     port,
     put: (name, value, type = 'String') => {
-      validName(name);
-      if (!TYPES.includes(type)) {
-        throw new Error(`Unknown parameter type ${type}`);
-      }
-      const existing = parameters.get(name);
-      write(name, value, type, existing?.tier ?? 'Standard', existing?.dataType ?? 'text');
+      const size = Buffer.byteLength(value);
+      write(validName(name), value, type, size > TIER_MAX_BYTES.Standard ? 'Advanced' : 'Standard');
     },
     get: (name) => parameters.get(name),
-    failNext: (count, errorType = 'ThrottlingException') => {
-      if (!Number.isInteger(count) || count < 0) {
-        throw new Error('failNext: count must be a non-negative integer');
-      }
-      failures = { remaining: count, type: errorType };
-    },
     stop: () => {
-      stopping ??= new Promise((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
+      stopping ??= new Promise((resolve) => {
+        server.close(() => resolve());
         server.closeAllConnections();
       });
       return stopping;
@@ -266,69 +210,15 @@ export async function startParameterStore(
   };
 }
 
-function describe(
-  parameter: StoredParameter,
-  withDecryption: boolean,
-  region: string,
-): Record<string, unknown> {
-  const hidden = parameter.type === 'SecureString' && !withDecryption;
-  // ARNs write a hierarchical name without its leading slash after `parameter/`.
-  const arnName = parameter.name.startsWith('/') ? parameter.name.slice(1) : parameter.name;
-  return {
-    Name: parameter.name,
-    Type: parameter.type,
-    Value: hidden ? parameter.ciphertext : parameter.value,
-    Version: parameter.version,
-    // JSON 1.1 timestamps are epoch seconds.
-    LastModifiedDate: parameter.lastModifiedDate.getTime() / 1000,
-    ARN: `arn:aws:ssm:${region}:${ACCOUNT}:parameter/${arnName}`,
-    DataType: parameter.dataType,
-  };
-}
-
-// Shaped like a KMS ciphertext blob (base64, starting with the version byte 0x01), so code
-// that forgets WithDecryption gets something clearly unusable rather than the secret.
-function fakeCiphertext(): string {
-  return Buffer.concat([Buffer.from([0x01, 0x02, 0x02, 0x00]), randomBytes(92)]).toString('base64');
-}
-
+/** SSM's own naming rules, so that a name accepted here is accepted on AWS too. */
 function validName(name: string): string {
-  // The real service's rules, so that a name accepted locally is accepted in AWS too.
-  if (name.length === 0 || name.length > 2048 || !NAME_PATTERN.test(name)) {
+  if (!/^[a-zA-Z0-9_.\-/]{1,2048}$/.test(name) || (name.includes('/') && !name.startsWith('/'))) {
     throw new ServiceError(
       'ValidationException',
-      'Parameter name must be 1 to 2048 characters of a-zA-Z0-9_.-/ only.',
+      'Parameter name must be 1 to 2048 characters of a-zA-Z0-9_.-/, fully qualified.',
     );
   }
-  if (name.includes('/') && !name.startsWith('/')) {
-    throw new ServiceError('ValidationException', 'Parameter name must be a fully qualified name.');
-  }
-  if (/^\/?(aws|ssm)/i.test(name)) {
-    throw new ServiceError('ValidationException', 'Parameter name must not begin with aws or ssm.');
-  }
   return name;
-}
-
-function requireString(input: Record<string, unknown>, key: string): string {
-  const value = input[key];
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new ServiceError('ValidationException', `${key} must be a non-empty string.`);
-  }
-  return value;
-}
-
-function header(req: IncomingMessage, name: string): string {
-  const value = req.headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
-}
-
-// The SigV4 credential scope names the region the client was configured with; echoing it in
-// ARNs keeps them consistent with the caller's configuration.
-function regionOf(req: IncomingMessage): string {
-  return (
-    /Credential=[^/]+\/\d{8}\/([^/]+)\/ssm\//.exec(header(req, 'authorization'))?.[1] ??
-    DEFAULT_REGION
-  );
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -341,60 +231,49 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** The parameter file's content; the file holds secrets, so it is never quoted in an error. */
 function load(file: string): Map<string, StoredParameter> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return new Map();
-    }
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
     throw error;
   }
-  // The file's content is never quoted in an error: it holds secrets.
-  let parsed: PersistedFile;
+  let parsed: { parameters?: StoredParameter[] };
   try {
-    parsed = JSON.parse(text) as PersistedFile;
+    parsed = JSON.parse(text) as { parameters?: StoredParameter[] };
   } catch {
     throw new Error(`Parameter file ${file} is not valid JSON`);
   }
-  if (parsed.format !== FILE_FORMAT || !Array.isArray(parsed.parameters)) {
-    throw new Error(`Parameter file ${file} is not a parameter file of format ${FILE_FORMAT}`);
-  }
+  if (!Array.isArray(parsed.parameters)) throw new Error(`${file} is not a parameter file`);
   return new Map(
     parsed.parameters.map((p) => [
       p.name,
-      { ...p, lastModifiedDate: new Date(p.lastModifiedDate) },
+      {
+        name: p.name,
+        type: p.type,
+        value: p.value,
+        version: p.version,
+        tier: p.tier ?? 'Standard',
+      },
     ]),
   );
 }
 
 function persist(file: string, parameters: Map<string, StoredParameter>): void {
-  const content: PersistedFile = {
-    format: FILE_FORMAT,
-    parameters: [...parameters.values()].map((p) => ({
-      ...p,
-      lastModifiedDate: p.lastModifiedDate.toISOString(),
-    })),
-  };
   mkdirSync(dirname(file), { recursive: true });
   // Same directory as the target, so rename() is atomic: a reader sees the old or the new file.
   const temp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   try {
-    writeFileSync(temp, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(
+      temp,
+      `${JSON.stringify({ format: 1, parameters: [...parameters.values()] }, null, 2)}\n`,
+      { mode: 0o600 },
+    );
     renameSync(temp, file);
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
   }
-}
-
-function listen(server: Server, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, LOCAL_HOST, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
 }

@@ -9,8 +9,8 @@ import {
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Config } from 'aws-ses-v2-local';
-import { findFreePort, LOCAL_HOST } from './free-port.ts';
-import { readBody } from './read-body.ts';
+import { LOCAL_HOST } from '../free-port.ts';
+import { readBody } from '../read-body.ts';
 
 /** One attachment as aws-ses-v2-local stores it. */
 export interface StoredAttachment {
@@ -130,7 +130,8 @@ export async function startSesLocal(options: SesLocalOptions = {}): Promise<SesL
 }
 
 async function start(options: SesLocalOptions): Promise<SesLocal> {
-  const port = options.port ?? (await findFreePort());
+  // Port 0: the OS picks a free port as the socket binds, so no other process can take it first.
+  const port = options.port ?? 0;
   const inner = await startSesServer({ host: LOCAL_HOST, port: 0 });
   const innerPort = (inner.address() as AddressInfo).port;
   const agent = new Agent({ keepAlive: true });

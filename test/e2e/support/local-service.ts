@@ -8,17 +8,15 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DEMO_SETTINGS } from '../../../infra/local/demo-data.ts';
-import { type LocalStack, startLocalStack } from '../../../infra/local/local-stack.ts';
 import {
   rawHeader,
   type SesLocal,
   type StoredMail,
-  startSesLocal,
-} from '../../../infra/local/ses-local.ts';
+} from '../../../infra/local/stand-ins/ses-local.ts';
 import { ENV_DEFAULTS } from '../../../shared/config/environment.ts';
-import { setLogSink } from '../../../shared/log/logger.ts';
 import type { SettingsInput } from '../../../shared/settings/settings-schema.ts';
 import type { Subscriber } from '../../../shared/subscribers/subscriber.ts';
+import { startTestStack, type TestStack } from '../../support/test-stack.ts';
 
 /** How a POST body is encoded. */
 export type BodyType = 'json' | 'form' | 'multipart';
@@ -66,14 +64,14 @@ export interface PostOptions {
 
 /** The running local service and the helpers the tests use on it. */
 export interface LocalService {
-  readonly stack: LocalStack;
+  readonly stack: TestStack;
   readonly apiRoot: string;
   readonly apiKey: string;
   /** The SES stand-in currently running (a new one after `restartSes`). */
   readonly ses: SesLocal;
   /** Every request made through this helper, in order. */
   readonly exchanges: readonly Exchange[];
-  /** Every log line the handlers wrote (JSON text), in order. */
+  /** Every log line the functions wrote (JSON text), in order. */
   readonly logLines: readonly string[];
 
   /** POSTs `body` to `path` (below the API root, or an absolute URL). */
@@ -98,7 +96,7 @@ export interface LocalService {
 
   /** Stops the SES stand-in, so sends fail as when SES is unreachable. */
   stopSes(): Promise<void>;
-  /** Starts the SES stand-in again on the same port (stored mail survives). */
+  /** Starts a new SES stand-in (fresh port; stored mail survives) and sends go to it again. */
   restartSes(): Promise<void>;
 
   /** Moves a token's expiry into the past, directly in DynamoDB. */
@@ -192,21 +190,7 @@ function encodeBody(
 
 /** Starts the local service on free ports, in memory, seeded, settings applied at once. */
 export async function startLocalService(): Promise<LocalService> {
-  const logLines: string[] = [];
-  // Handlers log one line per request; keep them for leak checks instead of flooding stdout
-  // (NEWSLETTER_TEST_LOGS=1 shows them, as for every other test; see test/support/quiet-logs.ts).
-  const show = Boolean(process.env.NEWSLETTER_TEST_LOGS);
-  setLogSink((line) => {
-    logLines.push(line);
-    if (show) process.stderr.write(`${line}\n`);
-  });
-  const stack = await startLocalStack({
-    port: 0,
-    mailPort: 0,
-    seed: true,
-    parameterCacheSeconds: 0,
-  });
-  let ses = stack.ses;
+  const stack = await startTestStack();
   const exchanges: Exchange[] = [];
   const dynamo = DynamoDBDocumentClient.from(
     new DynamoDBClient({
@@ -263,17 +247,17 @@ export async function startLocalService(): Promise<LocalService> {
     apiRoot: stack.apiRoot,
     apiKey: stack.apiKey,
     get ses() {
-      return ses;
+      return stack.liveSes;
     },
     exchanges,
-    logLines,
+    logLines: stack.logLines,
     post,
     get,
     request,
     subscribers,
     subscriber: async (email) => (await subscribers()).find((s) => s.email === email),
     mails: async (to) => {
-      const all = await ses.messages();
+      const all = await stack.liveSes.messages();
       if (to === undefined) return all;
       const wanted = to.toLowerCase();
       return all.filter((mail) =>
@@ -282,12 +266,8 @@ export async function startLocalService(): Promise<LocalService> {
     },
     setSettings,
     resetSettings: () => setSettings(),
-    stopSes: () => ses.stop(),
-    restartSes: async () => {
-      await ses.stop();
-      // The stack keeps the instance it started; this helper tracks the live one.
-      ses = await startSesLocal({ port: ses.port });
-    },
+    stopSes: () => stack.stopSes(),
+    restartSes: () => stack.restartSes(),
     expireToken: async (rawToken) => {
       await dynamo.send(
         new UpdateCommand({
@@ -302,7 +282,6 @@ export async function startLocalService(): Promise<LocalService> {
     stop: async () => {
       dynamo.destroy();
       await stack.stop();
-      await ses.stop();
     },
   };
 }

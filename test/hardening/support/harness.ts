@@ -9,7 +9,7 @@ import { Agent, request } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEMO_SETTINGS } from '../../../infra/local/demo-data.ts';
-import type { ParameterStore } from '../../../infra/local/parameter-store.ts';
+import type { ParameterStore } from '../../../infra/local/stand-ins/parameter-store.ts';
 import { ENV_DEFAULTS } from '../../../shared/config/environment.ts';
 import type { SettingsInput } from '../../../shared/settings/settings-schema.ts';
 import { INDEX } from '../../../shared/store/table-design.ts';

@@ -1,0 +1,278 @@
+/**
+ * What IAM authorizes for each AWS API call the project makes, read from the call as it goes
+ * on the wire. One API call can need several authorizations: every item of a DynamoDB
+ * transaction, every name of SSM GetParameters, and the KMS decryption SSM performs on the
+ * caller's behalf for a SecureString.
+ */
+
+import type { AuthorizationRequest } from './iam-evaluator.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
+
+/** A call as the endpoint received it. */
+export interface WireCall {
+  /** Signing name from the credential scope: `dynamodb`, `ssm`, `ses`, `sqs`, ... */
+  readonly service: string;
+  /** API operation, e.g. `GetItem`, `GetParameters`, `SendRawEmail`. */
+  readonly operation: string;
+  /** The decoded parameters: the JSON body, or the query-protocol form fields. */
+  readonly input: Readonly<Record<string, unknown>>;
+}
+
+/** Facts about the local account a request's authorization depends on. */
+export interface AccountFacts {
+  /** Whether a parameter is a SecureString (decrypting it needs kms:Decrypt). */
+  readonly isSecureParameter: (name: string) => boolean;
+  /** The key SSM encrypts SecureStrings with (the account's aws/ssm key). */
+  readonly ssmKeyArn: string;
+  /** Queue ARN of a queue URL. */
+  readonly queueArn: (url: string) => string | undefined;
+}
+
+const arn = (service: string, resource: string): string =>
+  `arn:aws:${service}:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${resource}`;
+
+const tableArn = (name: unknown): string => arn('dynamodb', `table/${String(name)}`);
+
+/** The wire call's operation and input, from its headers and body; undefined if unreadable. */
+export function readWireCall(
+  service: string,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  path: string,
+  body: Buffer,
+): WireCall | undefined {
+  const target = headers['x-amz-target'];
+  if (typeof target === 'string') {
+    const operation = target.slice(target.lastIndexOf('.') + 1);
+    try {
+      const input = body.length
+        ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>)
+        : {};
+      return { service, operation, input };
+    } catch {
+      return undefined;
+    }
+  }
+  if (service === 'ses' && path.startsWith('/v2/')) {
+    // SES v2 is REST-JSON; the project sends only through v1, but map the send for safety.
+    try {
+      const input = body.length
+        ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>)
+        : {};
+      return { service, operation: 'SendEmail', input };
+    } catch {
+      return undefined;
+    }
+  }
+  const form = new URLSearchParams(body.toString('utf8'));
+  const operation = form.get('Action');
+  if (!operation) return undefined;
+  return { service, operation, input: Object.fromEntries(form) };
+}
+
+/** The authorizations a call needs, in the order AWS checks them. */
+export function authorizationsFor(call: WireCall, facts: AccountFacts): AuthorizationRequest[] {
+  const { service, operation, input } = call;
+  switch (service) {
+    case 'dynamodb':
+      return dynamodbAuthorizations(operation, input);
+    case 'ssm':
+      return ssmAuthorizations(operation, input, facts);
+    case 'ses':
+      return sesAuthorizations(operation, input);
+    case 'sqs': {
+      const queue = facts.queueArn(String(input.QueueUrl ?? ''));
+      return [{ action: `sqs:${operation}`, resource: queue ?? arn('sqs', 'unknown') }];
+    }
+    default:
+      return [{ action: `${service}:${operation}`, resource: '*' }];
+  }
+}
+
+function dynamodbAuthorizations(
+  operation: string,
+  input: Readonly<Record<string, unknown>>,
+): AuthorizationRequest[] {
+  switch (operation) {
+    case 'TransactWriteItems': {
+      const actions: Record<string, string> = {
+        Put: 'dynamodb:PutItem',
+        Update: 'dynamodb:UpdateItem',
+        Delete: 'dynamodb:DeleteItem',
+        ConditionCheck: 'dynamodb:ConditionCheckItem',
+      };
+      return ((input.TransactItems ?? []) as Record<string, { TableName?: string }>[]).flatMap(
+        (item) =>
+          Object.entries(item).map(([kind, detail]) => ({
+            action: actions[kind] ?? `dynamodb:${kind}`,
+            resource: tableArn(detail.TableName),
+          })),
+      );
+    }
+    case 'TransactGetItems':
+      return ((input.TransactItems ?? []) as { Get?: { TableName?: string } }[]).map((item) => ({
+        action: 'dynamodb:GetItem',
+        resource: tableArn(item.Get?.TableName),
+      }));
+    case 'BatchGetItem':
+    case 'BatchWriteItem':
+      return Object.keys((input.RequestItems ?? {}) as object).map((table) => ({
+        action: `dynamodb:${operation}`,
+        resource: tableArn(table),
+      }));
+    case 'Query':
+    case 'Scan':
+      return [
+        {
+          action: `dynamodb:${operation}`,
+          resource:
+            typeof input.IndexName === 'string'
+              ? `${tableArn(input.TableName)}/index/${input.IndexName}`
+              : tableArn(input.TableName),
+        },
+      ];
+    case 'ListTables':
+    case 'ListStreams':
+      return [{ action: `dynamodb:${operation}`, resource: '*' }];
+    case 'DescribeStream':
+    case 'GetShardIterator':
+      return [{ action: `dynamodb:${operation}`, resource: String(input.StreamArn) }];
+    case 'GetRecords': {
+      // A shard iterator is opaque; DynamoDB Local's starts with the stream ARN it belongs to.
+      const iterator = String(input.ShardIterator ?? '');
+      const stream = /arn:aws:dynamodb:[^|]*?\/stream\/[^|]+/.exec(iterator)?.[0];
+      return [{ action: 'dynamodb:GetRecords', resource: stream ?? arn('dynamodb', 'table/*') }];
+    }
+    default:
+      return [{ action: `dynamodb:${operation}`, resource: tableArn(input.TableName) }];
+  }
+}
+
+function ssmAuthorizations(
+  operation: string,
+  input: Readonly<Record<string, unknown>>,
+  facts: AccountFacts,
+): AuthorizationRequest[] {
+  const names: string[] =
+    operation === 'GetParameters'
+      ? ((input.Names ?? []) as string[])
+      : typeof input.Name === 'string'
+        ? [input.Name]
+        : [];
+  if (names.length === 0) return [{ action: `ssm:${operation}`, resource: '*' }];
+  const parameterArn = (name: string): string => arn('ssm', `parameter/${name.replace(/^\//, '')}`);
+  const requests: AuthorizationRequest[] = names.map((name) => ({
+    action: `ssm:${operation}`,
+    resource: parameterArn(name),
+  }));
+  if ((operation === 'GetParameter' || operation === 'GetParameters') && input.WithDecryption) {
+    // SSM decrypts a SecureString with the caller's own permissions (forward access session):
+    // kms:Decrypt through SSM, with the parameter's ARN as encryption context.
+    for (const name of names.filter(facts.isSecureParameter)) {
+      requests.push({
+        action: 'kms:Decrypt',
+        resource: facts.ssmKeyArn,
+        context: {
+          'kms:ViaService': `ssm.${LOCAL_REGION}.amazonaws.com`,
+          'kms:EncryptionContext:PARAMETER_ARN': parameterArn(name),
+          'kms:CallerAccount': LOCAL_ACCOUNT,
+        },
+      });
+    }
+  }
+  return requests;
+}
+
+/** The From address of a raw MIME message (first From header), lower-cased. */
+function fromOfRawMessage(base64: string): { address?: string; displayName?: string } {
+  const text = Buffer.from(base64, 'base64').toString('utf8');
+  const headerEnd = text.search(/\r?\n\r?\n/);
+  const headers = (headerEnd === -1 ? text : text.slice(0, headerEnd)).replace(/\r?\n[ \t]+/g, ' ');
+  const from = /^from:\s*(.*)$/im.exec(headers)?.[1]?.trim();
+  if (!from) return {};
+  const angle = /^(.*)<([^>]+)>\s*$/.exec(from);
+  if (angle) {
+    return {
+      address: angle[2]?.trim().toLowerCase(),
+      displayName: angle[1]?.trim().replace(/^"|"$/g, ''),
+    };
+  }
+  return { address: from.toLowerCase() };
+}
+
+/**
+ * SES authorizes a send against the identity it sends as: the From address's own identity
+ * or its domain's. Both candidates are checked; either allowing is enough (the endpoint knows
+ * no list of verified identities). Condition keys: ses:FromAddress, ses:FromDisplayName,
+ * ses:Recipients, ses:ApiVersion.
+ */
+function sesAuthorizations(
+  operation: string,
+  input: Readonly<Record<string, unknown>>,
+): AuthorizationRequest[] {
+  let from: { address?: string; displayName?: string } = {};
+  const recipients: string[] = [];
+  if (operation === 'SendRawEmail') {
+    from = fromOfRawMessage(String(input['RawMessage.Data'] ?? ''));
+    if (typeof input.Source === 'string') from = { ...from, address: input.Source.toLowerCase() };
+    for (const [key, value] of Object.entries(input)) {
+      if (key.startsWith('Destinations.member.')) recipients.push(String(value).toLowerCase());
+    }
+  } else if (typeof input.Source === 'string') {
+    from = { address: input.Source.toLowerCase() };
+  }
+  const address = from.address ?? '';
+  const domain = address.split('@')[1] ?? '';
+  const context: Record<string, string | string[]> = {
+    'ses:FromAddress': address,
+    'ses:ApiVersion': '1',
+    ...(from.displayName ? { 'ses:FromDisplayName': from.displayName } : {}),
+    ...(recipients.length ? { 'ses:Recipients': recipients } : {}),
+  };
+  return [
+    { action: `ses:${operation}`, resource: arn('ses', `identity/${address}`), context },
+    { action: `ses:${operation}`, resource: arn('ses', `identity/${domain}`), context },
+  ];
+}
+
+/** The kind of a DynamoDB item, from its key (`SUBSCRIBER#…` → `SUBSCRIBER`). */
+function itemKind(key: unknown): string {
+  const pk = (key as { pk?: { S?: string } } | undefined)?.pk?.S ?? '';
+  return pk.split('#')[0] || '?';
+}
+
+/**
+ * A short, secret-free description of a call, for the recorded access patterns:
+ * `GetItem SUBSCRIBER`, `TransactWriteItems(Put SUBSCRIBER, Put TOKEN)`, `Query recent`,
+ * `GetParameters(api-key, settings)`, `SendRawEmail`.
+ */
+export function summarizeCall(call: WireCall): string {
+  const { service, operation, input } = call;
+  if (service === 'dynamodb') {
+    if (operation === 'TransactWriteItems') {
+      const items = (input.TransactItems ?? []) as Record<
+        string,
+        { Key?: unknown; Item?: unknown }
+      >[];
+      const parts = items.flatMap((item) =>
+        Object.entries(item).map(
+          ([kind, detail]) => `${kind} ${itemKind(detail.Key ?? detail.Item)}`,
+        ),
+      );
+      return `${operation}(${parts.join(', ')})`;
+    }
+    if (operation === 'Query' || operation === 'Scan') {
+      return `${operation} ${typeof input.IndexName === 'string' ? input.IndexName : 'table'}`;
+    }
+    return `${operation} ${itemKind(input.Key ?? input.Item)}`;
+  }
+  if (service === 'ssm') {
+    const names = (operation === 'GetParameters' ? (input.Names ?? []) : [input.Name]) as string[];
+    return `${operation}(${names.map((name) => String(name).split('/').at(-1)).join(', ')})`;
+  }
+  return operation;
+}
+
+/** Whether the authorizations of a call are an either-or (SES identities), not all-of. */
+export function anyOneSuffices(call: WireCall): boolean {
+  return call.service === 'ses';
+}

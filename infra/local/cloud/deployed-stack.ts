@@ -1,0 +1,447 @@
+/**
+ * The synthesized stack (`cdk.out`), read the way the local cloud runs it: functions with their
+ * bundles, environment and role policy; the REST API's routes, mock methods and gateway
+ * responses; the table's definition. Values come from the template only, with intrinsics
+ * resolved for the local cloud, so what runs locally is what CloudFormation would deploy.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  LOCAL_ACCOUNT,
+  LOCAL_REGION,
+  type Resolved,
+  resolveString,
+  resolveValue,
+  TemplateError,
+} from './intrinsics.ts';
+
+/** One resource of a CloudFormation template. */
+export interface TemplateResource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
+}
+
+/** An IAM policy statement after resolution. */
+export interface PolicyStatement {
+  readonly Sid?: string;
+  readonly Effect: 'Allow' | 'Deny';
+  readonly Action: string | string[];
+  readonly Resource: string | string[];
+  readonly Condition?: Record<string, Record<string, string | string[]>>;
+}
+
+/** An identity policy document after resolution. */
+export interface PolicyDocument {
+  readonly Version: string;
+  readonly Statement: PolicyStatement[];
+}
+
+/** A Lambda function as the template defines it. */
+export interface DeployedFunction {
+  readonly logicalId: string;
+  /** Physical function name, as Lambda would report it. */
+  readonly functionName: string;
+  readonly functionArn: string;
+  /** Source file the bundle was built from (metadata `newsletter:entry`), relative to the root. */
+  readonly entry: string | undefined;
+  /** Absolute folder of the bundled code in cdk.out, when the template was synthesized with it. */
+  readonly codeDir: string | undefined;
+  /** `file.export`, e.g. `index.handler`. */
+  readonly handler: string;
+  readonly runtime: string;
+  readonly timeoutSeconds: number;
+  readonly memoryMb: number;
+  /** The environment variables the template gives it, resolved. */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly roleName: string;
+  readonly roleArn: string;
+  /** Every identity policy of its role: inline policies and attached AWS::IAM::Policy resources. */
+  readonly policy: PolicyDocument;
+}
+
+/** How API Gateway answers a method. */
+export type ApiIntegration =
+  | { readonly kind: 'lambda'; readonly functionLogicalId: string }
+  | {
+      readonly kind: 'mock';
+      readonly requestTemplates: Readonly<Record<string, string>>;
+      readonly passthrough: string;
+      readonly responses: readonly {
+        readonly statusCode: string;
+        readonly selectionPattern?: string;
+        readonly headers: Readonly<Record<string, string>>;
+        readonly templates: Readonly<Record<string, string>>;
+      }[];
+    };
+
+/** One method of one resource path of the REST API. */
+export interface ApiMethod {
+  /** Path below the stage, e.g. `/newsletter/v1/subscribe`. */
+  readonly path: string;
+  /** HTTP method, or `ANY`. */
+  readonly httpMethod: string;
+  readonly integration: ApiIntegration;
+}
+
+/** One of API Gateway's own responses (unknown path, throttled, ...), as customised. */
+export interface GatewayResponse {
+  readonly statusCode: number | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly templates: Readonly<Record<string, string>>;
+}
+
+/** A Lambda permission letting API Gateway invoke a function for some source ARNs. */
+export interface InvokePermission {
+  readonly functionLogicalId: string;
+  readonly sourceArn: string;
+}
+
+/** The REST API of the stack. */
+export interface DeployedApi {
+  readonly restApiId: string;
+  readonly stage: string;
+  readonly binaryMediaTypes: readonly string[];
+  readonly methods: readonly ApiMethod[];
+  readonly gatewayResponses: ReadonlyMap<string, GatewayResponse>;
+  readonly invokePermissions: readonly InvokePermission[];
+}
+
+/** Physical names the local cloud chooses, and values only known once something runs. */
+export interface LocalPhysicalIds {
+  /** URL of the loopback endpoint every SDK call goes to (queue URLs point there). */
+  readonly endpoint?: string;
+  /** Extra `Ref`/`GetAtt` answers, e.g. a table's StreamArn once the table exists. */
+  readonly extra?: (logicalId: string, attribute: string | undefined) => string | undefined;
+}
+
+const arn = (service: string, resource: string, region = LOCAL_REGION): string =>
+  `arn:aws:${service}:${region}:${LOCAL_ACCOUNT}:${resource}`;
+
+/** The stack template of a cdk.out folder (the one stack of this app). */
+export class DeployedStack {
+  readonly stackName: string;
+  readonly resources: Readonly<Record<string, TemplateResource>>;
+
+  constructor(
+    readonly cdkOut: string,
+    private readonly ids: LocalPhysicalIds = {},
+  ) {
+    const manifest = JSON.parse(readFileSync(join(cdkOut, 'manifest.json'), 'utf8')) as {
+      artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+    };
+    const stacks = Object.entries(manifest.artifacts).filter(
+      ([, artifact]) => artifact.type === 'aws:cloudformation:stack',
+    );
+    const [stack] = stacks;
+    if (stacks.length !== 1 || !stack?.[1].properties?.templateFile) {
+      throw new TemplateError(`${cdkOut} must hold exactly one stack, found ${stacks.length}`);
+    }
+    this.stackName = stack[0];
+    const template = JSON.parse(
+      readFileSync(join(cdkOut, stack[1].properties.templateFile), 'utf8'),
+    ) as { Resources: Record<string, TemplateResource> };
+    this.resources = template.Resources;
+  }
+
+  /** The same template with other physical ids (once the endpoint or a stream exists). */
+  withIds(ids: LocalPhysicalIds): DeployedStack {
+    return new DeployedStack(this.cdkOut, { ...this.ids, ...ids });
+  }
+
+  /** Logical ids and resources of one type. */
+  ofType(type: string): [string, TemplateResource][] {
+    return Object.entries(this.resources).filter(([, resource]) => resource.Type === type);
+  }
+
+  /** The one resource of a type; throws when there is none or several. */
+  single(type: string): [string, TemplateResource] {
+    const found = this.ofType(type);
+    const [first] = found;
+    if (found.length !== 1 || !first)
+      throw new TemplateError(`expected one ${type}, found ${found.length}`);
+    return first;
+  }
+
+  /** Resolves any template value for the local cloud. */
+  resolve(value: unknown): Resolved {
+    return resolveValue(value, this.reference);
+  }
+
+  /** Resolves a template value that must be a string. */
+  resolveString(value: unknown): string {
+    return resolveString(value, this.reference);
+  }
+
+  /** What `Ref` and `Fn::GetAtt` of a logical id mean locally. */
+  readonly reference = (logicalId: string, attribute?: string): string => {
+    const extra = this.ids.extra?.(logicalId, attribute);
+    if (extra !== undefined) return extra;
+    const resource = this.resources[logicalId];
+    if (!resource) throw new TemplateError(`reference to unknown resource ${logicalId}`);
+    const p = resource.Properties ?? {};
+    const named = (property: string): string =>
+      typeof p[property] === 'string' ? (p[property] as string) : `${this.stackName}-${logicalId}`;
+    const unknown = (): never => {
+      throw new TemplateError(
+        `the local cloud cannot resolve ${attribute ? `GetAtt ${logicalId}.${attribute}` : `Ref ${logicalId}`} (${resource.Type})`,
+      );
+    };
+    switch (resource.Type) {
+      case 'AWS::DynamoDB::Table': {
+        const name = named('TableName');
+        if (!attribute) return name;
+        if (attribute === 'Arn') return arn('dynamodb', `table/${name}`);
+        return unknown();
+      }
+      case 'AWS::Logs::LogGroup': {
+        const name = named('LogGroupName');
+        if (!attribute) return name;
+        if (attribute === 'Arn') return arn('logs', `log-group:${name}:*`);
+        return unknown();
+      }
+      case 'AWS::IAM::Role': {
+        const name = named('RoleName');
+        if (!attribute) return name;
+        if (attribute === 'Arn') return `arn:aws:iam::${LOCAL_ACCOUNT}:role/${name}`;
+        return unknown();
+      }
+      case 'AWS::Lambda::Function': {
+        const name = named('FunctionName');
+        if (!attribute) return name;
+        if (attribute === 'Arn') return arn('lambda', `function:${name}`);
+        return unknown();
+      }
+      case 'AWS::SQS::Queue': {
+        const name = named('QueueName');
+        if (attribute === 'Arn') return arn('sqs', name);
+        if (attribute === 'QueueName') return name;
+        if (!attribute)
+          return `${this.ids.endpoint ?? 'http://127.0.0.1'}/${LOCAL_ACCOUNT}/${name}`;
+        return unknown();
+      }
+      case 'AWS::SNS::Topic': {
+        const topicArn = arn('sns', named('TopicName'));
+        if (!attribute || attribute === 'TopicArn') return topicArn;
+        if (attribute === 'TopicName') return named('TopicName');
+        return unknown();
+      }
+      case 'AWS::ApiGateway::RestApi':
+        if (!attribute) return 'local';
+        if (attribute === 'RootResourceId') return '';
+        return unknown();
+      case 'AWS::ApiGateway::Stage':
+        if (!attribute) return named('StageName');
+        return unknown();
+      case 'AWS::ApiGateway::Resource':
+        if (!attribute) return logicalId;
+        return unknown();
+      default:
+        if (!attribute) return logicalId;
+        return unknown();
+    }
+  };
+
+  /** Every Lambda function of the stack. */
+  functions(): DeployedFunction[] {
+    return this.ofType('AWS::Lambda::Function').map(([logicalId, resource]) =>
+      this.#function(logicalId, resource),
+    );
+  }
+
+  /** The function with this logical id. */
+  function(logicalId: string): DeployedFunction {
+    const resource = this.resources[logicalId];
+    if (resource?.Type !== 'AWS::Lambda::Function')
+      throw new TemplateError(`${logicalId} is not a Lambda function`);
+    return this.#function(logicalId, resource);
+  }
+
+  #function(logicalId: string, resource: TemplateResource): DeployedFunction {
+    const p = resource.Properties ?? {};
+    const roleId = logicalIdOf(p.Role);
+    const role = roleId ? this.resources[roleId] : undefined;
+    if (!roleId || role?.Type !== 'AWS::IAM::Role') {
+      throw new TemplateError(`function ${logicalId} has no role of this stack`);
+    }
+    if (role.Properties?.ManagedPolicyArns) {
+      throw new TemplateError(
+        `role ${roleId} has managed policies, which the local cloud cannot evaluate`,
+      );
+    }
+    const variables = (p.Environment as { Variables?: Record<string, unknown> } | undefined)
+      ?.Variables;
+    const assetPath = resource.Metadata?.['aws:asset:path'];
+    const isBundled = resource.Metadata?.['aws:asset:is-bundled'] === true;
+    const entry = resource.Metadata?.['newsletter:entry'];
+    return {
+      logicalId,
+      functionName: this.reference(logicalId),
+      functionArn: this.reference(logicalId, 'Arn'),
+      entry: typeof entry === 'string' ? entry : undefined,
+      codeDir:
+        typeof assetPath === 'string' && isBundled ? resolve(this.cdkOut, assetPath) : undefined,
+      handler: String(p.Handler ?? 'index.handler'),
+      runtime: String(p.Runtime ?? ''),
+      timeoutSeconds: Number(p.Timeout ?? 3),
+      memoryMb: Number(p.MemorySize ?? 128),
+      environment: Object.fromEntries(
+        Object.entries(variables ?? {}).map(([name, value]) => [name, this.resolveString(value)]),
+      ),
+      roleName: this.reference(roleId),
+      roleArn: this.reference(roleId, 'Arn'),
+      policy: { Version: '2012-10-17', Statement: this.#roleStatements(roleId, role) },
+    };
+  }
+
+  /** Inline statements of the role plus those of AWS::IAM::Policy resources naming it. */
+  #roleStatements(roleId: string, role: TemplateResource): PolicyStatement[] {
+    const documents: unknown[] = [];
+    for (const policy of (role.Properties?.Policies ?? []) as { PolicyDocument: unknown }[]) {
+      documents.push(policy.PolicyDocument);
+    }
+    for (const [, policy] of this.ofType('AWS::IAM::Policy')) {
+      const roles = (policy.Properties?.Roles ?? []) as unknown[];
+      if (roles.some((reference) => logicalIdOf(reference) === roleId)) {
+        documents.push(policy.Properties?.PolicyDocument);
+      }
+    }
+    return documents.flatMap(
+      (document) => (this.resolve(document) as unknown as PolicyDocument).Statement,
+    );
+  }
+
+  /** The REST API: its stage, methods by path, gateway responses and invoke permissions. */
+  api(): DeployedApi {
+    const [restApiId, restApi] = this.single('AWS::ApiGateway::RestApi');
+    const [, stage] = this.single('AWS::ApiGateway::Stage');
+    const paths = new Map<string, string>([[restApiId, '']]);
+    const pathOf = (parent: unknown): string => {
+      const parentId = logicalIdOf(parent);
+      if (parentId === undefined || parentId === restApiId) return '';
+      const known = paths.get(parentId);
+      if (known !== undefined) return known;
+      const resource = this.resources[parentId];
+      if (resource?.Type !== 'AWS::ApiGateway::Resource')
+        throw new TemplateError(`unknown API resource ${parentId}`);
+      const path = `${pathOf(resource.Properties?.ParentId)}/${String(resource.Properties?.PathPart)}`;
+      paths.set(parentId, path);
+      return path;
+    };
+    const methods: ApiMethod[] = this.ofType('AWS::ApiGateway::Method').map(([id, method]) => {
+      const p = method.Properties ?? {};
+      return {
+        path: pathOf(p.ResourceId) || '/',
+        httpMethod: String(p.HttpMethod),
+        integration: this.#integration(id, p.Integration as Record<string, unknown>),
+      };
+    });
+    const gatewayResponses = new Map<string, GatewayResponse>();
+    for (const [, response] of this.ofType('AWS::ApiGateway::GatewayResponse')) {
+      const p = response.Properties ?? {};
+      gatewayResponses.set(String(p.ResponseType), {
+        statusCode: p.StatusCode === undefined ? undefined : Number(p.StatusCode),
+        headers: headerMappings(p.ResponseParameters, 'gatewayresponse.header.'),
+        templates: (p.ResponseTemplates ?? {}) as Record<string, string>,
+      });
+    }
+    const invokePermissions = this.ofType('AWS::Lambda::Permission')
+      .filter(([, permission]) => permission.Properties?.Principal === 'apigateway.amazonaws.com')
+      .map(([, permission]) => ({
+        functionLogicalId: logicalIdOf(permission.Properties?.FunctionName) ?? '',
+        sourceArn: this.resolveString(permission.Properties?.SourceArn),
+      }));
+    return {
+      restApiId: this.reference(restApiId),
+      stage: String(stage.Properties?.StageName),
+      binaryMediaTypes: (restApi.Properties?.BinaryMediaTypes ?? []) as string[],
+      methods,
+      gatewayResponses,
+      invokePermissions,
+    };
+  }
+
+  #integration(methodId: string, integration: Record<string, unknown>): ApiIntegration {
+    switch (integration.Type) {
+      case 'AWS_PROXY': {
+        const functionLogicalId = findGetAtt(integration.Uri, 'Arn');
+        if (!functionLogicalId)
+          throw new TemplateError(`method ${methodId} integrates no function of this stack`);
+        return { kind: 'lambda', functionLogicalId };
+      }
+      case 'MOCK': {
+        const responses = (integration.IntegrationResponses ?? []) as Record<string, unknown>[];
+        return {
+          kind: 'mock',
+          requestTemplates: (integration.RequestTemplates ?? {}) as Record<string, string>,
+          passthrough: String(integration.PassthroughBehavior ?? 'WHEN_NO_MATCH'),
+          responses: responses.map((response) => ({
+            statusCode: String(response.StatusCode),
+            ...(typeof response.SelectionPattern === 'string'
+              ? { selectionPattern: response.SelectionPattern }
+              : {}),
+            headers: headerMappings(response.ResponseParameters, 'method.response.header.'),
+            templates: (response.ResponseTemplates ?? {}) as Record<string, string>,
+          })),
+        };
+      }
+      default:
+        throw new TemplateError(
+          `method ${methodId}: the local cloud cannot run ${String(integration.Type)} integrations`,
+        );
+    }
+  }
+
+  /** The CreateTable input of the stack's table, as CloudFormation would create it. */
+  tableDefinition(logicalId?: string): {
+    readonly logicalId: string;
+    readonly tableName: string;
+    readonly properties: Record<string, unknown>;
+  } {
+    const [id, table] = logicalId
+      ? [logicalId, this.resources[logicalId]]
+      : this.single('AWS::DynamoDB::Table');
+    if (table?.Type !== 'AWS::DynamoDB::Table') throw new TemplateError(`${id} is not a table`);
+    return {
+      logicalId: id,
+      tableName: this.reference(id),
+      properties: this.resolve(table.Properties) as Record<string, unknown>,
+    };
+  }
+}
+
+/** Static header values of a mapping (`'value'`); mappings from the request are not used. */
+function headerMappings(parameters: unknown, prefix: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries((parameters ?? {}) as Record<string, unknown>)) {
+    if (!key.startsWith(prefix) || typeof value !== 'string') continue;
+    const literal = /^'(.*)'$/s.exec(value);
+    if (!literal) {
+      throw new TemplateError(`header mapping ${key} = ${value} is not a static value`);
+    }
+    headers[key.slice(prefix.length)] = literal[1] ?? '';
+  }
+  return headers;
+}
+
+/** The logical id a `Ref` or `Fn::GetAtt` points at, if the value is one. */
+export function logicalIdOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  if (typeof record.Ref === 'string') return record.Ref;
+  const getAtt = record['Fn::GetAtt'];
+  if (Array.isArray(getAtt)) return String(getAtt[0]);
+  return undefined;
+}
+
+/** The first logical id inside `value` referenced with `Fn::GetAtt [id, attribute]`. */
+function findGetAtt(value: unknown, attribute: string): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const getAtt = (value as Record<string, unknown>)['Fn::GetAtt'];
+  if (Array.isArray(getAtt) && getAtt[1] === attribute) return String(getAtt[0]);
+  for (const item of Object.values(value as Record<string, unknown>)) {
+    const found = findGetAtt(item, attribute);
+    if (found) return found;
+  }
+  return undefined;
+}

@@ -1,0 +1,113 @@
+/**
+ * Decides whether a role may make a request, with AWS's own evaluation logic as implemented by
+ * `@cloud-copilot/iam-simulate` (a maintained simulator of IAM policy evaluation: actions and
+ * resource types checked against AWS's service reference, wildcards, condition operators,
+ * missing condition keys). We never match policies ourselves.
+ *
+ * The simulator is licensed AGPL-3.0; it is a development dependency used only by the local
+ * cloud and the tests, never bundled into a function or shipped in the package.
+ */
+import {
+  allowedContextKeysForRequest,
+  runSimulation,
+  runUnsafeSimulation,
+  type Simulation,
+} from '@cloud-copilot/iam-simulate';
+import type { PolicyDocument } from './deployed-stack.ts';
+import { LOCAL_ACCOUNT } from './intrinsics.ts';
+
+/** What IAM authorizes: one action on one resource, with the request's condition keys. */
+export interface AuthorizationRequest {
+  readonly action: string;
+  readonly resource: string;
+  readonly context?: Readonly<Record<string, string | string[]>>;
+}
+
+/** The verdict on one request. */
+export interface Verdict {
+  readonly allowed: boolean;
+  /** Sids of the Allow statements that matched (empty when denied, or unknown). */
+  readonly statements: readonly string[];
+  /** Why the simulator refused to evaluate (an unknown action, a resource of the wrong type). */
+  readonly invalid?: string;
+}
+
+/** The key policy of an AWS managed key (aws/ssm): it delegates to the account's IAM policies. */
+const MANAGED_KEY_POLICY = {
+  __validated: true,
+  errors: [],
+  metadata: { name: 'aws/ssm key policy' },
+  policyDocument: {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Principal: { AWS: `arn:aws:iam::${LOCAL_ACCOUNT}:root` },
+        Action: 'kms:*',
+        Resource: '*',
+      },
+    ],
+  },
+};
+
+const isKmsKey = (resource: string): boolean => /^arn:aws:kms:[^:]*:[^:]*:key\//.test(resource);
+
+/**
+ * Evaluates `request` for the role `roleArn` whose identity policy is `policy`, as AWS would
+ * for a same-account request with no resource policy besides a managed key's.
+ */
+export async function evaluate(
+  roleArn: string,
+  policy: PolicyDocument,
+  request: AuthorizationRequest,
+): Promise<Verdict> {
+  const context = { ...request.context };
+  const simulation: Simulation = {
+    request: {
+      principal: roleArn,
+      action: request.action,
+      resource: { resource: request.resource, accountId: LOCAL_ACCOUNT },
+      contextVariables: context,
+    },
+    identityPolicies: [{ name: 'role', policy }],
+    serviceControlPolicies: [],
+    resourceControlPolicies: [],
+    ...(isKmsKey(request.resource) ? { resourcePolicy: MANAGED_KEY_POLICY } : {}),
+  } as Simulation;
+  const outcome = await runSimulation(simulation, { simulationMode: 'Strict' });
+  if (outcome.resultType === 'error') {
+    return { allowed: false, statements: [], invalid: outcome.errors.message };
+  }
+  const results = outcome.resultType === 'single' ? [outcome.result] : outcome.results;
+  const ignored = results.flatMap((result) => result.ignoredContextKeys ?? []);
+  // iam-simulate 0.1.173 drops condition keys with a variable part after a colon
+  // (`kms:EncryptionContext:PARAMETER_ARN`) as unknown, so a condition on them can never match.
+  // When such a key is one the action really supports, evaluate again without dropping it.
+  const [service = '', action = ''] = request.action.split(':');
+  const variableKeyPrefixes = ignored.length
+    ? (await allowedContextKeysForRequest(service, action, request.resource, false, undefined))
+        .filter((key) => /:\$\{[^}]+\}$/.test(key))
+        .map((key) => key.replace(/\$\{[^}]+\}$/, '').toLowerCase())
+    : [];
+  const wronglyIgnored = ignored.filter((key) =>
+    variableKeyPrefixes.some((prefix) => key.toLowerCase().startsWith(prefix)),
+  );
+  if (wronglyIgnored.length > 0) {
+    const keep = Object.fromEntries(
+      Object.entries(context).filter(
+        ([key]) => !ignored.includes(key) || wronglyIgnored.includes(key),
+      ),
+    );
+    const result = runUnsafeSimulation(
+      { ...simulation, request: { ...simulation.request, contextVariables: keep } },
+      {},
+    );
+    return { allowed: result === 'Allowed', statements: [] };
+  }
+  const statements = results.flatMap((result) =>
+    (result.analysis.identityAnalysis?.allowStatements ?? []).map(
+      (match) => match.statement.sid() ?? `#${match.statement.index()}`,
+    ),
+  );
+  return { allowed: outcome.overallResult === 'Allowed', statements: [...new Set(statements)] };
+}

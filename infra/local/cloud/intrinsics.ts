@@ -1,0 +1,101 @@
+/**
+ * CloudFormation intrinsic functions, resolved against the local cloud. The synthesized
+ * template is the source of truth for what runs locally (environment, permissions, routes),
+ * so its values are resolved here instead of being restated anywhere else. An intrinsic this
+ * resolver does not know fails loudly: guessing would make the local world laxer than AWS.
+ */
+
+/** What a `Ref` or `Fn::GetAtt` of a logical id resolves to in the local cloud. */
+export type ResolveReference = (logicalId: string, attribute?: string) => string;
+
+/** The account the local cloud pretends to be; a 12-digit id like a real one. */
+export const LOCAL_ACCOUNT = '123456789012';
+/** The region every local service and ARN uses. */
+export const LOCAL_REGION = 'us-east-1';
+
+const PSEUDO_PARAMETERS: Readonly<Record<string, string>> = {
+  'AWS::Region': LOCAL_REGION,
+  'AWS::AccountId': LOCAL_ACCOUNT,
+  'AWS::Partition': 'aws',
+  'AWS::URLSuffix': 'amazonaws.com',
+  'AWS::NoValue': '',
+};
+
+/** A template value (string, number, list, object, or an intrinsic) with everything resolved. */
+export type Resolved = string | number | boolean | null | Resolved[] | { [key: string]: Resolved };
+
+/** Thrown for an intrinsic or reference the local cloud cannot resolve. */
+export class TemplateError extends Error {
+  override readonly name = 'TemplateError';
+}
+
+/** Resolves every intrinsic inside `value`; `reference` answers Refs and GetAtts. */
+export function resolveValue(value: unknown, reference: ResolveReference): Resolved {
+  if (value === null || typeof value !== 'object') {
+    if (value === undefined) throw new TemplateError('undefined value in template');
+    return value as string | number | boolean;
+  }
+  if (Array.isArray(value)) return value.map((item) => resolveValue(item, reference));
+  const entries = Object.entries(value as Record<string, unknown>);
+  const [first] = entries;
+  if (entries.length === 1 && first && (first[0] === 'Ref' || first[0].startsWith('Fn::'))) {
+    return resolveIntrinsic(first[0], first[1], reference);
+  }
+  return Object.fromEntries(entries.map(([key, item]) => [key, resolveValue(item, reference)]));
+}
+
+/** Resolves `value` and insists on a string (environment values, ARNs). */
+export function resolveString(value: unknown, reference: ResolveReference): string {
+  const resolved = resolveValue(value, reference);
+  if (typeof resolved === 'number' || typeof resolved === 'boolean') return String(resolved);
+  if (typeof resolved !== 'string') {
+    throw new TemplateError(`expected a string, got ${JSON.stringify(resolved)}`);
+  }
+  return resolved;
+}
+
+function resolveIntrinsic(name: string, argument: unknown, reference: ResolveReference): Resolved {
+  switch (name) {
+    case 'Ref': {
+      const id = String(argument);
+      return PSEUDO_PARAMETERS[id] ?? reference(id);
+    }
+    case 'Fn::GetAtt': {
+      const [id, attribute] = Array.isArray(argument)
+        ? argument.map(String)
+        : String(argument).split(/\.(.*)/s);
+      if (!id || !attribute) throw new TemplateError(`malformed Fn::GetAtt ${String(argument)}`);
+      return reference(id, attribute);
+    }
+    case 'Fn::Join': {
+      const [separator, parts] = argument as [string, unknown[]];
+      return (resolveValue(parts, reference) as Resolved[]).map(String).join(separator);
+    }
+    case 'Fn::Select': {
+      const [index, list] = argument as [unknown, unknown];
+      const items = resolveValue(list, reference) as Resolved[];
+      const item = items[Number(resolveValue(index, reference))];
+      if (item === undefined) throw new TemplateError('Fn::Select index out of range');
+      return item;
+    }
+    case 'Fn::Split': {
+      const [separator, text] = argument as [string, unknown];
+      return resolveString(text, reference).split(separator);
+    }
+    case 'Fn::Sub': {
+      const [text, variables = {}] = (Array.isArray(argument) ? argument : [argument, {}]) as [
+        string,
+        Record<string, unknown>,
+      ];
+      return text.replace(/\$\{([^}!][^}]*)\}/g, (_whole, expression: string) => {
+        if (expression in variables) return resolveString(variables[expression], reference);
+        const pseudo = PSEUDO_PARAMETERS[expression];
+        if (pseudo !== undefined) return pseudo;
+        const [id, attribute] = expression.split(/\.(.*)/s);
+        return reference(id ?? expression, attribute || undefined);
+      });
+    }
+    default:
+      throw new TemplateError(`the local cloud cannot resolve ${name}`);
+  }
+}

@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** The repository root (cdk.json, package.json, node_modules). */
+export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
+
+/** Deployment context for a local synth; the rest comes from cdk.json. */
+export interface SynthOptions {
+  /** Folder to write the cloud assembly to. */
+  readonly outdir: string;
+  /** API Gateway stage, the first path segment (default `api`). */
+  readonly stage?: string;
+  /** SES identity the sender of the settings belongs to (default `example.com`). */
+  readonly senderIdentity?: string;
+  /** How long functions cache the key and the settings (default: the stack's own). */
+  readonly parameterCacheSeconds?: number;
+  /** Bundle every function (the deployed artifacts) or only write the template (faster). */
+  readonly bundle: boolean;
+}
+
+/**
+ * Runs the CDK CLI's `cdk synth`, offline, exactly as `npm run synth` and a deployment do,
+ * so the local cloud runs the template and bundles a deployment would upload.
+ *
+ * @throws Error with the CLI's output when the synth fails (cdk-nag findings included).
+ */
+export async function synthesize(options: SynthOptions): Promise<string> {
+  const context: Record<string, string> = {
+    senderIdentity: options.senderIdentity ?? 'example.com',
+    stage: options.stage ?? 'api',
+    ...(options.parameterCacheSeconds === undefined
+      ? {}
+      : { parameterCacheSeconds: String(options.parameterCacheSeconds) }),
+    ...(options.bundle ? {} : { bundling: 'false' }),
+  };
+  const args = [
+    'synth',
+    '--no-notices',
+    '--quiet',
+    '--output',
+    options.outdir,
+    ...Object.entries(context).flatMap(([key, value]) => ['--context', `${key}=${value}`]),
+  ];
+  const cli = resolve(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
+  const child = spawn(cli, args, {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  const code = await new Promise<number | null>((done, fail) => {
+    child.once('error', fail);
+    child.once('exit', done);
+  });
+  if (code !== 0) throw new Error(`cdk synth failed (exit ${code}):\n${output.slice(-4000)}`);
+  return resolve(options.outdir);
+}

@@ -1,0 +1,324 @@
+/**
+ * The deployed stack, proven offline: the scenario below runs every route of the API through
+ * what `cdk synth` wrote (the bundles, the template's routes and environment, each function
+ * with its own role), across every subscriber state, both link pages, one-click unsubscribe
+ * and wrong keys. Every AWS call is checked against the calling function's role policy as
+ * synthesized. What must hold: no call refused, no 5xx, and least privilege in both
+ * directions: every grant is needed by some recorded call, and removing any one grant makes
+ * some recorded call fail.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RecordedCall } from '../../infra/local/cloud/aws-endpoint.ts';
+import type { DeployedFunction } from '../../infra/local/cloud/deployed-stack.ts';
+import { mintToken } from '../../shared/process/tokens.ts';
+import {
+  type ApiResponse,
+  type LocalService,
+  linksIn,
+  listUnsubscribeUrl,
+  startLocalService,
+  tokenOf,
+} from '../e2e/support/local-service.ts';
+import {
+  callsFailingWithout,
+  describeGrant,
+  grantsOf,
+  unusedGrants,
+} from '../support/grant-coverage.ts';
+
+let service: LocalService;
+let db: DynamoDBDocumentClient;
+
+beforeAll(async () => {
+  service = await startLocalService();
+  db = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: service.stack.dynamo.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
+    }),
+  );
+});
+
+afterAll(async () => {
+  db?.destroy();
+  await service?.stop();
+});
+
+/** One request of the scenario and the AWS calls it caused. */
+interface Step {
+  readonly name: string;
+  readonly status: number;
+  readonly calls: readonly RecordedCall[];
+}
+
+const steps: Step[] = [];
+
+/** Runs one request and keeps the calls its function made. */
+async function step(name: string, request: () => Promise<ApiResponse>): Promise<ApiResponse> {
+  const before = service.stack.cloud.endpoint.calls.length;
+  const response = await request();
+  steps.push({
+    name,
+    status: response.status,
+    calls: service.stack.cloud.endpoint.calls.slice(before),
+  });
+  return response;
+}
+
+const key = () => service.apiKey;
+const subscriberKey = (email: string) => ({ pk: `SUBSCRIBER#${email}`, sk: 'subscriber' });
+
+/** As an operator would: set a stored subscriber's attributes directly. */
+async function setAttributes(email: string, values: Record<string, unknown>): Promise<void> {
+  const names = Object.keys(values);
+  await db.send(
+    new UpdateCommand({
+      TableName: service.stack.tableName,
+      Key: subscriberKey(email),
+      UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}, #version = #version + :one`,
+      ExpressionAttributeNames: {
+        ...Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+        '#version': 'version',
+      },
+      ExpressionAttributeValues: {
+        ...Object.fromEntries(names.map((name, i) => [`:v${i}`, values[name]])),
+        ':one': 1,
+      },
+    }),
+  );
+}
+
+async function lastMailLinks(email: string) {
+  const mails = await service.mails(email);
+  const last = mails.at(-1);
+  if (!last) throw new Error(`no mail to ${email}`);
+  return { ...linksIn(last), listUnsubscribe: listUnsubscribeUrl(last) };
+}
+
+describe('the whole scenario, from cdk.out', () => {
+  beforeAll(async () => {
+    const ada = 'ada@example.com';
+    // subscribe: new address, keyless, double opt-in.
+    await step('subscribe, new, keyless (double opt-in)', () =>
+      service.post('/subscribe', { email: ada, name: 'Ada', lists: [1] }),
+    );
+    await step('subscribe, pending, keyless, inside the cooldown', () =>
+      service.post('/subscribe', { email: ada, name: 'Ada', lists: [1] }),
+    );
+    await step('subscribe, pending, keyed, new fields', () =>
+      service.post('/subscribe', { email: ada, surname: 'Lovelace', api_key: key() }),
+    );
+    // The activation link: page, then the button; an expired link of another mail is retired.
+    const { confirm } = await lastMailLinks(ada);
+    if (!confirm) throw new Error('no activation link');
+    const stale = mintToken();
+    const expired = Math.floor(Date.now() / 1000) - 60;
+    await db.send(
+      new PutCommand({
+        TableName: service.stack.tableName,
+        Item: {
+          pk: `TOKEN#${stale.hash}`,
+          sk: 'token',
+          email: ada,
+          purpose: 'unsubscribe',
+          expires_at: expired,
+        },
+      }),
+    );
+    const stored = await db.send(
+      new GetCommand({ TableName: service.stack.tableName, Key: subscriberKey(ada) }),
+    );
+    await setAttributes(ada, {
+      tokens: { ...(stored.Item?.tokens as Record<string, number>), [stale.hash]: expired },
+    });
+    await step('confirm page (GET)', () => service.get(confirm));
+    await step('confirm (POST of the button)', () =>
+      service.post(confirm, { token: tokenOf(confirm) }, { type: 'form' }),
+    );
+    await step('confirm again', () =>
+      service.post(confirm, { token: tokenOf(confirm) }, { type: 'form' }),
+    );
+    await step('subscribe, confirmed, keyless', () =>
+      service.post('/subscribe', { email: ada, name: 'Mallory' }),
+    );
+    await step('subscribe, confirmed, keyed, adds a private list', () =>
+      service.post('/subscribe', { email: ada, lists: [3], api_key: key() }),
+    );
+    // The unsubscribe link of the welcome mail: page, then RFC 8058 one-click.
+    const { unsubscribe, listUnsubscribe } = await lastMailLinks(ada);
+    if (!unsubscribe || !listUnsubscribe) throw new Error('no unsubscribe link');
+    await step('unsubscribe page (GET)', () => service.get(unsubscribe));
+    await step('one-click unsubscribe (RFC 8058)', () =>
+      service.post(listUnsubscribe, { 'List-Unsubscribe': 'One-Click' }, { type: 'form' }),
+    );
+    await step('unsubscribe link again', () =>
+      service.post(unsubscribe, { token: tokenOf(unsubscribe) }, { type: 'form' }),
+    );
+    // Back from U after the cooldown: a fresh activation retires the old link's token.
+    await setAttributes(ada, { activation_sent_at: Date.now() - 24 * 3600 * 1000 });
+    await step('subscribe, unsubscribed, keyless, after the cooldown', () =>
+      service.post('/subscribe', { email: ada }),
+    );
+    await step('unsubscribe, pending', () =>
+      service.post('/unsubscribe', { email: ada, api_key: key() }),
+    );
+    await step('unsubscribe, already unsubscribed', () =>
+      service.post('/unsubscribe', { email: ada, api_key: key() }),
+    );
+    await step('unsubscribe, unknown address', () =>
+      service.post('/unsubscribe', { email: 'nobody@example.com', api_key: key() }),
+    );
+
+    // Management.
+    const bob = 'bob@example.com';
+    await step('add_subscriber, new', () =>
+      service.post('/subscribers/add', { email: bob, name: 'Bob', lists: [3], api_key: key() }),
+    );
+    await step('add_subscriber, existing', () =>
+      service.post('/subscribers/add', { email: bob, api_key: key() }),
+    );
+    for (const status of ['B', 'P'] as const) {
+      const email = `blocked-${status.toLowerCase()}@example.com`;
+      await service.post('/subscribers/add', { email, api_key: key() });
+      await setAttributes(email, { status });
+      await step(`subscribe, ${status}, keyless`, () => service.post('/subscribe', { email }));
+      await step(`subscribe, ${status}, keyed`, () =>
+        service.post('/subscribe', { email, api_key: key() }),
+      );
+      await step(`unsubscribe, ${status}`, () =>
+        service.post('/unsubscribe', { email, api_key: key() }),
+      );
+    }
+    await step('subscribers', () => service.post('/subscribers', { api_key: key() }));
+    await step('newsletters, keyless', () => service.get('/newsletters'));
+    await step('newsletters, keyed', () => service.get('/newsletters', { api_key: key() }));
+    await step('delete_subscriber', () =>
+      service.post('/subscribers/delete', { email: ada, api_key: key() }),
+    );
+    await step('delete_subscriber, unknown address', () =>
+      service.post('/subscribers/delete', { email: ada, api_key: key() }),
+    );
+    await step('link of a deleted subscriber', () => service.get(confirm));
+    await step('API description', () => service.get('/openapi.json'));
+
+    // Wrong keys on every route that takes one, and calls that never reach a function.
+    for (const [path, body] of [
+      ['/unsubscribe', { email: bob }],
+      ['/subscribers/add', { email: 'carol@example.com' }],
+      ['/subscribers/delete', { email: bob }],
+      ['/subscribers', {}],
+      ['/subscribe', { email: 'dave@example.com' }],
+    ] as const) {
+      await step(`${path}, wrong key`, () => service.post(path, { ...body, api_key: 'wrong' }));
+    }
+    await step('newsletters, wrong key', () => service.get('/newsletters', { api_key: 'wrong' }));
+    await step('wrong method', () => service.get('/subscribe'));
+    await step('unknown path', () => service.get('/nothing-here'));
+  }, 120_000);
+
+  it('answers every step without a 5xx', () => {
+    expect(steps.filter((each) => each.status >= 500).map((each) => each.name)).toEqual([]);
+    expect(steps.length).toBeGreaterThan(35);
+  });
+
+  it('makes no call that a function role does not allow', () => {
+    expect(service.stack.denials).toEqual([]);
+    expect(steps.flatMap((each) => each.calls).every((call) => call.allowed)).toBe(true);
+  });
+
+  it('reached every function of the template', () => {
+    const called = new Set(service.stack.cloud.endpoint.calls.map((call) => call.caller));
+    const functions = service.stack.cloud.stack.functions();
+    // The API description's function calls nothing, by design.
+    const silent = functions.filter((fn) => !called.has(fn.functionName));
+    expect(silent.map((fn) => fn.entry)).toEqual(['functions/openapi.ts']);
+  });
+
+  describe('least privilege in both directions', () => {
+    const functions = (): DeployedFunction[] => service.stack.cloud.stack.functions();
+    const callsOf = (fn: DeployedFunction): RecordedCall[] =>
+      service.stack.cloud.endpoint.calls.filter((call) => call.caller === fn.functionName);
+
+    it('every grant of every function is needed by some call of the scenario', async () => {
+      const unused: string[] = [];
+      for (const fn of functions()) {
+        for (const grant of await unusedGrants(fn, fn.policy, callsOf(fn)))
+          unused.push(`${fn.entry}: ${describeGrant(grant)}`);
+      }
+      expect(unused).toEqual([]);
+    });
+
+    it('removing any single grant makes a call of the scenario fail, naming it', async () => {
+      const lines: string[] = [];
+      const harmless: string[] = [];
+      for (const fn of functions()) {
+        for (const { grant, failing } of await callsFailingWithout(fn, fn.policy, callsOf(fn))) {
+          if (failing.length === 0) harmless.push(`${fn.entry}: ${describeGrant(grant)}`);
+          const first = failing[0];
+          if (first)
+            lines.push(
+              `${fn.entry} without ${describeGrant(grant)}: ${failing.length} call(s) refused, first ${first.summary}`,
+            );
+        }
+      }
+      expect(harmless).toEqual([]);
+      console.log(`[deployed] grant removal, one at a time:\n  ${lines.join('\n  ')}`);
+      expect(lines.length).toBeGreaterThan(20);
+    });
+
+    it('a grant that nothing uses is found and named', async () => {
+      const list = functions().find((fn) => fn.entry === 'functions/subscribers-list.ts');
+      if (!list) throw new Error('no subscribers-list function');
+      const table = grantsOf(service.stack.cloud.stack.functions()[0]?.policy ?? list.policy)
+        .map((grant) => grant.resource)
+        .find((resource) => /:table\/[^/]+$/.test(resource));
+      if (!table) throw new Error('no table ARN in any policy');
+      const widened = {
+        ...list.policy,
+        Statement: [
+          ...list.policy.Statement,
+          { Sid: 'Extra', Effect: 'Allow' as const, Action: 'dynamodb:Scan', Resource: table },
+        ],
+      };
+      const unused = await unusedGrants(list, widened, callsOf(list));
+      expect(unused.map(describeGrant)).toEqual([`Extra dynamodb:Scan ${table}`]);
+    });
+  });
+
+  it('docs/storage.md lists exactly the calls each request of the scenario made', () => {
+    const names = new Map(
+      service.stack.cloud.stack.functions().map((fn) => [fn.functionName, fn.entry ?? '?']),
+    );
+    const rows = steps.map((each) => {
+      const callers = [...new Set(each.calls.map((call) => names.get(call.caller) ?? '?'))];
+      const fn = callers.map((entry) => `\`${entry.replace(/^functions\/|\.ts$/g, '')}\``);
+      const calls = each.calls.map((call) => call.summary).join(' → ');
+      return `| ${each.name} | ${each.status} | ${fn.join(', ') || '—'} | ${calls || 'none'} |`;
+    });
+    const table = [
+      '| request | status | function | AWS calls, in order |',
+      '| --- | --- | --- | --- |',
+      ...rows,
+    ].join('\n');
+    const file = new URL('../../docs/storage.md', import.meta.url);
+    const doc = readFileSync(file, 'utf8');
+    const start = '<!-- recorded-calls:start -->';
+    const end = '<!-- recorded-calls:end -->';
+    const before = doc.slice(0, doc.indexOf(start) + start.length);
+    const after = doc.slice(doc.indexOf(end));
+    const current = doc.slice(before.length, doc.length - after.length).trim();
+    // UPDATE_DOCS=1 rewrites the section from this run (then review the diff).
+    if (process.env.UPDATE_DOCS) writeFileSync(file, `${before}\n${table}\n${after}`);
+    expect(doc.indexOf(start)).toBeGreaterThan(0);
+    expect(current).toBe(table);
+  });
+});

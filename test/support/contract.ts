@@ -1,0 +1,95 @@
+/**
+ * The endpoints as the contract states them, written out from the interface document
+ * (`../shared/seed/`, parts 4 and 5) and the decisions (`../shared/spec/decisions.md`, part 4:
+ * the activation and unsubscribe links; our own docs: the API description), never derived
+ * from the code. Tests compare what the service, the template and the API description do with
+ * this table, so a route table that drifts from the contract fails them.
+ */
+
+/** How a caller's key is treated (interface part 5). */
+export type ContractKey = 'required' | 'optional' | 'none';
+
+/** One endpoint of `{api_root}`. */
+export interface ContractEndpoint {
+  /** The name of the function form, where the interface gives one. */
+  readonly operation?: string;
+  readonly path: string;
+  readonly methods: readonly ('GET' | 'POST')[];
+  readonly key: ContractKey;
+  /** JSON answers, or an HTML page (the links in mails). */
+  readonly answers: 'json' | 'page';
+}
+
+/** Every endpoint below `{api_root}`. */
+export const CONTRACT_ENDPOINTS: readonly ContractEndpoint[] = [
+  // Interface 4.1: "POST /subscribe", key optional (part 5 rule 4).
+  {
+    operation: 'subscribe',
+    path: '/subscribe',
+    methods: ['POST'],
+    key: 'optional',
+    answers: 'json',
+  },
+  // Interface 4.2: "POST /unsubscribe", api_key required.
+  {
+    operation: 'unsubscribe',
+    path: '/unsubscribe',
+    methods: ['POST'],
+    key: 'required',
+    answers: 'json',
+  },
+  // Interface 4.3: "POST /subscribers/add", api_key required.
+  {
+    operation: 'add_subscriber',
+    path: '/subscribers/add',
+    methods: ['POST'],
+    key: 'required',
+    answers: 'json',
+  },
+  // Interface 4.4: "POST /subscribers/delete", api_key required.
+  {
+    operation: 'delete_subscriber',
+    path: '/subscribers/delete',
+    methods: ['POST'],
+    key: 'required',
+    answers: 'json',
+  },
+  // Interface 4.5: "POST /subscribers", api_key required.
+  {
+    operation: 'subscribers',
+    path: '/subscribers',
+    methods: ['POST'],
+    key: 'required',
+    answers: 'json',
+  },
+  // Interface 4.6: "GET /newsletters", called without a key; decisions part 5: a key widens it.
+  {
+    operation: 'newsletters',
+    path: '/newsletters',
+    methods: ['GET'],
+    key: 'optional',
+    answers: 'json',
+  },
+  // Decisions part 4: the activation link, GET shows a button, POST confirms.
+  { path: '/subscription/confirm', methods: ['GET', 'POST'], key: 'none', answers: 'page' },
+  // Decisions part 4: the unsubscribe link, GET shows a button, POST (or one-click) unsubscribes.
+  { path: '/subscription/unsubscribe', methods: ['GET', 'POST'], key: 'none', answers: 'page' },
+  // docs/api.md: the API description, public.
+  { path: '/openapi.json', methods: ['GET'], key: 'none', answers: 'json' },
+];
+
+/**
+ * The endpoint a request reaches, as the contract says: the path below `{api_root}` exactly,
+ * with a trailing slash reaching the same endpoint (decisions part 1), and one of its methods.
+ */
+export function contractEndpoint(
+  pathBelowRoot: string,
+  method: string,
+): { endpoint?: ContractEndpoint; pathKnown: boolean } {
+  const path = pathBelowRoot.length > 1 ? pathBelowRoot.replace(/\/+$/, '') : pathBelowRoot;
+  const endpoint = CONTRACT_ENDPOINTS.find((each) => each.path === path);
+  if (!endpoint) return { pathKnown: false };
+  return endpoint.methods.includes(method as 'GET' | 'POST')
+    ? { endpoint, pathKnown: true }
+    : { pathKnown: true };
+}

@@ -1,0 +1,79 @@
+/**
+ * The local service as every suite that drives it over HTTP starts it: the bundles and
+ * template of this run's `cdk synth` (see global-setup.ts), each function with its own role,
+ * every AWS call checked against it. A call the template does not allow fails the way AWS
+ * fails it, and `stop()` then fails the test file, naming the function, action and resource.
+ */
+import { inject } from 'vitest';
+import type { Denial } from '../../infra/local/cloud/aws-endpoint.ts';
+import {
+  type LocalStack,
+  type LocalStackOptions,
+  startLocalStack,
+} from '../../infra/local/local-stack.ts';
+import { type SesLocal, startSesLocal } from '../../infra/local/stand-ins/ses-local.ts';
+
+/** The local service with what a test looks at and pulls. */
+export interface TestStack extends LocalStack {
+  /** Every line the functions wrote, in order (JSON log lines, mostly). */
+  readonly logLines: string[];
+  /** The SES stand-in currently serving (a new one after `restartSes`). */
+  readonly liveSes: SesLocal;
+  /** Stops the SES stand-in: sends fail as when SES cannot be reached. */
+  stopSes(): Promise<void>;
+  /** Starts a new SES stand-in on a fresh port and sends go there (stored mail survives). */
+  restartSes(): Promise<void>;
+}
+
+/** Thrown by `stop()` when a function made a call its role does not allow. */
+export class AccessDeniedInTest extends Error {
+  override readonly name = 'AccessDeniedInTest';
+  constructor(denials: readonly Denial[]) {
+    super(
+      `${denials.length} AWS call(s) were refused as AWS would refuse them:\n${denials
+        .map((denial) => `  ${denial.caller}: ${denial.action} on ${denial.resource}`)
+        .join('\n')}`,
+    );
+  }
+}
+
+/** Starts the service of this run's synth on free ports, in memory, seeded. */
+export async function startTestStack(options: Partial<LocalStackOptions> = {}): Promise<TestStack> {
+  const logLines: string[] = [];
+  const show = Boolean(process.env.NEWSLETTER_TEST_LOGS);
+  const stack = await startLocalStack({
+    port: 0,
+    mailPort: 0,
+    seed: true,
+    cdkOut: inject('cdkOut'),
+    onLog: (line, fn) => {
+      logLines.push(line);
+      if (show) process.stderr.write(`${fn.logicalId} ${line}\n`);
+    },
+    ...options,
+  });
+  let ses = stack.ses;
+  let sesStopped = false;
+  return {
+    ...stack,
+    logLines,
+    get liveSes() {
+      return ses;
+    },
+    stopSes: async () => {
+      sesStopped = true;
+      await ses.stop();
+    },
+    restartSes: async () => {
+      if (!sesStopped) await ses.stop();
+      ses = await startSesLocal();
+      sesStopped = false;
+      stack.cloud.endpoint.setUpstream('ses', ses.endpoint);
+    },
+    stop: async () => {
+      await stack.stop();
+      if (ses !== stack.ses) await ses.stop();
+      if (stack.denials.length > 0) throw new AccessDeniedInTest(stack.denials);
+    },
+  };
+}
