@@ -30,6 +30,9 @@ if (code !== 'bundle' && code !== 'source') {
   process.exit(2);
 }
 
+// This process seeds the table with the SDK; its Node-version notice is noise here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const options = {
   port: number('PORT', 3000),
   mailPort: number('MAIL_PORT', 8005),
