@@ -59,7 +59,6 @@ export function errorBoundary(
  */
 export function apiHandler(name: string, operation: Operation): ProxyHandler {
   const route = routeNamed(name);
-  const withQuery = route.methods.includes('GET');
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(requestLog(route.name, () => Newsletter.dependencies().log))
     .use(errorBoundary(route.name))
@@ -67,7 +66,7 @@ export function apiHandler(name: string, operation: Operation): ProxyHandler {
       const wrongMethod = methodNotAllowed(route, event.httpMethod);
       if (wrongMethod) return wrongMethod;
       const requestId = requestIdOf(event, context);
-      const params = await parseRequest(event, { withQuery });
+      const params = await parseRequest(event);
       if (isNewsletterError(params)) return errorResponse(params, requestId);
       let trusted = false;
       if (route.key !== 'none') {

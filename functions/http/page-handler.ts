@@ -46,7 +46,7 @@ export function pageHandler(name: string, page: LinkPage): ProxyHandler {
       const wrongMethod = methodNotAllowed(route, event.httpMethod);
       if (wrongMethod) return wrongMethod;
       const requestId = requestIdOf(event, context);
-      const params = await parseRequest(event, { withQuery: true });
+      const params = await parseRequest(event);
       const raw = isNewsletterError(params) ? undefined : params.token;
       const token = Array.isArray(raw) ? raw[0] : raw;
       const failure = (error: NewsletterError): APIGatewayProxyResult =>

@@ -86,22 +86,20 @@ function fromMultipart(
 }
 
 /**
- * Reads a request's parameters from its body (JSON, urlencoded or multipart; base64 bodies
- * from API Gateway decoded) and, where `withQuery`, its query string. The body wins over the
- * query for a name in both. Bad bodies are 400s, never thrown.
+ * Reads a request's parameters from its query string and its body (JSON, urlencoded or
+ * multipart; base64 bodies from API Gateway decoded). Parameters in the query string of a POST
+ * count too, as WordPress merges them (decisions part 1); the body wins over the query for a
+ * name in both. Bad bodies are 400s, never thrown.
  */
 export async function parseRequest(
   event: Pick<
     APIGatewayProxyEvent,
     'headers' | 'body' | 'isBase64Encoded' | 'multiValueQueryStringParameters'
   >,
-  options: { withQuery: boolean },
 ): Promise<RequestParameters | NewsletterError> {
   const params = bag();
-  if (options.withQuery) {
-    for (const [key, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
-      for (const value of values ?? []) add(params, key, value);
-    }
+  for (const [key, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    for (const value of values ?? []) add(params, key, value);
   }
   const raw = event.body ?? '';
   const body = Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8');

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../errors.ts';
 import type { Settings } from '../settings/settings-schema.ts';
-import { normaliseParameters, type RawParameters } from './normalise-parameters.ts';
+import { isNotGiven, normaliseParameters, type RawParameters } from './normalise-parameters.ts';
 import {
   AddSubscriberRequestSchema,
   EmailRequestSchema,
@@ -53,10 +53,11 @@ function toError(issues: readonly v.BaseIssue<unknown>[]): Issue {
   return invalid(issue.message);
 }
 
-const isMissing = (value: unknown): boolean =>
-  value === undefined || value === null || value === '';
-
-/** Folds the spellings and validates against an operation's schema; email first. */
+/**
+ * Folds the spellings and validates against an operation's schema; email first. With
+ * `settings`, the call takes subscriber fields (lists, profile) and they are checked against
+ * them; without, those parameters are unknown to the operation and ignored like any other.
+ */
 function validate<S extends v.GenericSchema>(
   schema: S,
   raw: RawParameters,
@@ -65,13 +66,14 @@ function validate<S extends v.GenericSchema>(
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     return invalid('parameters must be an object');
   const folded = normaliseParameters(raw);
-  if (folded.problem) return invalid(folded.problem);
-  if (isMissing(folded.fields.email))
+  if (settings && folded.problem) return invalid(folded.problem);
+  if (isNotGiven(folded.fields.email))
     return newsletterError('missing_parameter', 'email is required');
+  if (!settings) return checked(schema, folded.fields);
   // Field ids are checked on the raw keys: a key such as `__proto__` must be refused by name,
   // not silently lost by whatever builds the parsed object.
   const unknownField = Object.keys(folded.profile ?? {}).find(
-    (id) => !settings?.profile_fields.some((field) => field.id === id),
+    (id) => !settings.profile_fields.some((field) => field.id === id),
   );
   if (unknownField !== undefined) {
     return newsletterError(
@@ -79,11 +81,18 @@ function validate<S extends v.GenericSchema>(
       `profile_${unknownField.slice(0, 40)} is not a profile field`,
     );
   }
-  const input = {
+  return checked(schema, {
     ...folded.fields,
     ...(folded.lists ? { lists: folded.lists } : {}),
     ...(folded.profile ? { profile: folded.profile } : {}),
-  };
+  });
+}
+
+/** Runs the schema; its first issue becomes the error value. */
+function checked<S extends v.GenericSchema>(
+  schema: S,
+  input: Record<string, unknown>,
+): v.InferOutput<S> | Issue {
   const result = v.safeParse(schema, input);
   return result.success ? result.output : toError(result.issues);
 }
@@ -100,8 +109,9 @@ function subscriberFields(
   settings: Settings,
 ): SubscriberFields | Issue {
   const fields: { -readonly [K in keyof SubscriberFields]: SubscriberFields[K] } = {};
-  if (out.name != null) fields.name = out.name;
-  if (out.surname != null) fields.surname = out.surname;
+  // Empty after trimming is "not given" too: an empty form field never clears a value.
+  if (out.name) fields.name = out.name;
+  if (out.surname) fields.surname = out.surname;
   if (out.gender) fields.gender = out.gender as Gender;
   if (out.lists) {
     const ids = [...new Set(out.lists)].sort((a, b) => a - b);
@@ -113,7 +123,7 @@ function subscriberFields(
   if (out.profile) {
     const profile: Record<string, string> = {};
     for (const [id, value] of Object.entries(out.profile)) {
-      if (value !== null) profile[id] = value;
+      if (value) profile[id] = value;
     }
     fields.profile = profile;
   }
