@@ -3,12 +3,16 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // DynamoDB Local, the local SES and the parameter store start once for the whole run.
+    // DynamoDB Local starts, and the stack is synthesized, once for the whole run.
     globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/quiet-logs.ts'],
+    setupFiles: ['test/support/setup.ts'],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // What the suites assume, pinned rather than left to defaults: every file in a process of
+    // its own (module state, log sinks and aws-ses-v2-local's one store per process).
+    pool: 'forks',
+    isolate: true,
     // Two cores: more workers only queue up behind Java.
     maxWorkers: 2,
   },

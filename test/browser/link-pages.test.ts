@@ -97,13 +97,50 @@ describe('the activation link in Chromium', () => {
     // Opening the page confirmed nothing.
     expect((await service.subscriber(email))?.status).toBe('S');
 
+    // The screenshot shows the page as laid out: decoded by the browser itself, the pixel at
+    // the button's centre is the button's blue, the page around it is not, and the heading
+    // left dark text on the light page.
     const file = join(screenshots, 'confirm-page.png');
     await page.screenshot({ path: file, fullPage: true });
     const png = await readFile(file);
-    expect((await stat(file)).size).toBeGreaterThan(1024);
-    expect(png.subarray(0, 8)).toEqual(
-      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    );
+    const buttonBox = await button.boundingBox();
+    const headingBox = await page.locator('h1').boundingBox();
+    if (!buttonBox || !headingBox) throw new Error('button or heading not laid out');
+    const probe = await context?.newPage();
+    if (!probe) throw new Error('no browser context');
+    const pixels = await probe.evaluate<{
+      width: number;
+      button: number[];
+      corner: number[];
+      darkInHeading: number;
+    }>(`(async () => {
+      const image = new Image();
+      image.src = 'data:image/png;base64,${png.toString('base64')}';
+      await image.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = image.width;
+      canvas.height = image.height;
+      const g = canvas.getContext('2d');
+      g.drawImage(image, 0, 0);
+      const at = (x, y) => Array.from(g.getImageData(Math.round(x), Math.round(y), 1, 1).data).slice(0, 3);
+      const row = g.getImageData(${Math.round(headingBox.x)}, ${Math.round(headingBox.y + headingBox.height / 2)}, ${Math.round(headingBox.width)}, 1).data;
+      let dark = 0;
+      for (let i = 0; i < row.length; i += 4) if (row[i] + row[i + 1] + row[i + 2] < 300) dark += 1;
+      return {
+        width: image.width,
+        button: at(${buttonBox.x + 4}, ${buttonBox.y + buttonBox.height / 2}),
+        corner: at(2, 2),
+        darkInHeading: dark,
+      };
+    })()`);
+    expect(pixels.width).toBe(1024);
+    expect(pixels.button).toEqual([29, 78, 216]);
+    expect(pixels.corner).not.toEqual(pixels.button);
+    expect(
+      (pixels.corner[0] ?? 0) + (pixels.corner[1] ?? 0) + (pixels.corner[2] ?? 0),
+    ).toBeGreaterThan(600);
+    expect(pixels.darkInHeading).toBeGreaterThan(20);
+    await probe.close();
 
     expect(await press(page, /confirm/i)).toBe(200);
     expect(await page.title()).toBe('Subscription confirmed');

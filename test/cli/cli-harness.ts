@@ -108,7 +108,6 @@ export async function cliWorld(settings: SettingsInput | null = CLI_SETTINGS): P
     JSON.stringify({
       dynamodb: inject('dynamoEndpoint'),
       ssm: parameters.endpoint,
-      ses: 'http://127.0.0.1:9',
       table: tableName,
       api_root: 'http://localhost:3000/api/newsletter/v1',
     }),

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { findFreePort } from '../../infra/local/free-port.ts';
+import { startDeadEndpoint } from '../support/dead-endpoint.ts';
 import { CLI_SETTINGS, type CliWorld, cliWorld, runCli } from './cli-harness.ts';
 
 let world: CliWorld;
@@ -53,21 +53,18 @@ describe('--local', () => {
   it('a local service that is not running is reported as such', async () => {
     const dir = join(world.dir, 'stopped');
     await mkdir(dir, { recursive: true });
-    const port = await findFreePort();
+    const dead = await startDeadEndpoint();
     await writeFile(
       join(dir, 'local-endpoints.json'),
-      JSON.stringify({
-        dynamodb: `http://127.0.0.1:${port}`,
-        ssm: `http://127.0.0.1:${port}`,
-        table: 'newsletter',
-      }),
+      JSON.stringify({ dynamodb: dead.url, ssm: dead.url, table: 'newsletter' }),
     );
     const result = await runCli(['--local', '--data-dir', dir, 'lists', 'list'], {
       cwd: world.dir,
     });
+    await dead.stop();
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /Cannot reach the local service.*is `npm start` running\? \(ECONNREFUSED\)/,
+      /Cannot reach the local service.*is `npm start` running\? \(ECONNRESET\)/,
     );
   });
 

@@ -6,8 +6,17 @@ export interface FailingProxy {
   readonly endpoint: string;
   /** PutItem calls that reached DynamoDB. */
   readonly puts: number;
+  /** Resolves once a PutItem beyond the allowed ones is being held (mode `hold`). */
+  readonly holding: Promise<void>;
   stop(): Promise<void>;
 }
+
+/** What happens to PutItem calls beyond the allowed ones. */
+export type FailureMode =
+  /** They fail with a 500, as in an outage; the SDK retries, then gives up. */
+  | 'fail'
+  /** They are never answered, so the caller stays stuck with them in flight. */
+  | 'hold';
 
 /**
  * Forwards every request to `target`, each after a delay that varies with the request's size
@@ -17,14 +26,23 @@ export interface FailingProxy {
 export async function startFailingProxy(
   target: string,
   allowedPuts: number,
+  mode: FailureMode = 'fail',
 ): Promise<FailingProxy> {
   let puts = 0;
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => {
+    held = resolve;
+  });
   const upstream = new URL(target);
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const isPut = req.headers['x-amz-target'] === 'DynamoDB_20120810.PutItem';
+      if (isPut && puts >= allowedPuts && mode === 'hold') {
+        held();
+        return;
+      }
       if (isPut && puts >= allowedPuts) {
         res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
         res.end(
@@ -62,6 +80,7 @@ export async function startFailingProxy(
     get puts() {
       return puts;
     },
+    holding,
     stop: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -118,7 +118,7 @@ describe('the local service', () => {
   });
 });
 
-describe('POST /subscribe: email (4.1, decisions part 2)', () => {
+describe('[params.email] POST /subscribe: email (4.1, decisions part 2)', () => {
   it('trims and lower-cases the address, in the answer and in the store', async () => {
     const tag = address('Ada.Lovelace');
     const body = expectOk(await service.post('/subscribe', { email: `  ${tag.toUpperCase()} ` }));
@@ -279,10 +279,13 @@ describe('POST /subscribe: lists (4.1 rules 3 and 4, decisions part 1)', () => {
     ['lists[] multipart fields', { 'lists[]': [1, 4] }, 'multipart', [1, 2, 4]],
     ['a duplicate id', { lists: [1, 1] }, 'json', [1, 2]],
     ['no lists at all', {}, 'json', [2]],
-  ])('%s, plus the pre-assigned list', async (_label, lists, type, expected) => {
-    const stored = await publicSubscribe({ email: address('lists'), ...lists }, type);
-    expect(stored.lists).toEqual(expected);
-  });
+  ])(
+    '[params.lists-merged] %s, plus the pre-assigned list',
+    async (_label, lists, type, expected) => {
+      const stored = await publicSubscribe({ email: address('lists'), ...lists }, type);
+      expect(stored.lists).toEqual(expected);
+    },
+  );
 
   it.each<[string, Params, BodyType, string]>([
     ['an unknown id', { lists: [1, 99] }, 'json', 'unknown_list'],
@@ -292,11 +295,19 @@ describe('POST /subscribe: lists (4.1 rules 3 and 4, decisions part 1)', () => {
     ['a negative id', { lists: [-1] }, 'json', 'invalid_parameter'],
     ['a fraction', { lists: [1.5] }, 'json', 'invalid_parameter'],
     ['a word in a form', { 'lists[]': 'abc' }, 'form', 'invalid_parameter'],
-  ])('rejects %s with 400 and stores nothing', async (_label, lists, type, code) => {
-    const email = address('badlists');
-    expectError(await service.post('/subscribe', { email, ...lists }, { type }), 400, code);
-    expect(await service.subscriber(email)).toBeUndefined();
-  });
+  ])(
+    '[params.error-names-parameter] rejects %s with 400 naming lists, and stores nothing',
+    async (_label, lists, type, code) => {
+      const email = address('badlists');
+      const error = expectError(
+        await service.post('/subscribe', { email, ...lists }, { type }),
+        400,
+        code,
+      );
+      expect(error.message).toMatch(/^lists/);
+      expect(await service.subscriber(email)).toBeUndefined();
+    },
+  );
 
   it('refuses a private list without the key (403) and stores nothing', async () => {
     const email = address('private');
@@ -335,7 +346,7 @@ describe('POST /subscribe: profile fields (4.1, decisions parts 1 and 2)', () =>
     expect(subscriber.profile).toEqual({ city: 'London' });
   });
 
-  it('mixes spellings and trims values', async () => {
+  it('[params.profile-merged] mixes spellings and trims values', async () => {
     const subscriber = await trustedSubscribe(
       { email: address('profile'), 'profile[city]': ' Paris ', profile_company: 'ACME' },
       'form',
@@ -435,7 +446,7 @@ describe('POST /subscribe: send_emails (4.1, decisions part 2)', () => {
 });
 
 describe('POST /subscribe: public-form rules and unknown parameters (4.1, part 5)', () => {
-  it('ignores unknown extra parameters such as a submit button and hidden fields', async () => {
+  it('[params.unknown-ignored] ignores unknown extra parameters such as a submit button and hidden fields', async () => {
     const stored = await publicSubscribe(
       { email: address('extra'), submit: 'Subscribe', utm_source: 'blog', action: 'x' },
       'form',
@@ -539,18 +550,22 @@ describe('POST /subscribers/add (4.3)', () => {
     expect(added.status).toBe(status);
   });
 
-  it.each([['U'], ['B'], ['c'], ['confirmed'], ['']])(
-    'rejects status %j with 400',
-    async (status) => {
-      const email = address('add');
-      expectError(
-        await service.post('/subscribers/add', { email, status, api_key: key }),
-        400,
-        'invalid_parameter',
-      );
-      expect(await service.subscriber(email)).toBeUndefined();
-    },
-  );
+  it('[params.empty] takes status "" as not given: the default C', async () => {
+    const added = expectOk<Subscriber>(
+      await service.post('/subscribers/add', { email: address('add'), status: '', api_key: key }),
+    );
+    expect(added.status).toBe('C');
+  });
+
+  it.each([['U'], ['B'], ['c'], ['confirmed']])('rejects status %j with 400', async (status) => {
+    const email = address('add');
+    expectError(
+      await service.post('/subscribers/add', { email, status, api_key: key }),
+      400,
+      'invalid_parameter',
+    );
+    expect(await service.subscriber(email)).toBeUndefined();
+  });
 
   it('takes profile fields in all three spellings and rejects an unknown one', async () => {
     const added = expectOk<Subscriber>(
@@ -748,17 +763,20 @@ describe('POST /subscribers (4.5)', () => {
     },
   );
 
-  it('refuses without the key, with a wrong key, and with the key in the query of a POST', async () => {
+  it('refuses without the key and with a wrong key', async () => {
     expectError(await service.post('/subscribers', {}), 403, 'forbidden');
     expectError(await service.request('POST', '/subscribers'), 403, 'forbidden');
     expectError(await service.post('/subscribers', { api_key: 'wrong' }), 403, 'forbidden');
     expectError(await service.post('/subscribers', { api_key: key.slice(0, -1) }), 403);
-    // Keys travel in bodies on POST; a URL ends up in access logs.
-    expectError(
-      await service.post(`/subscribers?api_key=${encodeURIComponent(key)}`, {}),
-      403,
-      'forbidden',
-    );
+  });
+
+  it('[http.query-params] takes POST parameters from the query string, the body winning', async () => {
+    // As WordPress merges them: clients of the original send `POST /subscribers?api_key=K`.
+    const inQuery = `/subscribers?api_key=${encodeURIComponent(key)}`;
+    expectOk<Subscriber[]>(await service.post(inQuery, {}));
+    expectOk<Subscriber[]>(await service.request('POST', inQuery));
+    expectError(await service.post(inQuery, { api_key: 'wrong' }), 403, 'forbidden');
+    expectOk<Subscriber[]>(await service.post('/subscribers?api_key=wrong', { api_key: key }));
   });
 });
 
@@ -942,18 +960,21 @@ describe('paths, methods and bodies (part 7, decisions parts 1 and 6)', () => {
     ['POST', '/newsletters', 'GET'],
     ['PATCH', '/newsletters', 'GET'],
     ['DELETE', '/subscription/confirm', 'GET, POST'],
-  ])('%s %s is a JSON 405 that names the allowed method', async (method, path, allow) => {
-    const init: RequestInit =
-      method === 'GET'
-        ? {}
-        : {
-            body: JSON.stringify({ api_key: key }),
-            headers: { 'Content-Type': 'application/json' },
-          };
-    const response = await service.request(method, path, init);
-    expectError(response, 405, 'method_not_allowed');
-    expect(response.headers.get('allow')).toBe(allow);
-  });
+  ])(
+    '[http.wrong-method] %s %s is a JSON 405 that names the allowed method',
+    async (method, path, allow) => {
+      const init: RequestInit =
+        method === 'GET'
+          ? {}
+          : {
+              body: JSON.stringify({ api_key: key }),
+              headers: { 'Content-Type': 'application/json' },
+            };
+      const response = await service.request(method, path, init);
+      expectError(response, 405, 'method_not_allowed');
+      expect(response.headers.get('allow')).toBe(allow);
+    },
+  );
 
   it.each([
     ['truncated JSON', '{"email": "ada@example.com"'],
@@ -966,14 +987,28 @@ describe('paths, methods and bodies (part 7, decisions parts 1 and 6)', () => {
     expectError(await service.post('/subscribe', body), 400, 'malformed_body');
   });
 
-  it('an unsupported content type is 400, not 415 or 500', async () => {
-    expectError(
-      await service.request('POST', '/subscribe', {
-        body: 'email=ada@example.com',
-        headers: { 'Content-Type': 'text/plain' },
-      }),
-      400,
-    );
+  it('[http.body-types] an unsupported content type is 400 malformed_body, not 415 or 500', async () => {
+    for (const type of ['text/plain', 'application/xml', 'application/octet-stream']) {
+      expectError(
+        await service.request('POST', '/subscribe', {
+          body: 'email=ada@example.com',
+          headers: { 'Content-Type': type },
+        }),
+        400,
+        'malformed_body',
+      );
+    }
+  });
+
+  it('[http.wrong-method] a wrong method is a 405 with Allow whatever the content type', async () => {
+    for (const type of ['text/plain', 'application/vnd.api+json', 'multipart/form-data']) {
+      const response = await service.request('PUT', '/unsubscribe', {
+        body: 'x',
+        headers: { 'Content-Type': type },
+      });
+      expectError(response, 405, 'method_not_allowed');
+      expect(response.headers.get('allow')).toBe('POST');
+    }
   });
 
   it('a broken multipart body is 400', async () => {
@@ -998,7 +1033,7 @@ describe('paths, methods and bodies (part 7, decisions parts 1 and 6)', () => {
     );
   });
 
-  it('a body over 64 KiB is 400 in every encoding; 64 KiB itself is read', async () => {
+  it('[http.body-types] a body over 64 KiB is 400 in every encoding; 64 KiB itself is read', async () => {
     const email = address('big');
     const padding = (size: number) => 'x'.repeat(size);
     const jsonAt = (size: number) => {
@@ -1048,6 +1083,115 @@ describe('paths, methods and bodies (part 7, decisions parts 1 and 6)', () => {
   });
 });
 
+describe('parameters as real clients send them (decisions part 1)', () => {
+  it('[params.null] null means not given for every optional parameter', async () => {
+    const email = address('nulls');
+    const created = await trustedSubscribe({
+      email,
+      name: null,
+      surname: null,
+      gender: null,
+      lists: null,
+      profile: null,
+      send_emails: null,
+    });
+    expect(created).toMatchObject({ name: '', surname: '', gender: '', lists: [2], profile: {} });
+    // send_emails null is the default (true): the activation mail went out.
+    expect(await service.mails(email)).toHaveLength(1);
+    const named = await trustedSubscribe({
+      email,
+      name: 'Nell',
+      lists: [1],
+      profile: { city: 'Oslo' },
+    });
+    const again = await trustedSubscribe({ email, name: null, lists: null, profile: null });
+    expect(again).toMatchObject({ name: 'Nell', lists: named.lists, profile: { city: 'Oslo' } });
+    const added = expectOk<Subscriber>(
+      await service.post('/subscribers/add', {
+        email: address('nulls'),
+        status: null,
+        api_key: key,
+      }),
+    );
+    expect(added.status).toBe('C');
+  });
+
+  it('[params.empty] an empty string is not given: it clears nothing and takes the defaults', async () => {
+    const email = address('empty');
+    await trustedSubscribe({ email, name: 'Eve', surname: 'Ng', gender: 'f' });
+    const again = await trustedSubscribe(
+      { email, name: '', surname: '', gender: '', send_emails: '', 'profile[city]': '' },
+      'form',
+    );
+    expect(again).toMatchObject({ name: 'Eve', surname: 'Ng', gender: 'f', profile: {} });
+  });
+
+  it('[params.php-arrays] lists[0]=1&lists[1]=4 in forms and {"0":1,"1":4} in JSON are the list', async () => {
+    const form = await publicSubscribe(
+      { email: address('php'), 'lists[1]': 4, 'lists[0]': 1 },
+      'form',
+    );
+    expect(form.lists).toEqual([1, 2, 4]);
+    const multipart = await publicSubscribe({ email: address('php'), 'lists[0]': 4 }, 'multipart');
+    expect(multipart.lists).toEqual([2, 4]);
+    const json = await publicSubscribe({ email: address('php'), lists: { '0': 4, '1': 1 } });
+    expect(json.lists).toEqual([1, 2, 4]);
+  });
+
+  it('[params.lists-merged] lists and lists[] in one form are merged', async () => {
+    const stored = await publicSubscribe(
+      { email: address('merged'), lists: 4, 'lists[]': [1, 4], 'lists[0]': '' },
+      'form',
+    );
+    expect(stored.lists).toEqual([1, 2, 4]);
+  });
+
+  it('[params.unknown-ignored] unsubscribe and delete ignore profile fields and other extras', async () => {
+    const email = address('extras');
+    await trustedSubscribe({ email });
+    const extras = { profile_city: 'X', 'profile[9]': 'y', submit: 'Go', email, api_key: key };
+    expect(
+      expectOk<Subscriber>(await service.post('/unsubscribe', extras, { type: 'form' })).status,
+    ).toBe('U');
+    expect(expectOk(await service.post('/subscribers/delete', extras))).toEqual({
+      deleted: true,
+      email,
+    });
+  });
+});
+
+describe('links in mails', () => {
+  it("[subscribe.public-base-url] point at the request's own host, or at public_base_url when set", async () => {
+    const own = address('links');
+    await service.post('/subscribe', { email: own });
+    const [first] = await service.mails(own);
+    expect(
+      linksIn(first!).confirm?.startsWith(`${service.apiRoot}/subscription/confirm?token=`),
+    ).toBe(true);
+    service.setSettings({ public_base_url: 'https://news.example.org/api/newsletter/v1' });
+    const other = address('links');
+    await service.post('/subscribe', { email: other });
+    const [second] = await service.mails(other);
+    expect(linksIn(second!).confirm).toMatch(
+      /^https:\/\/news\.example\.org\/api\/newsletter\/v1\/subscription\/confirm\?token=/,
+    );
+  });
+});
+
+describe('a bug on our side (decisions part 6)', () => {
+  it('[http.error-shape] is a 500 with a request id that finds its log lines', async () => {
+    service.stack.parameters.put('/newsletter/settings', JSON.stringify({ lists: 'broken' }));
+    const response = await service.post('/subscribe', { email: address('bug') });
+    const body = expectError(response, 500, 'internal_error');
+    const requestId = body.data.request_id;
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    // Nothing of the cause reaches the caller; the log has it, under the same id.
+    expect(response.text).not.toContain('lists');
+    const lines = service.logLines.filter((line) => line.includes(requestId ?? '-'));
+    expect(lines.length).toBeGreaterThan(0);
+  });
+});
+
 describe('no answer leaks a token or the key (decisions parts 3 and 5)', () => {
   it('subscribe answers of a keyed call carry no token, hash or internal field', async () => {
     const email = address('leak');
@@ -1093,7 +1237,7 @@ describe('no answer leaks a token or the key (decisions parts 3 and 5)', () => {
     }
   });
 
-  it('every error answered in this file had the JSON error shape', async () => {
+  it('[http.error-shape] every error answered in this file had the JSON error shape', async () => {
     // One of each status here, so the check holds something even when run on its own.
     await service.post('/subscribe', '{');
     await service.post('/subscribers', {});
@@ -1103,9 +1247,10 @@ describe('no answer leaks a token or the key (decisions parts 3 and 5)', () => {
     const errors = service.exchanges.filter(
       (exchange) => exchange.status >= 400 && !exchange.url.includes('/subscription/'),
     );
-    expect(new Set(errors.map((exchange) => exchange.status))).toEqual(
-      new Set([400, 403, 404, 405]),
-    );
+    // The 500 of the test above is among them when the whole file runs.
+    const statuses = new Set(errors.map((exchange) => exchange.status));
+    statuses.delete(500);
+    expect(statuses).toEqual(new Set([400, 403, 404, 405]));
     for (const exchange of errors) {
       expect(exchange.contentType).toMatch(/^application\/json/);
       const body = JSON.parse(exchange.text) as ErrorBody;

@@ -92,7 +92,7 @@ function expectHtml(response: ApiResponse, status: number, heading: string): voi
 const confirm = (link: string) => service.post(link, { token: tokenOf(link) }, { type: 'form' });
 
 describe('double opt-in, start to finish', () => {
-  it('subscribe, activation mail, confirm page, confirm, welcome and admin mails, one-click unsubscribe', async () => {
+  it('[http.link-pages] subscribe, activation mail, confirm page, confirm, welcome and admin mails, one-click unsubscribe', async () => {
     const email = address('ada');
 
     // 1. The public form.
@@ -150,6 +150,9 @@ describe('double opt-in, start to finish', () => {
     expect(moreAdmin).toHaveLength(0);
     expect(admin?.destination.to.join()).toContain(ADMIN);
     expect(admin?.body.text).toContain('Ada');
+    // [mail.admin-no-list-unsubscribe] It is no mail to a subscriber: no unsubscribe link.
+    expect(rawHeader(admin as StoredMail, 'List-Unsubscribe')).toEqual([]);
+    expect(linksIn(admin as StoredMail).unsubscribe).toBeUndefined();
 
     // 7. The mail client's one-click unsubscribe (RFC 8058): a form POST to the header URL.
     const oneClick = await service.request('POST', unsubscribeUrl, {
@@ -245,6 +248,23 @@ describe('dead links', () => {
     }
   });
 
+  it('[http.link-pages] a token sent only in the form body works, and GET changes nothing', async () => {
+    const email = address('formtoken');
+    await service.post('/subscribe', { email });
+    const [activation] = await service.mails(email);
+    const token = tokenOf(linksIn(activation as StoredMail).confirm ?? '');
+    // The page's GET, even many times (mail scanners), confirms nobody.
+    for (let i = 0; i < 3; i += 1) await service.get('/subscription/confirm', { token });
+    expect(await status(email)).toBe('S');
+    // A POST to the bare path with the token in the body only.
+    expectHtml(
+      await service.post('/subscription/confirm', { token }, { type: 'form' }),
+      200,
+      'Subscription confirmed',
+    );
+    expect(await status(email)).toBe('C');
+  });
+
   it('a link page without any token is a 404 page', async () => {
     expectHtml(await service.get('/subscription/confirm'), 404, 'This link no longer works');
     expectHtml(
@@ -271,7 +291,7 @@ describe('dead links', () => {
 });
 
 describe('subscribing again', () => {
-  it('within the cooldown sends no second activation mail; after it, a new one whose link alone works', async () => {
+  it('[subscribe.newest-link] within the cooldown sends no second activation mail; after it, a new one whose link alone works', async () => {
     const email = address('again');
     await service.post('/subscribe', { email, name: 'First' });
     const firstLink = await activationLink(email);

@@ -14,6 +14,7 @@ let mailer: RecordingMailer;
 let clock: TestClock;
 let current: { settings: ReturnType<typeof testSettings> };
 let subscribers: () => Promise<number>;
+let scanAll: () => Promise<Record<string, unknown>[]>;
 
 beforeEach(async () => {
   const { store, client, tableName } = await freshStore();
@@ -21,13 +22,12 @@ beforeEach(async () => {
   ({ mailer, clock, current } = deps);
   Newsletter.reset();
   Newsletter.configure(deps);
+  scanAll = async () => (await client.send(new ScanCommand({ TableName: tableName }))).Items ?? [];
   subscribers = async () =>
-    ((await client.send(new ScanCommand({ TableName: tableName }))).Items ?? []).filter((item) =>
-      String(item.pk).startsWith('SUBSCRIBER#'),
-    ).length;
+    (await scanAll()).filter((item) => String(item.pk).startsWith('SUBSCRIBER#')).length;
 });
 
-describe('honeypot', () => {
+describe('[subscribe.honeypot] honeypot', () => {
   it('a filled honeypot gets the usual answer and changes nothing', async () => {
     const answer = await Newsletter.subscribe(
       { email: 'bot@example.com', nl_website: 'http://spam' },
@@ -47,7 +47,7 @@ describe('honeypot', () => {
   });
 });
 
-describe('per-client rate limit', () => {
+describe('[subscribe.rate-limit] per-client rate limit', () => {
   it('allows max_requests keyless calls per window and IP, then 429 until the next window', async () => {
     current.settings = testSettings({ public_rate_limit: { max_requests: 3, window_minutes: 10 } });
     const from = (ip: string, i: number) =>
@@ -67,6 +67,34 @@ describe('per-client rate limit', () => {
     clock.advance(10 * 60_000);
     expect(isNewsletterError(await from('203.0.113.7', 5))).toBe(false);
     expect(await subscribers()).toBe(6);
+  });
+
+  it('defaults to 20 calls per 10 minutes, counted under a hash of the IP that expires by TTL', async () => {
+    // The default settings: no public_rate_limit given.
+    expect(testSettings().public_rate_limit).toEqual({ max_requests: 20, window_minutes: 10 });
+    const ip = '203.0.113.42';
+    for (let i = 0; i < 20; i += 1) {
+      const answer = await Newsletter.subscribe(
+        { email: `d${i}@example.com` },
+        { trusted: false, clientIp: ip },
+      );
+      expect(isNewsletterError(answer), `call ${i + 1}`).toBe(false);
+    }
+    const limited = await Newsletter.subscribe(
+      { email: 'd20@example.com' },
+      { trusted: false, clientIp: ip },
+    );
+    expect(isNewsletterError(limited) && limited.code).toBe('rate_limited');
+    const counters = (await scanAll()).filter((item) => String(item.pk).startsWith('RATE#'));
+    expect(counters).toHaveLength(1);
+    const [counter] = counters;
+    // The address itself is stored nowhere; its SHA-256 (hex) stands in for it.
+    expect(JSON.stringify(await scanAll())).not.toContain(ip);
+    expect(String(counter?.pk)).toMatch(/^RATE#ip#[0-9a-f]{32}#10#\d+$/);
+    expect(counter?.request_count).toBe(20);
+    // The counter dies with its window (TTL), a minute after it ends.
+    const windowEnd = (Math.floor(clock.current.getTime() / 600_000) + 1) * 600;
+    expect(counter?.expires_at).toBe(windowEnd + 60);
   });
 
   it('rejected input does not count, so bad requests change nothing', async () => {

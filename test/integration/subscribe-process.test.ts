@@ -61,7 +61,7 @@ describe('subscribe, new address', () => {
     expect(mailer.of('admin', 'admin@example.com')).toHaveLength(1);
   });
 
-  it('adds the pre-assigned lists to the lists of the call', async () => {
+  it('[subscribe.preassigned-new] adds the pre-assigned lists to the lists of the call', async () => {
     const result = await Newsletter.subscribe({ email: 'cy@example.com', 'lists[]': ['4', '1'] });
     expect(isNewsletterError(result) ? result : (result as Subscriber).lists).toEqual([1, 3, 4]);
   });
@@ -248,7 +248,7 @@ describe('subscribe, existing address', () => {
   });
 });
 
-describe('failed mail', () => {
+describe('[subscribe.mail-failure] failed mail', () => {
   it('answers 503, keeps the subscriber as S, and a retry sends again at once', async () => {
     mailer.failing = true;
     const failed = await Newsletter.subscribe({ email: 'ol@example.com' }, PUBLIC);
@@ -351,5 +351,98 @@ describe('tokens', () => {
     await Newsletter.delete_subscriber({ email: 'va@example.com' });
     expect((await scanAll()).filter((item) => !String(item.pk).startsWith('COUNTER#'))).toEqual([]);
     expect(await Newsletter.unsubscribe_link({ token: raw })).toBe('invalid');
+  });
+});
+
+/** Sets a stored subscriber's status directly, as feedback or an import would. */
+async function setStatus(email: string, status: 'B' | 'P'): Promise<void> {
+  const { store } = Newsletter.dependencies();
+  const record = await store.getSubscriber(email);
+  if (!record) throw new Error(`${email} not stored`);
+  await store.replaceSubscriber(
+    { ...record, status, version: record.version + 1 },
+    record.version,
+    {
+      put: [],
+      delete: [],
+    },
+  );
+}
+
+describe('rules of docs/behaviour.md, in-process', () => {
+  it('[subscribe.u-keeps-lists] a subscriber back from U keeps its lists and gets the new ones', async () => {
+    await Newsletter.add_subscriber({ email: 'uma@example.com', lists: [1, 2] });
+    await Newsletter.unsubscribe({ email: 'uma@example.com' });
+    await Newsletter.subscribe({ email: 'uma@example.com', lists: [4] }, PUBLIC);
+    const back = await stored('uma@example.com');
+    expect(back.status).toBe('S');
+    expect(back.lists).toEqual([1, 2, 3, 4]);
+  });
+
+  it('[subscribe.no-write-unchanged] an identical call inside the cooldown reads and writes nothing', async () => {
+    const call = { email: 'same@example.com', name: 'Same', lists: [1] };
+    await Newsletter.subscribe(call, PUBLIC);
+    const before = await scanAll();
+    clock.advance(60_000);
+    expect(await Newsletter.subscribe(call, PUBLIC)).toEqual({
+      email: 'same@example.com',
+      status: 'pending',
+    });
+    expect(await scanAll()).toEqual(before);
+    expect(mailer.sent).toHaveLength(1);
+  });
+
+  it('[subscribe.in-process-links] without public_base_url, an in-process subscribe that must mail is a 500 value saying so', async () => {
+    current.settings = testSettings({ public_base_url: '' });
+    const failed = await Newsletter.subscribe({ email: 'nolink@example.com' });
+    expect(isNewsletterError(failed) && failed).toMatchObject({
+      code: 'internal_error',
+      status: 500,
+    });
+    expect(isNewsletterError(failed) && failed.message).toContain('public_base_url');
+    expect(mailer.sent).toHaveLength(0);
+    expect((await scanAll()).some((item) => item.email === 'nolink@example.com')).toBe(false);
+    // One that mails nobody needs no link and works.
+    const quiet = await Newsletter.subscribe({ email: 'quiet@example.com', send_emails: false });
+    expect(isNewsletterError(quiet)).toBe(false);
+    // With the setting, the links point there.
+    current.settings = testSettings({
+      public_base_url: 'https://lists.example.org/api/newsletter/v1',
+    });
+    await Newsletter.subscribe({ email: 'linked@example.com' });
+    expect(mailer.of('activation', 'linked@example.com')[0]?.confirmUrl).toMatch(
+      /^https:\/\/lists\.example\.org\/api\/newsletter\/v1\/subscription\/confirm\?token=/,
+    );
+  });
+
+  it('[unsubscribe.blocked-untouched] unsubscribe leaves B and P as they are, as a success', async () => {
+    for (const status of ['B', 'P'] as const) {
+      const email = `left-${status.toLowerCase()}@example.com`;
+      await Newsletter.add_subscriber({ email });
+      await setStatus(email, status);
+      const before = await Newsletter.dependencies().store.getSubscriber(email);
+      const answer = await Newsletter.unsubscribe({ email });
+      expect(isNewsletterError(answer) ? answer : answer.status).toBe(status);
+      expect(await Newsletter.dependencies().store.getSubscriber(email)).toEqual(before);
+    }
+  });
+
+  it('[unsubscribe.clears-pending] unsubscribing clears a pending welcome: nobody gets one after leaving', async () => {
+    await Newsletter.subscribe({ email: 'gone@example.com' }, PUBLIC);
+    const token = tokenOf(mailer.sent[0]?.confirmUrl);
+    mailer.failing = true;
+    await Newsletter.confirm_subscription({ token });
+    mailer.failing = false;
+    const { store } = Newsletter.dependencies();
+    expect((await store.getSubscriber('gone@example.com'))?.pending_mails).toEqual([
+      'welcome',
+      'admin',
+    ]);
+    await Newsletter.unsubscribe({ email: 'gone@example.com' });
+    expect((await store.getSubscriber('gone@example.com'))?.pending_mails).toEqual([]);
+    // The link that would have retried it, and a later keyless call, send no welcome.
+    await Newsletter.confirm_subscription({ token });
+    await Newsletter.subscribe({ email: 'gone@example.com' }, PUBLIC);
+    expect(mailer.of('welcome')).toHaveLength(0);
   });
 });

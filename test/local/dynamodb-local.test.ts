@@ -12,7 +12,7 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LOCAL_HOST } from '../../infra/local/free-port.ts';
+import { LOCAL_HOST } from '../../infra/local/local-host.ts';
 import {
   type DynamoDbLocal,
   startDynamoDbLocal,

@@ -11,7 +11,7 @@ import {
   type SSMServiceException,
 } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_HOST } from '../../infra/local/free-port.ts';
+import { LOCAL_HOST } from '../../infra/local/local-host.ts';
 import {
   type ParameterStore,
   startParameterStore,

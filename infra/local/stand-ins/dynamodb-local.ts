@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOCAL_HOST } from '../free-port.ts';
+import { LOCAL_HOST } from '../local-host.ts';
 
 /** How to start DynamoDB Local. */
 export interface DynamoDbLocalOptions {

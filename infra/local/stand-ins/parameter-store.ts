@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../cloud/intrinsics.ts';
-import { LOCAL_HOST } from '../free-port.ts';
+import { LOCAL_HOST } from '../local-host.ts';
 import { readBody } from '../read-body.ts';
 
 /** Parameter types the project uses: the settings (String) and the API key (SecureString). */

@@ -9,7 +9,7 @@ import {
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Config } from 'aws-ses-v2-local';
-import { LOCAL_HOST } from '../free-port.ts';
+import { LOCAL_HOST } from '../local-host.ts';
 import { readBody } from '../read-body.ts';
 
 /** One attachment as aws-ses-v2-local stores it. */

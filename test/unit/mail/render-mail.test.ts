@@ -61,7 +61,7 @@ describe('renderMail', () => {
     expect(text).toContain('Hello {confirm_url},');
   });
 
-  it('greets a subscriber without a name as "there" but leaves the admin mail field empty', () => {
+  it('[mail.empty-name] greets a subscriber without a name as "there" but leaves the admin mail field empty', () => {
     // Arrange
     const nameless = { ...dueMail('welcome').subscriber, name: '' };
 
@@ -108,7 +108,7 @@ describe('renderMail', () => {
     );
   });
 
-  it('never puts user text, lists or links into the subject', () => {
+  it('[mail.subject-operator-only] never puts user text, lists or links into the subject', () => {
     // Arrange
     const settings = withTexts({
       welcome: {

@@ -1,21 +1,43 @@
-import { SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { SESClient } from '@aws-sdk/client-ses';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type SesLocal, startSesLocal } from '../../../infra/local/stand-ins/ses-local.ts';
 import { MailDeliveryError, SesMailer } from '../../../shared/mail/ses-mailer.ts';
 import { dueMail, HOSTILE_NAME, mailSettings, UNSUBSCRIBE_URL } from './mail-fixtures.ts';
 import { headerValues, parseMime } from './parse-mime.ts';
 
-const sesMock = mockClient(SESClient);
+// Success paths go through the local SES, which captures the raw MIME as it was sent.
+let ses: SesLocal;
+let client: SESClient;
 
-afterEach(() => {
-  sesMock.reset();
+beforeAll(async () => {
+  ses = await startSesLocal();
+  client = new SESClient({
+    endpoint: ses.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 });
+
+afterAll(async () => {
+  client?.destroy();
+  await ses?.stop();
+});
+
+beforeEach(async () => {
+  await ses.clear();
+});
+
+/** The one raw message the local SES received, parsed. */
+async function sentMessage() {
+  const mails = await ses.messages();
+  expect(mails).toHaveLength(1);
+  return parseMime(Buffer.from(mails[0]?.raw ?? '', 'utf8'));
+}
 
 describe('SesMailer', () => {
   it('sends the rendered mail raw from the sender address to the recipient only', async () => {
     // Arrange
-    sesMock.on(SendRawEmailCommand).resolves({ MessageId: 'message-1' });
-    const mailer = new SesMailer(new SESClient({ region: 'eu-west-1' }));
+    const mailer = new SesMailer(client);
     const mail = dueMail('welcome', {
       subscriber: { ...dueMail('welcome').subscriber, name: HOSTILE_NAME },
     });
@@ -24,42 +46,40 @@ describe('SesMailer', () => {
     await mailer.send(mail, mailSettings());
 
     // Assert
-    const calls = sesMock.commandCalls(SendRawEmailCommand);
-    expect(calls).toHaveLength(1);
-    const input = calls[0]!.args[0].input;
-    expect(input.Source).toBe('news@example.com');
-    expect(input.Destinations).toEqual(['ada@example.com']);
-    const parsed = parseMime(input.RawMessage!.Data!);
+    const parsed = await sentMessage();
+    expect(headerValues(parsed, 'from')[0]).toContain('news@example.com');
     expect(headerValues(parsed, 'to')).toEqual(['ada@example.com']);
     expect(headerValues(parsed, 'subject')).toEqual(['Welcome to our newsletter']);
     expect(headerValues(parsed, 'list-unsubscribe')).toEqual([`<${UNSUBSCRIBE_URL}>`]);
+    expect(headerValues(parsed, 'list-unsubscribe-post')).toEqual(['List-Unsubscribe=One-Click']);
     expect(headerValues(parsed, 'bcc')).toEqual([]);
+    expect(headerValues(parsed, 'cc')).toEqual([]);
     expect(parsed.parts[1]?.body).toContain('&lt;script&gt;');
   });
 
   it('sends the activation mail without List-Unsubscribe headers', async () => {
     // Arrange
-    sesMock.on(SendRawEmailCommand).resolves({ MessageId: 'message-2' });
-    const mailer = new SesMailer(new SESClient({ region: 'eu-west-1' }));
+    const mailer = new SesMailer(client);
 
     // Act
     await mailer.send(dueMail('activation'), mailSettings());
 
     // Assert
-    const input = sesMock.commandCalls(SendRawEmailCommand)[0]!.args[0].input;
-    const parsed = parseMime(input.RawMessage!.Data!);
+    const parsed = await sentMessage();
     expect(headerValues(parsed, 'subject')).toEqual(['Please confirm your subscription']);
     expect(headerValues(parsed, 'list-unsubscribe')).toEqual([]);
     expect(headerValues(parsed, 'list-unsubscribe-post')).toEqual([]);
   });
 
   it('surfaces a refused send as MailDeliveryError carrying the cause', async () => {
-    // Arrange
+    // Arrange: the local SES accepts every message, so a refusal comes from a fake client.
     const refusal = Object.assign(new Error('Email address is not verified: ada@example.com'), {
       name: 'MessageRejected',
     });
-    sesMock.on(SendRawEmailCommand).rejects(refusal);
-    const mailer = new SesMailer(new SESClient({ region: 'eu-west-1' }));
+    const refusing = {
+      send: () => Promise.reject(refusal),
+    } as unknown as SESClient;
+    const mailer = new SesMailer(refusing);
 
     // Act
     const failure = await mailer.send(dueMail('welcome'), mailSettings()).catch((e: unknown) => e);
@@ -75,7 +95,7 @@ describe('SesMailer', () => {
 
   it('lets a rendering bug through unwrapped and sends nothing', async () => {
     // Arrange
-    const mailer = new SesMailer(new SESClient({ region: 'eu-west-1' }));
+    const mailer = new SesMailer(client);
     const broken = dueMail('activation', { confirmUrl: 'javascript:alert(1)' });
 
     // Act
@@ -84,6 +104,6 @@ describe('SesMailer', () => {
     // Assert
     expect(failure).toBeInstanceOf(Error);
     expect(failure).not.toBeInstanceOf(MailDeliveryError);
-    expect(sesMock.commandCalls(SendRawEmailCommand)).toHaveLength(0);
+    expect(await ses.messages()).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument, openApiFileContent } from '../../../functions/http/openapi-document.ts';
-import { routes } from '../../../functions/routes.ts';
+import { CONTRACT_ENDPOINTS } from '../../support/contract.ts';
 
 type Operation = {
   requestBody?: {
@@ -24,21 +24,31 @@ describe('the OpenAPI description', () => {
     expect(committed).toBe(openApiFileContent());
   });
 
-  it('has exactly the routes and methods of the route table', () => {
+  it('describes exactly the endpoints and methods of the contract', () => {
     const paths = openApiDocument().paths as Record<string, Record<string, unknown>>;
     const described = Object.entries(paths).flatMap(([path, item]) =>
       Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
     );
-    const table = routes.flatMap((route) =>
-      route.methods.map((method) => `${method} ${route.path}`),
+    const contract = CONTRACT_ENDPOINTS.flatMap((endpoint) =>
+      endpoint.methods.map((method) => `${method} ${endpoint.path}`),
     );
-    expect(described.sort()).toEqual(table.sort());
+    expect(described.sort()).toEqual(contract.sort());
   });
 
-  it('requires api_key exactly where the route table does, in every body type', () => {
+  it('requires api_key exactly where the interface does (part 5), in every body type', () => {
     const paths = openApiDocument().paths as Record<string, Record<string, Operation>>;
-    for (const route of routes.filter((r) => r.methods.includes('POST') && r.key !== 'none')) {
-      const body = paths[route.path]?.post?.requestBody;
+    const keyed = CONTRACT_ENDPOINTS.filter(
+      (endpoint) => endpoint.methods.includes('POST') && endpoint.key !== 'none',
+    );
+    expect(keyed.map((endpoint) => endpoint.path).sort()).toEqual([
+      '/subscribe',
+      '/subscribers',
+      '/subscribers/add',
+      '/subscribers/delete',
+      '/unsubscribe',
+    ]);
+    for (const endpoint of keyed) {
+      const body = paths[endpoint.path]?.post?.requestBody;
       expect(Object.keys(body?.content ?? {})).toEqual([
         'application/json',
         'application/x-www-form-urlencoded',
@@ -46,7 +56,9 @@ describe('the OpenAPI description', () => {
       ]);
       for (const media of Object.values(body?.content ?? {})) {
         expect(media.schema.properties).toHaveProperty('api_key');
-        expect(media.schema.required?.includes('api_key')).toBe(route.key === 'required');
+        expect(media.schema.required?.includes('api_key'), endpoint.path).toBe(
+          endpoint.key === 'required',
+        );
       }
     }
   });
