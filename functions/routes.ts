@@ -64,6 +64,13 @@ export interface Route {
   readonly path: string;
   /** API key policy; `subscribe` and `newsletters` take an optional key that widens access. */
   readonly key: KeyPolicy | 'none';
+  /**
+   * Whether browser pages of other sites may read its answers (CORS): only public routes,
+   * never one that takes a required key (a key in a browser is a leaked key).
+   */
+  readonly cors: boolean;
+  /** Whether a plain HTML form posted by a browser lands on a page instead of JSON. */
+  readonly formPage: boolean;
   /** One line for the API description. */
   readonly summary: string;
   readonly access: RouteAccess;
@@ -80,6 +87,8 @@ export const routes: readonly Route[] = [
     methods: ['POST'],
     path: '/subscribe',
     key: 'optional',
+    cors: true,
+    formPage: true,
     summary: 'Subscribe an address and start the subscription process',
     access: {
       // Read the subscriber; count the rate limit and take ids (UpdateItem); write it with its
@@ -97,6 +106,8 @@ export const routes: readonly Route[] = [
     methods: ['POST'],
     path: '/unsubscribe',
     key: 'required',
+    cors: false,
+    formPage: false,
     summary: 'Unsubscribe an address',
     access: {
       // Read, then a whole-item put conditional on the version read.
@@ -113,6 +124,8 @@ export const routes: readonly Route[] = [
     methods: ['POST'],
     path: '/subscribers/add',
     key: 'required',
+    cors: false,
+    formPage: false,
     summary: 'Add a subscriber directly, without the subscription process',
     access: {
       // Look before taking an id, take one (UpdateItem on the counter), conditional put.
@@ -129,6 +142,8 @@ export const routes: readonly Route[] = [
     methods: ['POST'],
     path: '/subscribers/delete',
     key: 'required',
+    cors: false,
+    formPage: false,
     summary: 'Delete a subscriber and everything stored for it',
     access: {
       // Read, then delete the subscriber and its token items in one transaction.
@@ -145,6 +160,8 @@ export const routes: readonly Route[] = [
     methods: ['POST'],
     path: '/subscribers',
     key: 'required',
+    cors: false,
+    formPage: false,
     summary: 'The 20 most recently created subscribers',
     access: { table: [], queries: [INDEX.recent.name], sendsMail: false, settings: false },
     request: NoParametersSchema,
@@ -155,6 +172,8 @@ export const routes: readonly Route[] = [
     methods: ['GET'],
     path: '/newsletters',
     key: 'optional',
+    cors: true,
+    formPage: false,
     summary: 'The 10 most recently created newsletters',
     access: {
       table: [],
@@ -171,6 +190,8 @@ export const routes: readonly Route[] = [
     methods: ['GET', 'POST'],
     path: '/subscription/confirm',
     key: 'none',
+    cors: false,
+    formPage: false,
     summary: 'Activation link: GET shows a confirm button, POST confirms',
     access: {
       // Read token and subscriber; write the confirmation with the unsubscribe link's token
@@ -188,6 +209,8 @@ export const routes: readonly Route[] = [
     methods: ['GET', 'POST'],
     path: '/subscription/unsubscribe',
     key: 'none',
+    cors: false,
+    formPage: false,
     summary: 'Unsubscribe link: GET shows a button, POST (or RFC 8058 one-click) unsubscribes',
     access: {
       // Read token and subscriber, then a conditional put of the unsubscribed record.
@@ -204,6 +227,8 @@ export const routes: readonly Route[] = [
     methods: ['GET'],
     path: '/openapi.json',
     key: 'none',
+    cors: true,
+    formPage: false,
     summary: 'This API description (OpenAPI 3.1)',
     access: { table: [], queries: [], sendsMail: false, settings: false },
     request: NoParametersSchema,

@@ -104,10 +104,40 @@ function responses(route: Route, method: HttpMethod): Json {
   out['405'] = errorResponse(`Wrong method; ${route.path} accepts ${route.methods.join(', ')}`);
   if (route.name === 'subscribe' && method === 'POST')
     out['429'] = errorResponse('Too many keyless calls from this client');
+  if (route.formPage) {
+    out['200'] = {
+      ...(out['200'] as Json),
+      content: {
+        ...((out['200'] as Json).content as Json),
+        'text/html': { schema: { type: 'string', description: "A browser's form post: a page" } },
+      },
+    };
+    out['303'] = { description: "A browser's form post: to form_success_url or form_error_url" };
+  }
   out['500'] = errorResponse('Unexpected failure; data.request_id identifies it');
   out['503'] = errorResponse('DynamoDB, SES or SSM unavailable; try again');
   return out;
 }
+
+/** Form field spellings a schema's `lists` and `profile` also arrive as (decisions part 1). */
+function withFormSpellings(schema: Json): Json {
+  const properties = (schema.properties as Json | undefined) ?? {};
+  if (!('lists' in properties) && !('profile' in properties)) return schema;
+  const text = { type: 'string' };
+  return {
+    ...schema,
+    patternProperties: {
+      ...('lists' in properties ? { '^lists\\[\\d*\\]$': text } : {}),
+      ...('profile' in properties
+        ? { '^profile\\[[A-Za-z0-9_]+\\]$': text, '^profile_[A-Za-z0-9_]+$': text }
+        : {}),
+    },
+  };
+}
+
+const QUERY_NOTE =
+  'Parameters may also be sent in the query string, as WordPress merges them; the body wins ' +
+  'on conflict. A key in a URL ends up in the logs of every proxy: send it in the body.';
 
 function operation(route: Route, method: HttpMethod): Json {
   const operationId =
@@ -137,10 +167,18 @@ function operation(route: Route, method: HttpMethod): Json {
       : {};
   return {
     ...base,
+    description: route.formPage
+      ? `${QUERY_NOTE} A browser's plain form post (Accept preferring text/html) lands on an HTML page, or on a 303 to the form URLs of the settings.`
+      : QUERY_NOTE,
     ...tokenInQuery,
     requestBody: {
       required: route.key === 'required' || route.name === 'subscribe',
-      content: Object.fromEntries(forms.map((type) => [type, { schema }])),
+      content: Object.fromEntries(
+        forms.map((type) => [
+          type,
+          { schema: type === 'application/json' ? schema : withFormSpellings(schema) },
+        ]),
+      ),
     },
   };
 }
@@ -168,8 +206,11 @@ export function openApiDocument(): Json {
       title: 'serverless-newsletter',
       version: '1.0.0',
       description:
-        'Subscription and subscriber management. Parameters go as JSON or form fields; `api_key` is a ' +
-        'parameter, never a header. Errors: {"code", "message", "data": {"status"}}. Known error codes: ' +
+        'Subscription and subscriber management. Parameters go as JSON or form fields (also in the ' +
+        'query string); `api_key` is a parameter, never a header. null and "" mean "not given" for ' +
+        'every optional parameter; unknown parameters are ignored. The public routes (subscribe, ' +
+        'newsletters, this description) answer CORS preflights; keyed routes never send CORS ' +
+        'headers. Errors: {"code", "message", "data": {"status"}}. Known error codes: ' +
         `${Object.keys(ERROR_STATUS).join(', ')}.`,
     },
     servers: [

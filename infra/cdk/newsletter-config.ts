@@ -11,6 +11,11 @@ export interface NewsletterConfig {
   readonly stackName: string;
   /** API Gateway stage name = the `{prefix}` of `{api_root}` (`api`, or `wp-json` for old clients). */
   readonly stage: string;
+  /**
+   * Origins whose pages may read the public routes' answers (CORS): `*` (any, the default)
+   * or a list such as `https://example.com,https://www.example.com`.
+   */
+  readonly corsOrigins: '*' | readonly string[];
   /** Verified SES identity (domain or address) the sender address in the settings belongs to. */
   readonly senderIdentity: string;
   /** Verified recipient addresses SES checks as well while the account is in the sandbox. */
@@ -69,6 +74,7 @@ const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
 const PARAMETER_NAME = /^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 const ADDRESS = /^[^@\s]{1,64}@(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
 const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
 
 /**
@@ -131,6 +137,23 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     if (!ADDRESS.test(address)) problems.push(`sandboxRecipients: "${address}" is not an address`);
   }
 
+  const corsText = text('corsOrigins') ?? '*';
+  const corsOrigins: '*' | string[] =
+    corsText === '*'
+      ? '*'
+      : corsText
+          .split(',')
+          .map((origin) => origin.trim().replace(/\/+$/, ''))
+          .filter(Boolean);
+  if (corsOrigins !== '*') {
+    for (const origin of corsOrigins) {
+      if (!ORIGIN.test(origin)) {
+        problems.push(`corsOrigins: "${origin}" is not an origin such as https://example.com`);
+      }
+    }
+    if (corsOrigins.length === 0) problems.push('corsOrigins: give * or at least one origin');
+  }
+
   const domainName = text('domainName');
   const certificateArn = text('certificateArn');
   if ((domainName === undefined) !== (certificateArn === undefined)) {
@@ -153,6 +176,7 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
   const config: NewsletterConfig = {
     stackName: matching('stackName', STACK_NAME, DEFAULTS.stackName, 'letters, digits, hyphens'),
     stage: matching('stage', STAGE_NAME, DEFAULTS.stage, 'letters, digits, - and _ only'),
+    corsOrigins,
     senderIdentity: senderIdentity ?? '',
     sandboxRecipients,
     apiKeyParameter: matching(

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { ArnFormat, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { routes } from '../../functions/routes.ts';
 import { ENV } from '../../shared/config/environment.ts';
 import { NewsletterApi } from './constructs/newsletter-api.ts';
@@ -47,6 +48,7 @@ export class NewsletterStack extends Stack {
       throttleBurst: config.throttleBurst,
       logRetention,
       cloudWatchRole: config.apiGatewayCloudWatchRole,
+      corsOrigins: config.corsOrigins,
       ...(config.customDomain ? { customDomain: config.customDomain } : {}),
     });
 
@@ -87,7 +89,12 @@ export class NewsletterStack extends Stack {
         entry: resolve(PROJECT_ROOT, 'functions', `${route.name}.ts`),
         projectRoot: PROJECT_ROOT,
         description: route.summary,
-        environment,
+        environment: route.cors
+          ? {
+              ...environment,
+              [CORS_ORIGINS_ENV]: config.corsOrigins === '*' ? '*' : config.corsOrigins.join(','),
+            }
+          : environment,
         statements,
         logRetention,
       });

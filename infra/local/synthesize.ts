@@ -16,6 +16,8 @@ export interface SynthOptions {
   readonly parameterCacheSeconds?: number;
   /** Bundle every function (the deployed artifacts) or only write the template (faster). */
   readonly bundle: boolean;
+  /** Further deployment context (`-c key=value`), e.g. throttling or CORS origins. */
+  readonly context?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -32,6 +34,7 @@ export async function synthesize(options: SynthOptions): Promise<string> {
       ? {}
       : { parameterCacheSeconds: String(options.parameterCacheSeconds) }),
     ...(options.bundle ? {} : { bundling: 'false' }),
+    ...options.context,
   };
   const args = [
     'synth',

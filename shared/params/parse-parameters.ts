@@ -103,8 +103,8 @@ function subscriberFields(
     name?: string | null;
     surname?: string | null;
     gender?: string | null;
-    lists?: number[];
-    profile?: Record<string, string | null>;
+    lists?: number[] | null;
+    profile?: Record<string, string | null> | null;
   },
   settings: Settings,
 ): SubscriberFields | Issue {

@@ -16,7 +16,7 @@ export const NAME_MAX = 100;
 /** Longest profile field value. */
 export const PROFILE_VALUE_MAX = 255;
 
-/** Form and JSON clients send absent optional values as null: treated as not provided. */
+/** Clients send absent optional values as null or "": both mean not provided. */
 const optional = <T extends v.GenericSchema>(schema: T) => v.optional(v.nullable(schema));
 
 const noControlCharacters = (parameter: string) =>
@@ -93,13 +93,16 @@ const subscriberFields = {
   name: optional(personName('name')),
   surname: optional(personName('surname')),
   gender: optional(gender),
-  lists: v.optional(
+  lists: optional(
     v.pipe(
       v.array(ListIdSchema),
-      v.description('List ids; as form fields `lists[]=1&lists[]=2` or `lists=1`.'),
+      v.description(
+        'List ids; as form fields `lists[]=1&lists[]=2`, `lists=1` or PHP-style ' +
+          '`lists[0]=1&lists[1]=2`; in JSON also an object with numeric keys ({"0": 1}).',
+      ),
     ),
   ),
-  profile: v.optional(
+  profile: optional(
     v.pipe(
       v.record(v.string(), v.nullable(ProfileValueSchema)),
       v.description(

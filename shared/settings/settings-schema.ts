@@ -25,6 +25,12 @@ const ProfileFieldSchema = v.strictObject({
   name: v.pipe(text(100), v.minLength(1)),
 });
 
+/** An absolute http(s) URL, or empty for "not set". */
+const httpUrl = v.union([
+  v.literal(''),
+  v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//, 'must be http(s)')),
+]);
+
 const emailAddress = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email(), v.maxLength(254));
 
 /** Public-form fields an operator can make required: the named fields and `profile_<id>`. */
@@ -101,14 +107,14 @@ export const SettingsSchema = v.pipe(
       }),
       { max_requests: 20, window_minutes: 10 },
     ),
+    /**
+     * Where a browser lands after posting a plain HTML form to /subscribe: a 303 to the
+     * success URL, or to the error URL with `?error=<code>`. Empty: a hosted page instead.
+     */
+    form_success_url: v.optional(httpUrl, ''),
+    form_error_url: v.optional(httpUrl, ''),
     /** Links in mails use this (e.g. `https://news.example.com/api/newsletter/v1`) when set. */
-    public_base_url: v.optional(
-      v.union([
-        v.literal(''),
-        v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//, 'must be http(s)')),
-      ]),
-      '',
-    ),
+    public_base_url: v.optional(httpUrl, ''),
   }),
   v.check(
     (s) => new Set(s.lists.map((l) => l.id)).size === s.lists.length,

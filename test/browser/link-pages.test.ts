@@ -3,7 +3,7 @@
  * the local SES stored is opened in Chromium, the button is pressed, and the subscriber is
  * confirmed; the same on a phone-sized screen, and the unsubscribe page (decisions part 4).
  */
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';

@@ -165,6 +165,32 @@ describe('double opt-in, start to finish', () => {
     expect(await service.mails(email)).toHaveLength(2);
   });
 
+  it('the mail viewer shows the welcome mail as sent, and its one-click button unsubscribes', async () => {
+    const email = address('viewer');
+    await service.post('/subscribe', { email });
+    const [activation] = await service.mails(email);
+    await confirm(linksIn(activation as StoredMail).confirm ?? '');
+    const [welcome] = await mailsOfKind(email, 'welcome');
+    if (!welcome) throw new Error('no welcome mail');
+    // The raw message over HTTP is the one captured as sent, headers included.
+    const raw = await fetch(
+      `${service.ses.endpoint}/messages/${encodeURIComponent(welcome.messageId)}.eml`,
+    );
+    const text = await raw.text();
+    expect(text).toBe(welcome.raw);
+    expect(text).toMatch(/^Message-ID: <.+>$/im);
+    // The viewer page offers what a mail client's unsubscribe does: POST One-Click to the URL.
+    const viewer = await (await fetch(service.ses.viewerUrl)).text();
+    const action = listUnsubscribeUrl(welcome) ?? '';
+    expect(viewer).toContain(`<form method="post" action="${action.replaceAll('&', '&amp;')}"`);
+    const pressed = await service.request('POST', action, {
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expectHtml(pressed, 200, 'You are unsubscribed');
+    expect(await status(email)).toBe('U');
+  });
+
   it('the unsubscribe page shows a button on GET and unsubscribes on its POST', async () => {
     service.setSettings({ opt_in: 'single' });
     const email = address('button');

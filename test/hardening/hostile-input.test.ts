@@ -68,22 +68,38 @@ afterAll(async () => {
 });
 
 /** Which endpoint a request reaches, as the contract says (test/support/contract.ts). */
-function destination(request: HostileRequest): { route?: ContractEndpoint; page: boolean } {
+function destination(request: HostileRequest): {
+  route?: ContractEndpoint;
+  page: boolean;
+  preflight: boolean;
+} {
   const prefix = new URL(stack.apiRoot).pathname;
   const url = new URL(`${prefix}${request.path}`, 'http://localhost');
   const below = url.pathname.startsWith(`${prefix}/`)
     ? url.pathname.slice(prefix.length)
     : undefined;
+  if (below !== undefined && request.method === 'OPTIONS') {
+    // A CORS preflight of a public endpoint (decisions part 1).
+    const { endpoint } = contractEndpoint(below, 'GET');
+    const owner = endpoint ?? contractEndpoint(below, 'POST').endpoint;
+    if (owner?.cors) return { page: false, preflight: true };
+  }
   const { endpoint } = below === undefined ? {} : contractEndpoint(below, request.method);
-  if (!endpoint) return { page: false };
-  return { route: endpoint, page: endpoint.answers === 'page' };
+  if (!endpoint) return { page: false, preflight: false };
+  return { route: endpoint, page: endpoint.answers === 'page', preflight: false };
 }
 
 /** What is wrong with one answer, judged by where the request went (empty when fine). */
 function answerProblems(request: HostileRequest, response: RawResponse): string[] {
   const problems: string[] = [];
   if (response.status >= 500) problems.push(`status ${response.status}`);
-  const { page } = destination(request);
+  const { page, preflight } = destination(request);
+  if (preflight) {
+    if (response.status !== 204) problems.push(`preflight answered ${response.status}`);
+    if (!response.headers['access-control-allow-origin'])
+      problems.push('preflight without Access-Control-Allow-Origin');
+    return problems;
+  }
   if (request.method === 'HEAD') {
     // No body comes back to a HEAD; the type still says what it would have been.
     if (!page && !response.contentType.startsWith('application/json'))

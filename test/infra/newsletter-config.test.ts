@@ -12,6 +12,7 @@ describe('readNewsletterConfig', () => {
     expect(config).toEqual({
       stackName: 'Newsletter',
       stage: 'api',
+      corsOrigins: '*',
       senderIdentity: 'example.com',
       sandboxRecipients: [],
       apiKeyParameter: ENV_DEFAULTS.apiKeyParameter,
@@ -24,6 +25,19 @@ describe('readNewsletterConfig', () => {
       logRetentionDays: 30,
       apiGatewayCloudWatchRole: true,
     });
+  });
+
+  it('[http.cors] reads CORS origins: * by default, a list of origins, and names a bad one', () => {
+    const listed = readNewsletterConfig(
+      from({
+        senderIdentity: 'example.com',
+        corsOrigins: 'https://a.example.com/, http://localhost:8080',
+      }),
+    );
+    expect(listed.corsOrigins).toEqual(['https://a.example.com', 'http://localhost:8080']);
+    expect(() =>
+      readNewsletterConfig(from({ senderIdentity: 'example.com', corsOrigins: 'a.example.com' })),
+    ).toThrow(/corsOrigins: "a.example.com" is not an origin/);
   });
 
   it('refuses to synthesise without a sender identity, saying how to pass one', () => {

@@ -1,6 +1,7 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { type Route, routes } from '../../functions/routes.ts';
 import { ENV, ENV_DEFAULTS } from '../../shared/config/environment.ts';
 import { ERROR_STATUS } from '../../shared/errors.ts';
@@ -69,7 +70,10 @@ describe('functions', () => {
     }
   });
 
-  it('gives every function the environment the domain layer reads', () => {
+  it('gives every function the environment the domain layer reads, CORS to the public ones', () => {
+    const publicPaths = CONTRACT_ENDPOINTS.filter(
+      (endpoint) => endpoint.key !== 'required' && endpoint.answers === 'json',
+    ).map((endpoint) => endpoint.path);
     for (const route of routes) {
       const variables = (functionOf(route).Properties.Environment as { Variables: object })
         .Variables;
@@ -79,6 +83,7 @@ describe('functions', () => {
         [ENV.settingsParameter]: ENV_DEFAULTS.settingsParameter,
         [ENV.parameterCacheSeconds]: String(ENV_DEFAULTS.parameterCacheSeconds),
         NODE_OPTIONS: '--enable-source-maps',
+        ...(publicPaths.includes(route.path) ? { [CORS_ORIGINS_ENV]: '*' } : {}),
       });
     }
   });
@@ -290,6 +295,32 @@ describe('API Gateway', () => {
       expect(body.data.status).toBe(ERROR_STATUS[body.code]);
       expect(response.Properties.StatusCode).toBe(String(body.data.status));
       expect(body.message.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('[http.cors] puts Access-Control-Allow-Origin on its own answers: *, one origin, or the echo', () => {
+    const headersOf = (built: typeof template) =>
+      [...resourcesOfType(built, 'AWS::ApiGateway::GatewayResponse').values()].map(
+        (response) => response.Properties.ResponseParameters,
+      );
+    for (const parameters of headersOf(template)) {
+      expect(parameters).toEqual({ 'gatewayresponse.header.Access-Control-Allow-Origin': "'*'" });
+    }
+    const one = buildApp({ corsOrigins: 'https://www.example.com' }).template;
+    for (const parameters of headersOf(one)) {
+      expect(parameters).toEqual({
+        'gatewayresponse.header.Access-Control-Allow-Origin': "'https://www.example.com'",
+        'gatewayresponse.header.Vary': "'Origin'",
+      });
+    }
+    const several = buildApp({
+      corsOrigins: 'https://a.example.com,https://b.example.com',
+    }).template;
+    for (const parameters of headersOf(several)) {
+      expect(parameters).toEqual({
+        'gatewayresponse.header.Access-Control-Allow-Origin': 'method.request.header.Origin',
+        'gatewayresponse.header.Vary': "'Origin'",
+      });
     }
   });
 

@@ -369,6 +369,64 @@ async function setStatus(email: string, status: 'B' | 'P'): Promise<void> {
   );
 }
 
+describe('parameters as real clients send them, through the function class', () => {
+  it('[params.null] null is not given for every optional parameter', async () => {
+    const created = (await Newsletter.subscribe({
+      email: 'fn-null@example.com',
+      name: null,
+      surname: null,
+      gender: null,
+      lists: null,
+      profile: null,
+      send_emails: null,
+    })) as Subscriber;
+    expect(created).toMatchObject({ name: '', gender: '', lists: [3], profile: {} });
+    expect(mailer.of('activation', 'fn-null@example.com')).toHaveLength(1);
+    const added = await Newsletter.add_subscriber({ email: 'fn-null2@example.com', status: null });
+    expect(isNewsletterError(added) ? added : added.status).toBe('C');
+  });
+
+  it('[params.empty] "" is not given: it clears nothing and takes the defaults', async () => {
+    await Newsletter.subscribe({ email: 'fn-empty@example.com', name: 'Eve', gender: 'f' });
+    const again = (await Newsletter.subscribe({
+      email: 'fn-empty@example.com',
+      name: '',
+      surname: '',
+      gender: '',
+      send_emails: '',
+      profile_company: '',
+    })) as Subscriber;
+    expect(again).toMatchObject({ name: 'Eve', gender: 'f', profile: {} });
+  });
+
+  it('[params.php-arrays] PHP-indexed keys and numeric-key objects are lists', async () => {
+    const indexed = (await Newsletter.subscribe({
+      email: 'fn-php@example.com',
+      'lists[1]': '4',
+      'lists[0]': '1',
+    })) as Subscriber;
+    expect(indexed.lists).toEqual([1, 3, 4]);
+    const object = (await Newsletter.subscribe({
+      email: 'fn-php2@example.com',
+      lists: { '0': 4, '1': 1 },
+    })) as Subscriber;
+    expect(object.lists).toEqual([1, 3, 4]);
+  });
+
+  it('[params.unknown-ignored] unsubscribe and delete ignore profile fields and other extras', async () => {
+    await Newsletter.add_subscriber({ email: 'fn-extra@example.com' });
+    const extras = { profile_nope: 'x', 'profile[9]': 'y', submit: 'Go' };
+    const left = await Newsletter.unsubscribe({ email: 'fn-extra@example.com', ...extras });
+    expect(isNewsletterError(left) ? left : left.status).toBe('U');
+    expect(
+      await Newsletter.delete_subscriber({ email: 'fn-extra@example.com', ...extras }),
+    ).toEqual({
+      deleted: true,
+      email: 'fn-extra@example.com',
+    });
+  });
+});
+
 describe('rules of docs/behaviour.md, in-process', () => {
   it('[subscribe.u-keeps-lists] a subscriber back from U keeps its lists and gets the new ones', async () => {
     await Newsletter.add_subscriber({ email: 'uma@example.com', lists: [1, 2] });

@@ -132,6 +132,39 @@ describe('startSesLocal', () => {
     expect(await ses.messages()).toEqual([]);
   });
 
+  it('the viewer shows every message as sent: headers, raw MIME byte for byte, .eml, one-click', async () => {
+    const client = sesClient(ses.endpoint);
+    const sent = await client.send(
+      new SendRawEmailCommand({ RawMessage: { Data: new TextEncoder().encode(RAW) } }),
+    );
+    client.destroy();
+    const id = encodeURIComponent(sent.MessageId ?? '');
+
+    const raw = await fetch(`${ses.endpoint}/messages/${id}.eml`);
+    expect(raw.status).toBe(200);
+    expect(Buffer.from(await raw.arrayBuffer()).toString('utf8')).toBe(RAW);
+    const download = await fetch(`${ses.endpoint}/messages/${id}.eml?download`);
+    expect(download.headers.get('content-type')).toBe('message/rfc822');
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment; filename=".+\.eml"$/);
+    expect(await download.text()).toBe(RAW);
+    // The library's own download route gives the same exact bytes.
+    const library = (await (
+      await fetch(`${ses.endpoint}/get-emlContent?messageId=${id}`)
+    ).json()) as { body: { data: number[] } };
+    expect(Buffer.from(library.body.data).toString('utf8')).toBe(RAW);
+
+    const viewer = await (await fetch(ses.viewerUrl)).text();
+    expect(viewer).toContain('Café news');
+    expect(viewer).toContain('<td>List-Unsubscribe</td>');
+    expect(viewer).toContain('<td>List-Unsubscribe-Post</td><td>List-Unsubscribe=One-Click</td>');
+    expect(viewer).toContain(
+      '<form method="post" action="https://example.com/unsubscribe?token=abc" enctype="application/x-www-form-urlencoded"><input type="hidden" name="List-Unsubscribe" value="One-Click">',
+    );
+    const html = await fetch(`${ses.endpoint}/messages/${id}/html`);
+    expect(html.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await html.text()).toContain('<p>HTML <a href=');
+  });
+
   it('rejects unsigned send requests like the real endpoint', async () => {
     const response = await fetch(ses.endpoint, {
       method: 'POST',

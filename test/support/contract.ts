@@ -18,17 +18,20 @@ export interface ContractEndpoint {
   readonly key: ContractKey;
   /** JSON answers, or an HTML page (the links in mails). */
   readonly answers: 'json' | 'page';
+  /** Decisions part 1: the public routes answer CORS preflights; keyed routes never do. */
+  readonly cors: boolean;
 }
 
 /** Every endpoint below `{api_root}`. */
 export const CONTRACT_ENDPOINTS: readonly ContractEndpoint[] = [
-  // Interface 4.1: "POST /subscribe", key optional (part 5 rule 4).
+  // Interface 4.1: "POST /subscribe", key optional (part 5 rule 4); public, so CORS.
   {
     operation: 'subscribe',
     path: '/subscribe',
     methods: ['POST'],
     key: 'optional',
     answers: 'json',
+    cors: true,
   },
   // Interface 4.2: "POST /unsubscribe", api_key required.
   {
@@ -37,6 +40,7 @@ export const CONTRACT_ENDPOINTS: readonly ContractEndpoint[] = [
     methods: ['POST'],
     key: 'required',
     answers: 'json',
+    cors: false,
   },
   // Interface 4.3: "POST /subscribers/add", api_key required.
   {
@@ -45,6 +49,7 @@ export const CONTRACT_ENDPOINTS: readonly ContractEndpoint[] = [
     methods: ['POST'],
     key: 'required',
     answers: 'json',
+    cors: false,
   },
   // Interface 4.4: "POST /subscribers/delete", api_key required.
   {
@@ -53,6 +58,7 @@ export const CONTRACT_ENDPOINTS: readonly ContractEndpoint[] = [
     methods: ['POST'],
     key: 'required',
     answers: 'json',
+    cors: false,
   },
   // Interface 4.5: "POST /subscribers", api_key required.
   {
@@ -61,6 +67,7 @@ export const CONTRACT_ENDPOINTS: readonly ContractEndpoint[] = [
     methods: ['POST'],
     key: 'required',
     answers: 'json',
+    cors: false,
   },
   // Interface 4.6: "GET /newsletters", called without a key; decisions part 5: a key widens it.
   {
@@ -69,13 +76,26 @@ export const CONTRACT_ENDPOINTS: readonly ContractEndpoint[] = [
     methods: ['GET'],
     key: 'optional',
     answers: 'json',
+    cors: true,
   },
   // Decisions part 4: the activation link, GET shows a button, POST confirms.
-  { path: '/subscription/confirm', methods: ['GET', 'POST'], key: 'none', answers: 'page' },
+  {
+    path: '/subscription/confirm',
+    methods: ['GET', 'POST'],
+    key: 'none',
+    answers: 'page',
+    cors: false,
+  },
   // Decisions part 4: the unsubscribe link, GET shows a button, POST (or one-click) unsubscribes.
-  { path: '/subscription/unsubscribe', methods: ['GET', 'POST'], key: 'none', answers: 'page' },
-  // docs/api.md: the API description, public.
-  { path: '/openapi.json', methods: ['GET'], key: 'none', answers: 'json' },
+  {
+    path: '/subscription/unsubscribe',
+    methods: ['GET', 'POST'],
+    key: 'none',
+    answers: 'page',
+    cors: false,
+  },
+  // docs/api.md: the API description, public (decisions part 1: CORS).
+  { path: '/openapi.json', methods: ['GET'], key: 'none', answers: 'json', cors: true },
 ];
 
 /**

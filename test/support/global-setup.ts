@@ -17,14 +17,21 @@ declare module 'vitest' {
  * Starts one in-memory DynamoDB Local for every test file (each file makes its own table) and
  * synthesizes the stack once, bundles included, with `cdk synth` as a deployment would. The
  * suites that run the service run exactly these bundles, with the permissions and environment
- * this template gives them. The only deployment choice made for tests: functions do not cache
- * the key and settings (parameterCacheSeconds=0), so a test's change applies to the next call.
+ * this template gives them. The deployment choices made for tests: functions do not cache the
+ * key and settings (parameterCacheSeconds=0), so a test's change applies to the next call; and
+ * the stage throttle is at its maximum, since a hardening suite sends thousands of requests a
+ * minute from one machine (the local API applies the stage throttle as API Gateway does).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const scratch = await mkdtemp(join(tmpdir(), 'newsletter-test-'));
   const [dynamo, cdkOut] = await Promise.all([
     startDynamoDbLocal(),
-    synthesize({ outdir: join(scratch, 'cdk.out'), parameterCacheSeconds: 0, bundle: true }),
+    synthesize({
+      outdir: join(scratch, 'cdk.out'),
+      parameterCacheSeconds: 0,
+      bundle: true,
+      context: { throttleRate: '10000', throttleBurst: '5000' },
+    }),
   ]);
   project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide('cdkOut', cdkOut);

@@ -34,6 +34,23 @@ export interface NewsletterApiProps {
   /** Whether to set the account-wide role API Gateway writes logs with. */
   readonly cloudWatchRole: boolean;
   readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
+  /** Origins allowed to read the public routes' answers; gateway responses carry them too. */
+  readonly corsOrigins: '*' | readonly string[];
+}
+
+/**
+ * `Access-Control-Allow-Origin` on API Gateway's own answers (unknown path, throttling, body
+ * too large, ...), so a page can read why its call failed. These answers are the same for every
+ * route and carry only the error shape. A static value for `*` or a single origin; for several
+ * origins API Gateway cannot check the list, so the header echoes the request's Origin.
+ */
+function gatewayCorsHeaders(origins: '*' | readonly string[]): Record<string, string> {
+  if (origins === '*') return { 'Access-Control-Allow-Origin': "'*'" };
+  const [only] = origins;
+  if (origins.length === 1 && only) {
+    return { 'Access-Control-Allow-Origin': `'${only}'`, Vary: "'Origin'" };
+  }
+  return { 'Access-Control-Allow-Origin': 'method.request.header.Origin', Vary: "'Origin'" };
 }
 
 // One JSON object per request. No query string and no headers beyond the user agent: the
@@ -113,6 +130,7 @@ export class NewsletterApi extends Construct {
         type: error.type,
         statusCode: String(ERROR_STATUS[error.code]),
         templates: { 'application/json': errorBody(error.code, error.message) },
+        responseHeaders: gatewayCorsHeaders(props.corsOrigins),
       });
     }
     this.#base = this.restApi.root.resourceForPath(API_BASE_PATH);

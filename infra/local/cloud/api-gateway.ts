@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { readBody } from '../read-body.ts';
-import type { ApiIntegration, ApiMethod, DeployedApi } from './deployed-stack.ts';
+import type { ApiIntegration, ApiMethod, DeployedApi, HeaderSource } from './deployed-stack.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import type { InvocationResult } from './lambda-host.ts';
 
@@ -70,7 +70,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     byPath.set(method.path, methods);
   }
 
-  const gatewayResponse = (type: string, requestId: string): Answer => {
+  const gatewayResponse = (type: string, requestId: string, request?: IncomingMessage): Answer => {
     const builtIn = BUILT_IN[type] ?? BUILT_IN.DEFAULT_4XX!;
     const family = builtIn.status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
     const custom = api.gatewayResponses.get(type) ?? api.gatewayResponses.get(family);
@@ -85,7 +85,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
         'Content-Type': 'application/json',
         'x-amzn-RequestId': requestId,
         'x-amzn-ErrorType': type,
-        ...custom?.headers,
+        ...mappedHeaders(custom?.headers ?? {}, request),
       },
       body,
     };
@@ -99,13 +99,28 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     );
   };
 
+  // The stage's throttle as API Gateway applies it: a token bucket of `burst` tokens refilled at
+  // `rate` per second; a request that finds it empty is answered 429 by the gateway itself.
+  let tokens = api.throttle?.burst ?? Number.POSITIVE_INFINITY;
+  let refilledAt = performance.now();
+  const throttled = (): boolean => {
+    if (!api.throttle) return false;
+    const now = performance.now();
+    tokens = Math.min(api.throttle.burst, tokens + ((now - refilledAt) / 1000) * api.throttle.rate);
+    refilledAt = now;
+    if (tokens < 1) return true;
+    tokens -= 1;
+    return false;
+  };
+
   const answer = async (request: IncomingMessage, requestId: string): Promise<Answer> => {
     const body = await readBody(request, MAX_PAYLOAD_BYTES);
-    if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE', requestId);
+    if (throttled()) return gatewayResponse('THROTTLED', requestId, request);
+    if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE', requestId, request);
     const url = new URL(request.url ?? '/', 'http://localhost');
     const prefix = `/${api.stage}`;
     if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
-      return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId);
+      return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, request);
     }
     const path = url.pathname.slice(prefix.length) || '/';
     // REST APIs route `/subscribe/` to the `/subscribe` resource.
@@ -113,7 +128,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     const httpMethod = request.method ?? 'GET';
     const methods = byPath.get(resourcePath);
     const method = methods?.get(httpMethod) ?? methods?.get('ANY');
-    if (!method) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId);
+    if (!method) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, request);
     return method.integration.kind === 'mock'
       ? mockAnswer(method.integration, request, requestId, gatewayResponse)
       : lambdaAnswer(method, request, body, url, path, requestId);
@@ -131,7 +146,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     const httpMethod = request.method ?? 'GET';
     if (!mayInvoke(integration.functionLogicalId, httpMethod, method.path)) {
       // "Execution failed due to configuration error: Invalid permissions on Lambda function"
-      return { ...gatewayResponse('DEFAULT_5XX', requestId), status: 500 };
+      return { ...gatewayResponse('DEFAULT_5XX', requestId, request), status: 500 };
     }
     const event = proxyEvent(request, body, {
       stage: api.stage,
@@ -208,14 +223,14 @@ function mockAnswer(
   integration: Extract<ApiIntegration, { kind: 'mock' }>,
   request: IncomingMessage,
   requestId: string,
-  gatewayResponse: (type: string, requestId: string) => Answer,
+  gatewayResponse: (type: string, requestId: string, request?: IncomingMessage) => Answer,
 ): Answer {
   const contentType =
     (request.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase() ??
     '';
   const template = integration.requestTemplates[contentType];
   if (template === undefined && integration.passthrough === 'NEVER') {
-    return gatewayResponse('UNSUPPORTED_MEDIA_TYPE', requestId);
+    return gatewayResponse('UNSUPPORTED_MEDIA_TYPE', requestId, request);
   }
   let statusCode = '200';
   try {
@@ -234,6 +249,22 @@ function mockAnswer(
     headers: { 'Content-Type': 'application/json', ...response.headers },
     body: response.templates['application/json'] ?? '',
   };
+}
+
+/** Header values of a mapping for one request; a request header that is absent maps to none. */
+function mappedHeaders(
+  headers: Readonly<Record<string, HeaderSource>>,
+  request: IncomingMessage | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, source] of Object.entries(headers)) {
+    if (typeof source === 'string') out[name] = source;
+    else {
+      const value = request?.headers[source.requestHeader.toLowerCase()];
+      if (typeof value === 'string') out[name] = value;
+    }
+  }
+  return out;
 }
 
 /** Whether an ARN pattern of a Lambda permission (with `*` wildcards) covers `arn`. */

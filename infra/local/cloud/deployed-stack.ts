@@ -84,10 +84,13 @@ export interface ApiMethod {
   readonly integration: ApiIntegration;
 }
 
+/** A header value of a mapping: static, or taken from a header of the request. */
+export type HeaderSource = string | { readonly requestHeader: string };
+
 /** One of API Gateway's own responses (unknown path, throttled, ...), as customised. */
 export interface GatewayResponse {
   readonly statusCode: number | undefined;
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers: Readonly<Record<string, HeaderSource>>;
   readonly templates: Readonly<Record<string, string>>;
 }
 
@@ -105,6 +108,8 @@ export interface DeployedApi {
   readonly methods: readonly ApiMethod[];
   readonly gatewayResponses: ReadonlyMap<string, GatewayResponse>;
   readonly invokePermissions: readonly InvokePermission[];
+  /** The stage's throttling for every method: steady requests per second and burst. */
+  readonly throttle?: { readonly rate: number; readonly burst: number };
 }
 
 /** Physical names the local cloud chooses, and values only known once something runs. */
@@ -341,7 +346,7 @@ export class DeployedStack {
       const p = response.Properties ?? {};
       gatewayResponses.set(String(p.ResponseType), {
         statusCode: p.StatusCode === undefined ? undefined : Number(p.StatusCode),
-        headers: headerMappings(p.ResponseParameters, 'gatewayresponse.header.'),
+        headers: headerMappings(p.ResponseParameters, 'gatewayresponse.header.', true),
         templates: (p.ResponseTemplates ?? {}) as Record<string, string>,
       });
     }
@@ -351,7 +356,16 @@ export class DeployedStack {
         functionLogicalId: logicalIdOf(permission.Properties?.FunctionName) ?? '',
         sourceArn: this.resolveString(permission.Properties?.SourceArn),
       }));
+    const everyMethod = (
+      (stage.Properties?.MethodSettings ?? []) as Record<string, unknown>[]
+    ).find((setting) => setting.HttpMethod === '*' && setting.ResourcePath === '/*');
+    const throttle =
+      typeof everyMethod?.ThrottlingRateLimit === 'number' &&
+      typeof everyMethod.ThrottlingBurstLimit === 'number'
+        ? { rate: everyMethod.ThrottlingRateLimit, burst: everyMethod.ThrottlingBurstLimit }
+        : undefined;
     return {
+      ...(throttle ? { throttle } : {}),
       restApiId: this.reference(restApiId),
       stage: String(stage.Properties?.StageName),
       binaryMediaTypes: (restApi.Properties?.BinaryMediaTypes ?? []) as string[],
@@ -380,7 +394,9 @@ export class DeployedStack {
             ...(typeof response.SelectionPattern === 'string'
               ? { selectionPattern: response.SelectionPattern }
               : {}),
-            headers: headerMappings(response.ResponseParameters, 'method.response.header.'),
+            headers: staticHeaders(
+              headerMappings(response.ResponseParameters, 'method.response.header.', false),
+            ),
             templates: (response.ResponseTemplates ?? {}) as Record<string, string>,
           })),
         };
@@ -410,18 +426,35 @@ export class DeployedStack {
   }
 }
 
-/** Static header values of a mapping (`'value'`); mappings from the request are not used. */
-function headerMappings(parameters: unknown, prefix: string): Record<string, string> {
-  const headers: Record<string, string> = {};
+/**
+ * Header values of a mapping: static (`'value'`), or, where `fromRequest`, a request header
+ * (`method.request.header.Origin`). Anything else fails loudly.
+ */
+function headerMappings(
+  parameters: unknown,
+  prefix: string,
+  fromRequest: boolean,
+): Record<string, HeaderSource> {
+  const headers: Record<string, HeaderSource> = {};
   for (const [key, value] of Object.entries((parameters ?? {}) as Record<string, unknown>)) {
     if (!key.startsWith(prefix) || typeof value !== 'string') continue;
     const literal = /^'(.*)'$/s.exec(value);
-    if (!literal) {
-      throw new TemplateError(`header mapping ${key} = ${value} is not a static value`);
-    }
-    headers[key.slice(prefix.length)] = literal[1] ?? '';
+    const requestHeader = /^method\.request\.header\.(.+)$/.exec(value);
+    if (literal) headers[key.slice(prefix.length)] = literal[1] ?? '';
+    else if (fromRequest && requestHeader?.[1])
+      headers[key.slice(prefix.length)] = { requestHeader: requestHeader[1] };
+    else throw new TemplateError(`header mapping ${key} = ${value}: the local cloud cannot map it`);
   }
   return headers;
+}
+
+function staticHeaders(headers: Record<string, HeaderSource>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => {
+      if (typeof value !== 'string') throw new TemplateError(`${name}: not a static header`);
+      return [name, value];
+    }),
+  );
 }
 
 /** The logical id a `Ref` or `Fn::GetAtt` points at, if the value is one. */

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from 'aws-ses-v2-local';
 import { LOCAL_HOST } from '../local-host.ts';
 import { readBody } from '../read-body.ts';
+import { type MailSource, serveMailViewer } from './mail-viewer.ts';
 
 /** One attachment as aws-ses-v2-local stores it. */
 export interface StoredAttachment {
@@ -103,7 +104,7 @@ const HOP_BY_HOP = new Set([
 // aws-ses-v2-local keeps its store in module state, shared by every server in the process;
 // the captured raw messages live beside it with the same lifetime. Both therefore survive a
 // stop() and start again in the same process, like mail already sent through real SES.
-const rawByMessageId = new Map<string, string>();
+const rawByMessageId = new Map<string, Buffer>();
 let activeInstance = false;
 
 /**
@@ -135,8 +136,15 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
   const inner = await startSesServer({ host: LOCAL_HOST, port: 0 });
   const innerPort = (inner.address() as AddressInfo).port;
   const agent = new Agent({ keepAlive: true });
+  const viewer: MailSource = {
+    messages: async () => {
+      const response = await fetch(`http://${LOCAL_HOST}:${innerPort}/store`);
+      return ((await response.json()) as { emails: StoredMail[] }).emails;
+    },
+    rawMessage: (messageId) => rawByMessageId.get(messageId),
+  };
   const front = createServer((req, res) => {
-    forward(req, res, innerPort, agent).catch((error: unknown) => {
+    serveFront(req, res, viewer, innerPort, agent).catch((error: unknown) => {
       if (!res.headersSent) {
         res.writeHead(502, { 'content-type': 'text/plain' });
       }
@@ -168,7 +176,7 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
       const store = (await response.json()) as { emails: StoredMail[] };
       return store.emails.map((mail) => {
         const raw = rawByMessageId.get(mail.messageId);
-        return raw === undefined ? mail : { ...mail, raw };
+        return raw === undefined ? mail : { ...mail, raw: raw.toString('utf8') };
       });
     },
     clear: async () => {
@@ -207,6 +215,32 @@ export function rawHeader(mail: Pick<StoredMail, 'raw'>, name: string): string[]
   return lines
     .filter((line) => line.toLowerCase().startsWith(prefix))
     .map((line) => line.slice(prefix.length).trim());
+}
+
+/**
+ * The stand-in's front door: the mail viewer's routes, the library's .eml download answered
+ * with the exact message (the library rebuilds one), and everything else forwarded to
+ * aws-ses-v2-local with raw sends captured on the way.
+ */
+async function serveFront(
+  req: IncomingMessage,
+  res: ServerResponse,
+  viewer: MailSource,
+  innerPort: number,
+  agent: Agent,
+): Promise<void> {
+  if (await serveMailViewer(req, res, viewer)) return;
+  const url = new URL(req.url ?? '/', 'http://ses');
+  const raw =
+    url.pathname === '/get-emlContent'
+      ? viewer.rawMessage(url.searchParams.get('messageId') ?? '')
+      : undefined;
+  if (raw) {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify({ fileName: url.searchParams.get('messageId'), body: raw.toJSON() }));
+    return;
+  }
+  await forward(req, res, innerPort, agent);
 }
 
 async function forward(
@@ -265,7 +299,7 @@ function captureRaw(req: IncomingMessage, body: Buffer, answer: Buffer): void {
     const data = form.get('RawMessage.Data');
     const messageId = /<MessageId>([^<]+)<\/MessageId>/.exec(answer.toString('utf8'))?.[1];
     if (form.get('Action') === 'SendRawEmail' && data !== null && messageId !== undefined) {
-      rawByMessageId.set(messageId, Buffer.from(data, 'base64').toString('utf8'));
+      rawByMessageId.set(messageId, Buffer.from(data, 'base64'));
     }
     return;
   }
@@ -274,7 +308,7 @@ function captureRaw(req: IncomingMessage, body: Buffer, answer: Buffer): void {
     const data = parseJson(body)?.Content?.Raw?.Data;
     const messageId = parseJson(answer)?.MessageId;
     if (typeof data === 'string' && typeof messageId === 'string') {
-      rawByMessageId.set(messageId, Buffer.from(data, 'base64').toString('utf8'));
+      rawByMessageId.set(messageId, Buffer.from(data, 'base64'));
     }
   }
 }

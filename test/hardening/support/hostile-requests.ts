@@ -152,6 +152,12 @@ const KEYS = [
   'gender',
   'lists',
   'lists[]',
+  // PHP-indexed arrays, as http_build_query writes them.
+  'lists[0]',
+  'lists[1]',
+  'lists[999999999999]',
+  'lists[-1]',
+  'lists[x]',
   'profile',
   'profile[city]',
   'profile_city',
@@ -261,6 +267,8 @@ export function hostileRequest(apiKey: string, addresses: number): fc.Arbitrary<
     { weight: 1, arbitrary: fc.double() },
     { weight: 1, arbitrary: fc.boolean() },
     { weight: 1, arbitrary: fc.constant(null) },
+    // "Not given" in both spellings, for every parameter.
+    { weight: 1, arbitrary: fc.constant('') },
   );
   const key = fc.oneof(
     { weight: 5, arbitrary: fc.constantFrom(...KEYS) },
@@ -281,6 +289,13 @@ export function hostileRequest(apiKey: string, addresses: number): fc.Arbitrary<
       }),
     },
     { weight: 1, arbitrary: nested },
+    // A PHP array as JSON: an object whose keys are indexes (`{"0": 1, "1": 3}`).
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(scalar, { maxLength: 4 })
+        .map((items) => ({ entries: items.map((item, index) => [String(index), item] as const) })),
+    },
   );
   const email: fc.Arbitrary<JsonTree> = fc.oneof(
     { weight: 3, arbitrary: validAddress },
@@ -526,7 +541,7 @@ export function hostileRequest(apiKey: string, addresses: number): fc.Arbitrary<
           body = '';
           break;
         case 'query':
-          // Parameters (duplicates included) in the query string; only GET routes read it.
+          // Parameters (duplicates included) in the query string, which every route reads.
           // Cut (even mid-escape) below 8 KiB: longer request lines never reach a function,
           // neither on API Gateway nor through Node's HTTP parser, which answers 431 itself.
           path = `${path}${queryOf(r.params).slice(0, MAX_QUERY)}`;

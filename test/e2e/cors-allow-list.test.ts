@@ -1,0 +1,65 @@
+/**
+ * [http.cors] with an allow-list of origins: a deployment of its own (`cdk synth -c
+ * corsOrigins=...`, bundles included), run as deployed.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { synthesize } from '../../infra/local/synthesize.ts';
+import { startTestStack, type TestStack } from '../support/test-stack.ts';
+
+const ALLOWED = ['https://www.example.com', 'https://shop.example.com'];
+let scratch: string;
+let stack: TestStack;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'cors-synth-'));
+  const cdkOut = await synthesize({
+    outdir: join(scratch, 'cdk.out'),
+    parameterCacheSeconds: 0,
+    bundle: true,
+    context: { corsOrigins: ALLOWED.join(',') },
+  });
+  stack = await startTestStack({ cdkOut });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+const get = (path: string, origin: string) =>
+  fetch(`${stack.apiRoot}${path}`, { headers: { Origin: origin } });
+
+describe('[http.cors] an allow-list of origins', () => {
+  it('answers an allowed origin with that origin and Vary: Origin', async () => {
+    for (const origin of ALLOWED) {
+      const response = await get('/newsletters', origin);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(response.headers.get('vary')).toBe('Origin');
+    }
+  });
+
+  it('gives another origin no Access-Control-Allow-Origin, preflight included', async () => {
+    const response = await get('/newsletters', 'https://evil.example');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(response.headers.get('vary')).toBe('Origin');
+    const preflight = await fetch(`${stack.apiRoot}/subscribe`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it("API Gateway's own answers echo the origin they cannot check (error shape only)", async () => {
+    const response = await get('/no-such-endpoint', 'https://shop.example.com');
+    expect(response.status).toBe(404);
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
+    expect(response.headers.get('vary')).toBe('Origin');
+    expect(await response.json()).toMatchObject({ code: 'not_found' });
+  });
+});
