@@ -1,10 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isNewsletterError } from '../shared/errors.ts';
+import { DynamoStore } from '../shared/adapters/store/dynamo-store.ts';
+import { KEY } from '../shared/adapters/store/table-design.ts';
+import { isNewsletterError } from '../shared/domain/errors.ts';
+import type { Settings } from '../shared/domain/settings-schema.ts';
 import { Newsletter } from '../shared/newsletter.ts';
-import type { CallContext } from '../shared/process/dependencies.ts';
-import type { Settings } from '../shared/settings/settings-schema.ts';
-import { DynamoStore } from '../shared/store/dynamo-store.ts';
-import { KEY } from '../shared/store/table-design.ts';
+import type { CallContext } from '../shared/operations/dependencies.ts';
 import { RecordingLogger, RecordingMailer, TestClock } from '../test/support/fixtures.ts';
 import {
   batchPut,

@@ -6,11 +6,11 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createTable } from '../infra/local/create-table.ts';
-import { CLIENT_OPTIONS } from '../shared/aws/client-options.ts';
-import type { NewsletterIssueRecord } from '../shared/newsletters/newsletter-issue.ts';
-import type { CapacityListener } from '../shared/store/dynamo-store.ts';
-import { INDEX, KEY, LISTED_ATTRIBUTES } from '../shared/store/table-design.ts';
-import type { SubscriberRecord } from '../shared/subscribers/subscriber.ts';
+import type { CapacityListener } from '../shared/adapters/store/dynamo-store.ts';
+import { INDEX, KEY, LISTED_ATTRIBUTES } from '../shared/adapters/store/table-design.ts';
+import type { NewsletterIssueRecord } from '../shared/domain/newsletter-issue.ts';
+import type { SubscriberRecord } from '../shared/domain/subscriber.ts';
+import { CLIENT_OPTIONS } from '../shared/runtime/client-options.ts';
 
 /** Fake credentials: DynamoDB Local checks that requests are signed, not by whom. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench' };
@@ -302,7 +302,7 @@ export function totalUnits(units: ReadonlyMap<CapacityTarget, number>): number {
 
 /**
  * The item DynamoStore writes for a subscriber record: its keys, the `recent` index
- * partition, then the record's own attributes (shared/store/dynamo-store.ts toSubscriberItem,
+ * partition, then the record's own attributes (shared/adapters/store/dynamo-store.ts toSubscriberItem,
  * which is not exported). `checkItemShape` compares it with an item the store wrote.
  */
 export function subscriberItem(record: SubscriberRecord): Record<string, unknown> {

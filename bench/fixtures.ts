@@ -1,7 +1,7 @@
-import type { AddSubscriberParameters } from '../shared/params/parse-parameters.ts';
-import { newSubscriberRecord } from '../shared/process/decide-subscribe.ts';
-import type { Settings } from '../shared/settings/settings-schema.ts';
-import type { SubscriberRecord } from '../shared/subscribers/subscriber.ts';
+import { newSubscriberRecord } from '../shared/domain/decide-subscribe.ts';
+import type { AddSubscriberParameters } from '../shared/domain/parameters/parse-parameters.ts';
+import type { Settings } from '../shared/domain/settings-schema.ts';
+import type { SubscriberRecord } from '../shared/domain/subscriber.ts';
 import { testSettings } from '../test/support/fixtures.ts';
 import { dynamoItemSize, subscriberItem } from './dynamo.ts';
 

@@ -1,8 +1,8 @@
-import { isNewsletterError } from '../shared/errors.ts';
+import { DynamoStore } from '../shared/adapters/store/dynamo-store.ts';
+import { isNewsletterError } from '../shared/domain/errors.ts';
+import type { Settings } from '../shared/domain/settings-schema.ts';
 import { Newsletter } from '../shared/newsletter.ts';
-import type { CallContext } from '../shared/process/dependencies.ts';
-import type { Settings } from '../shared/settings/settings-schema.ts';
-import { DynamoStore } from '../shared/store/dynamo-store.ts';
+import type { CallContext } from '../shared/operations/dependencies.ts';
 import { RecordingLogger, RecordingMailer } from '../test/support/fixtures.ts';
 import { seedListings } from './capacity.ts';
 import { CapacityMeter, createBenchTable, type LocalClients, totalUnits } from './dynamo.ts';

@@ -12,8 +12,8 @@ import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { toProxyEvent } from '../infra/local/proxy-event.ts';
-import { hashToken } from '../shared/process/tokens.ts';
-import { INDEX, KEY, TTL_ATTRIBUTE } from '../shared/store/table-design.ts';
+import { INDEX, KEY, TTL_ATTRIBUTE } from '../shared/adapters/store/table-design.ts';
+import { hashToken } from '../shared/domain/tokens.ts';
 import { subscriberItem } from './dynamo.ts';
 import { benchEmail, benchSettings, kilobyteSubscriber, storedRecord } from './fixtures.ts';
 import { median, percentile, ratio } from './stats.ts';
@@ -135,7 +135,7 @@ function scenarios(config: WarmConfig, sdk: Sdk): Scenario[] {
   const kilobyteItem = (email: string, id: number) =>
     subscriberItem(storedRecord(kilobyteSubscriber(email, settings), settings, id));
 
-  // The requests below are the ones shared/store/dynamo-store.ts makes for each operation.
+  // The requests below are the ones shared/adapters/store/dynamo-store.ts makes for each operation.
   const getSubscriber = async (email: string) => {
     const output = await db.send(
       new GetCommand({ TableName, Key: subscriberKey(email), ConsistentRead: true }),
@@ -199,7 +199,7 @@ function scenarios(config: WarmConfig, sdk: Sdk): Scenario[] {
           sourceIp: clientIp(round, 1),
         }),
       bare: async (round) => {
-        // The per-IP window counter of shared/process/rate-limit.ts, then the lookup.
+        // The per-IP window counter of shared/operations/rate-limit.ts, then the lookup.
         await db.send(
           new UpdateCommand({
             TableName,

@@ -8,4 +8,4 @@ export {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-export { dynamoDocumentClient } from '../shared/aws/dynamodb-client.ts';
+export { dynamoDocumentClient } from '../shared/runtime/dynamodb-client.ts';

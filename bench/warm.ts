@@ -5,11 +5,11 @@ import { FUNCTION_NODE_OPTIONS } from '../infra/cdk/constructs/newsletter-functi
 import { localEnvironment } from '../infra/local/local-environment.ts';
 import { startParameterStore } from '../infra/local/stand-ins/parameter-store.ts';
 import { startSesLocal } from '../infra/local/stand-ins/ses-local.ts';
-import { ENV_DEFAULTS } from '../shared/config/environment.ts';
-import { isNewsletterError } from '../shared/errors.ts';
+import { DynamoStore } from '../shared/adapters/store/dynamo-store.ts';
+import { isNewsletterError } from '../shared/domain/errors.ts';
+import type { Settings } from '../shared/domain/settings-schema.ts';
 import { Newsletter } from '../shared/newsletter.ts';
-import type { Settings } from '../shared/settings/settings-schema.ts';
-import { DynamoStore } from '../shared/store/dynamo-store.ts';
+import { ENV_DEFAULTS } from '../shared/runtime/environment.ts';
 import { RecordingLogger, RecordingMailer } from '../test/support/fixtures.ts';
 import { PROJECT_ROOT } from './bundles.ts';
 import { seedListings } from './capacity.ts';

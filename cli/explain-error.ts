@@ -1,5 +1,5 @@
-import { DependencyError } from '../shared/errors.ts';
-import { SettingsError } from '../shared/settings/parse-settings.ts';
+import { DependencyError } from '../shared/domain/errors.ts';
+import { SettingsError } from '../shared/domain/parse-settings.ts';
 import { CliError } from './cli-error.ts';
 import type { Connection } from './connection/connection.ts';
 

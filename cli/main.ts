@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { ENV } from '../shared/config/environment.ts';
+import { ENV } from '../shared/runtime/environment.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerListsCommands } from './commands/lists.ts';

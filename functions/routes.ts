@@ -5,18 +5,18 @@
  */
 
 import * as v from 'valibot';
-import { NewsletterIssueSchema } from '../shared/newsletters/newsletter-issue.ts';
-import { DeleteResultSchema } from '../shared/operations/delete-subscriber.ts';
-import { PublicSubscribeResultSchema } from '../shared/operations/subscribe.ts';
+import { INDEX } from '../shared/adapters/store/table-design.ts';
+import { NewsletterIssueSchema } from '../shared/domain/newsletter-issue.ts';
 import {
   AddSubscriberRequestSchema,
   EmailRequestSchema,
   NoParametersSchema,
   SubscribeRequestSchema,
   TokenRequestSchema,
-} from '../shared/params/request-schemas.ts';
-import { INDEX } from '../shared/store/table-design.ts';
-import { SubscriberSchema } from '../shared/subscribers/subscriber.ts';
+} from '../shared/domain/parameters/request-schemas.ts';
+import { SubscriberSchema } from '../shared/domain/subscriber.ts';
+import { DeleteResultSchema } from '../shared/operations/delete-subscriber.ts';
+import { PublicSubscribeResultSchema } from '../shared/operations/subscribe.ts';
 
 /** HTTP methods the API answers. */
 export type HttpMethod = 'GET' | 'POST';

@@ -1,6 +1,6 @@
-import { sesClient } from '../shared/aws/ses-client.ts';
-import { SesMailer } from '../shared/mail/ses-mailer.ts';
+import { SesMailer } from '../shared/adapters/mail/ses-mailer.ts';
 import { Newsletter } from '../shared/newsletter.ts';
+import { sesClient } from '../shared/runtime/ses-client.ts';
 import { apiHandler } from './http/api-handler.ts';
 
 Newsletter.configure({ mailer: new SesMailer(sesClient()) });

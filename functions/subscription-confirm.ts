@@ -1,8 +1,8 @@
-import { sesClient } from '../shared/aws/ses-client.ts';
-import { SesMailer } from '../shared/mail/ses-mailer.ts';
+import { SesMailer } from '../shared/adapters/mail/ses-mailer.ts';
 import { Newsletter } from '../shared/newsletter.ts';
-import { confirmPage } from '../shared/pages/confirm-page.ts';
+import { sesClient } from '../shared/runtime/ses-client.ts';
 import { pageHandler } from './http/page-handler.ts';
+import { confirmPage } from './http/pages/confirm-page.ts';
 
 Newsletter.configure({ mailer: new SesMailer(sesClient()) });
 

@@ -1,6 +1,6 @@
 import { Newsletter } from '../shared/newsletter.ts';
-import { unsubscribePage } from '../shared/pages/unsubscribe-page.ts';
 import { pageHandler } from './http/page-handler.ts';
+import { unsubscribePage } from './http/pages/unsubscribe-page.ts';
 
 /** The unsubscribe link: GET shows the button, POST (or RFC 8058 one-click) unsubscribes. */
 export const handler = pageHandler('subscription-unsubscribe', {

@@ -1,12 +1,13 @@
-import { dynamoDocumentClient } from './aws/dynamodb-client.ts';
-import { readEnvironment } from './config/environment.ts';
-import { ServiceParameters } from './config/parameters.ts';
-import type { NewsletterError } from './errors.ts';
-import { log } from './log/logger.ts';
-import type { MailPort } from './mail/mail-port.ts';
-import type { NewsletterIssue } from './newsletters/newsletter-issue.ts';
+import type { MailPort } from './adapters/mail/mail-port.ts';
+import { ServiceParameters } from './adapters/parameters/service-parameters.ts';
+import { DynamoStore } from './adapters/store/dynamo-store.ts';
+import type { NewsletterError } from './domain/errors.ts';
+import type { NewsletterIssue } from './domain/newsletter-issue.ts';
+import type { RawParameters } from './domain/parameters/normalise-parameters.ts';
+import type { Subscriber } from './domain/subscriber.ts';
 import { addSubscriber } from './operations/add-subscriber.ts';
 import { type DeleteResult, deleteSubscriber } from './operations/delete-subscriber.ts';
+import { type CallContext, type Dependencies, TRUSTED } from './operations/dependencies.ts';
 import { listNewsletters } from './operations/list-newsletters.ts';
 import { listSubscribers } from './operations/list-subscribers.ts';
 import { runOperation } from './operations/run-operation.ts';
@@ -18,10 +19,9 @@ import {
   unsubscribeByLink,
 } from './operations/token-links.ts';
 import { unsubscribe } from './operations/unsubscribe.ts';
-import type { RawParameters } from './params/normalise-parameters.ts';
-import { type CallContext, type Dependencies, TRUSTED } from './process/dependencies.ts';
-import { DynamoStore } from './store/dynamo-store.ts';
-import type { Subscriber } from './subscribers/subscriber.ts';
+import { dynamoDocumentClient } from './runtime/dynamodb-client.ts';
+import { readEnvironment } from './runtime/environment.ts';
+import { log } from './runtime/logger.ts';
 
 /** Stands in until a mailer is configured, so a mail-less function never loads the SES client. */
 const noMailer: MailPort = {
@@ -35,7 +35,7 @@ const noMailer: MailPort = {
  * result or a `NewsletterError` value (check with `isNewsletterError`); nothing expected throws.
  *
  * In-process callers are trusted (no key). Dependencies come from the environment on first
- * use (see shared/config/environment.ts); `configure` replaces any of them.
+ * use (see shared/runtime/environment.ts); `configure` replaces any of them.
  */
 // biome-ignore lint/complexity/noStaticOnlyClass: the published interface is a class of static methods
 export class Newsletter {

@@ -4,7 +4,7 @@
  * and its whole configuration are resolved during cold start, before any request needs them.
  */
 import { SESClient } from '@aws-sdk/client-ses';
-import { CLIENT_OPTIONS } from '../../shared/aws/client-options.ts';
+import { CLIENT_OPTIONS } from '../../shared/runtime/client-options.ts';
 
 let client: SESClient | undefined;
 

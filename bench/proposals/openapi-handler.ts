@@ -5,7 +5,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import document from '../../docs/openapi.json' with { type: 'json' };
-import { log } from '../../shared/log/logger.ts';
+import { log } from '../../shared/runtime/logger.ts';
 
 const ROUTE_PATH = '/openapi.json';
 

@@ -4,7 +4,7 @@ import {
   apiKeyProblem,
   generateApiKey,
   writeApiKey,
-} from '../../shared/admin/api-key-parameter.ts';
+} from '../admin/api-key-parameter.ts';
 import { CliError, EXIT } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';
 import { writeLine } from '../io.ts';

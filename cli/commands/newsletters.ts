@@ -3,7 +3,7 @@ import {
   isPublicIssue,
   type NewsletterIssueRecord,
   type NewsletterIssueStatus,
-} from '../../shared/newsletters/newsletter-issue.ts';
+} from '../../shared/domain/newsletter-issue.ts';
 import { NEWSLETTERS_LIMIT } from '../../shared/operations/list-newsletters.ts';
 import { CliError, EXIT } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
+import { parseSettings, SettingsError } from '../../shared/domain/parse-settings.ts';
+import type { Settings } from '../../shared/domain/settings-schema.ts';
 import {
   readSettingsText,
   type StoredSettings,
   writeSettings,
-} from '../../shared/admin/settings-document.ts';
-import { parseSettings, SettingsError } from '../../shared/settings/parse-settings.ts';
-import type { Settings } from '../../shared/settings/settings-schema.ts';
+} from '../admin/settings-document.ts';
 import { CliError } from '../cli-error.ts';
 import type { Services } from '../connection/services.ts';
 import type { CliContext } from '../context.ts';

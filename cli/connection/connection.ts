@@ -1,4 +1,4 @@
-import { ENV, ENV_DEFAULTS } from '../../shared/config/environment.ts';
+import { ENV, ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import type { CliIo } from '../io.ts';
 import { DEFAULT_DATA_DIR, localEndpointsPath, readLocalEndpoints } from './local-endpoints.ts';
 

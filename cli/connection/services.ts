@@ -1,9 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { readSettings, type StoredSettings } from '../../shared/admin/settings-document.ts';
-import { ENV } from '../../shared/config/environment.ts';
-import { DynamoStore } from '../../shared/store/dynamo-store.ts';
+import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import { ENV } from '../../shared/runtime/environment.ts';
+import { readSettings, type StoredSettings } from '../admin/settings-document.ts';
 import { CliError } from '../cli-error.ts';
 import type { Connection } from './connection.ts';
 

@@ -1,5 +1,5 @@
-import type { Settings } from '../../shared/settings/settings-schema.ts';
-import type { Subscriber } from '../../shared/subscribers/subscriber.ts';
+import type { Settings } from '../../shared/domain/settings-schema.ts';
+import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { CliError } from '../cli-error.ts';
 
 /**

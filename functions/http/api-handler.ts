@@ -1,10 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { verifyApiKey } from '../../shared/auth/verify-api-key.ts';
-import { isNewsletterError, type NewsletterError } from '../../shared/errors.ts';
-import { describeError } from '../../shared/log/logger.ts';
+import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import { Newsletter } from '../../shared/newsletter.ts';
-import type { CallContext } from '../../shared/process/dependencies.ts';
+import type { CallContext } from '../../shared/operations/dependencies.ts';
+import { describeError } from '../../shared/runtime/logger.ts';
 import { type Route, routes } from '../routes.ts';
 import { apiRootOf } from './api-root.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
@@ -13,6 +12,7 @@ import { methodNotAllowed } from './method-guard.ts';
 import { header, parseRequest, type RequestParameters } from './parse-request.ts';
 import { requestIdOf, requestLog } from './request-log.ts';
 import { errorResponse, internalErrorResponse, jsonResponse } from './responses.ts';
+import { verifyApiKey } from './verify-api-key.ts';
 
 /** A Lambda handler for an API Gateway REST (v1 proxy) event. */
 export type ProxyHandler = middy.MiddyfiedHandler<

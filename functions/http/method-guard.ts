@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { newsletterError } from '../../shared/errors.ts';
+import { newsletterError } from '../../shared/domain/errors.ts';
 import type { Route } from '../routes.ts';
 import { errorResponse } from './responses.ts';
 

@@ -5,11 +5,11 @@ import {
   toJsonSchemaDefs,
 } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { ERROR_STATUS } from '../../shared/errors.ts';
-import { NewsletterIssueSchema } from '../../shared/newsletters/newsletter-issue.ts';
+import { ERROR_STATUS } from '../../shared/domain/errors.ts';
+import { NewsletterIssueSchema } from '../../shared/domain/newsletter-issue.ts';
+import { SubscriberSchema } from '../../shared/domain/subscriber.ts';
 import { DeleteResultSchema } from '../../shared/operations/delete-subscriber.ts';
 import { PublicSubscribeResultSchema } from '../../shared/operations/subscribe.ts';
-import { SubscriberSchema } from '../../shared/subscribers/subscriber.ts';
 import { type HttpMethod, type Route, routes } from '../routes.ts';
 import { MAX_BODY_BYTES } from './parse-request.ts';
 import { ErrorBodySchema } from './responses.ts';

@@ -1,14 +1,14 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { isNewsletterError, type NewsletterError } from '../../shared/errors.ts';
+import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import { Newsletter } from '../../shared/newsletter.ts';
+import type { CallContext } from '../../shared/operations/dependencies.ts';
 import type { LinkOutcome } from '../../shared/operations/token-links.ts';
-import type { HtmlPage } from '../../shared/pages/html-page.ts';
-import { type MessagePageKind, messagePage } from '../../shared/pages/message-page.ts';
-import type { CallContext } from '../../shared/process/dependencies.ts';
 import { errorBoundary, type ProxyHandler, routeNamed } from './api-handler.ts';
 import { apiRootOf } from './api-root.ts';
 import { methodNotAllowed } from './method-guard.ts';
+import type { HtmlPage } from './pages/html-page.ts';
+import { type MessagePageKind, messagePage } from './pages/message-page.ts';
 import { parseRequest } from './parse-request.ts';
 import { requestIdOf, requestLog } from './request-log.ts';
 

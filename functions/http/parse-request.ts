@@ -1,6 +1,10 @@
 import { Busboy } from '@fastify/busboy';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { isNewsletterError, type NewsletterError, newsletterError } from '../../shared/errors.ts';
+import {
+  isNewsletterError,
+  type NewsletterError,
+  newsletterError,
+} from '../../shared/domain/errors.ts';
 
 /** Largest accepted body (decisions part 6); larger is a 400 before any parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;

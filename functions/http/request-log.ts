@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Logger } from '../../shared/log/logger.ts';
+import type { Logger } from '../../shared/runtime/logger.ts';
 
 /** The request id a person can quote: API Gateway's, else the Lambda invocation's. */
 export function requestIdOf(event: APIGatewayProxyEvent, context: Context): string {

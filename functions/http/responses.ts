@@ -5,7 +5,7 @@ import {
   type ErrorCode,
   type NewsletterError,
   newsletterError,
-} from '../../shared/errors.ts';
+} from '../../shared/domain/errors.ts';
 
 /** The JSON error body (decisions part 6); documents the API. */
 export const ErrorBodySchema = v.pipe(

@@ -1,5 +1,5 @@
 import { ResponseType } from 'aws-cdk-lib/aws-apigateway';
-import { ERROR_STATUS, type ErrorCode } from '../../shared/errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../../shared/domain/errors.ts';
 
 /** One error API Gateway answers by itself, without reaching a function. */
 export interface GatewayError {

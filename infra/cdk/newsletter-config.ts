@@ -1,4 +1,4 @@
-import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
+import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 
 /**
  * What an operator chooses at deploy time, read from CDK context (`-c key=value` or the

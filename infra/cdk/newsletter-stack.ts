@@ -4,7 +4,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { routes } from '../../functions/routes.ts';
-import { ENV } from '../../shared/config/environment.ts';
+import { ENV } from '../../shared/runtime/environment.ts';
 import { NewsletterApi } from './constructs/newsletter-api.ts';
 import { NewsletterFunction } from './constructs/newsletter-function.ts';
 import { NewsletterTable } from './constructs/newsletter-table.ts';
@@ -74,7 +74,7 @@ export class NewsletterStack extends Stack {
       }),
       region: this.region,
     };
-    // What the domain layer reads (shared/config/environment.ts), the same for every function.
+    // What the domain layer reads (shared/runtime/environment.ts), the same for every function.
     const environment = {
       [ENV.table]: this.table.tableName,
       [ENV.apiKeyParameter]: config.apiKeyParameter,

@@ -92,7 +92,7 @@ export function routePolicyStatements(route: Route, targets: AccessTargets): Pol
       new PolicyStatement({
         sid: 'Mail',
         effect: Effect.ALLOW,
-        // The mailer builds MIME itself and sends it raw (shared/mail/ses-mailer.ts).
+        // The mailer builds MIME itself and sends it raw (shared/adapters/mail/ses-mailer.ts).
         actions: ['ses:SendRawEmail'],
         resources: [...targets.mailIdentityArns],
         // Only as the sender identity: the whole domain, or exactly the one address.

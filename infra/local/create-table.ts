@@ -4,7 +4,12 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { INDEX, KEY, LISTED_ATTRIBUTES, TTL_ATTRIBUTE } from '../../shared/store/table-design.ts';
+import {
+  INDEX,
+  KEY,
+  LISTED_ATTRIBUTES,
+  TTL_ATTRIBUTE,
+} from '../../shared/adapters/store/table-design.ts';
 
 /**
  * Creates the table of the storage design in DynamoDB Local, as the CDK stack does on AWS.

@@ -1,5 +1,5 @@
-import type { NewsletterIssueRecord } from '../../shared/newsletters/newsletter-issue.ts';
-import type { SettingsInput } from '../../shared/settings/settings-schema.ts';
+import type { NewsletterIssueRecord } from '../../shared/domain/newsletter-issue.ts';
+import type { SettingsInput } from '../../shared/domain/settings-schema.ts';
 
 /**
  * Settings `npm start` seeds when there are none: a public list, a pre-assigned one, a private

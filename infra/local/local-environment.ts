@@ -1,4 +1,4 @@
-import { ENV, ENV_DEFAULTS } from '../../shared/config/environment.ts';
+import { ENV, ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 
 /** Where the stand-ins listen, and the table the functions use. */
 export interface LocalTargets {

@@ -1,9 +1,9 @@
-import { isNewsletterError, type NewsletterError, newsletterError } from '../errors.ts';
-import type { RawParameters } from '../params/normalise-parameters.ts';
-import { parseAddSubscriberParameters } from '../params/parse-parameters.ts';
-import { newSubscriberRecord } from '../process/decide-subscribe.ts';
-import type { Dependencies } from '../process/dependencies.ts';
-import { type Subscriber, toSubscriber } from '../subscribers/subscriber.ts';
+import { newSubscriberRecord } from '../domain/decide-subscribe.ts';
+import { isNewsletterError, type NewsletterError, newsletterError } from '../domain/errors.ts';
+import type { RawParameters } from '../domain/parameters/normalise-parameters.ts';
+import { parseAddSubscriberParameters } from '../domain/parameters/parse-parameters.ts';
+import { type Subscriber, toSubscriber } from '../domain/subscriber.ts';
+import type { Dependencies } from './dependencies.ts';
 
 /**
  * `add_subscriber`: writes a new subscriber directly, no process and no mail. Uniqueness of the

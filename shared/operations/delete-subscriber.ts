@@ -4,11 +4,11 @@ import {
   type NewsletterError,
   newsletterError,
   unavailable,
-} from '../errors.ts';
-import type { RawParameters } from '../params/normalise-parameters.ts';
-import { parseEmailParameters } from '../params/parse-parameters.ts';
-import { backoff, MAX_ATTEMPTS } from '../process/commit-change.ts';
-import type { Dependencies } from '../process/dependencies.ts';
+} from '../domain/errors.ts';
+import type { RawParameters } from '../domain/parameters/normalise-parameters.ts';
+import { parseEmailParameters } from '../domain/parameters/parse-parameters.ts';
+import { backoff, MAX_ATTEMPTS } from './commit-change.ts';
+import type { Dependencies } from './dependencies.ts';
 
 /** What `delete_subscriber` returns. */
 export const DeleteResultSchema = v.pipe(

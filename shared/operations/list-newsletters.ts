@@ -1,5 +1,5 @@
-import { type NewsletterIssue, toNewsletterIssue } from '../newsletters/newsletter-issue.ts';
-import type { CallContext, Dependencies } from '../process/dependencies.ts';
+import { type NewsletterIssue, toNewsletterIssue } from '../domain/newsletter-issue.ts';
+import type { CallContext, Dependencies } from './dependencies.ts';
 
 /** How many newsletters `newsletters` returns (interface part 8). */
 export const NEWSLETTERS_LIMIT = 10;

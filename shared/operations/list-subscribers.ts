@@ -1,5 +1,5 @@
-import type { Dependencies } from '../process/dependencies.ts';
-import { type Subscriber, toSubscriber } from '../subscribers/subscriber.ts';
+import { type Subscriber, toSubscriber } from '../domain/subscriber.ts';
+import type { Dependencies } from './dependencies.ts';
 
 /** How many subscribers `subscribers` returns (interface part 8). */
 export const SUBSCRIBERS_LIMIT = 20;

@@ -4,9 +4,9 @@ import {
   type NewsletterError,
   newsletterError,
   unavailable,
-} from '../errors.ts';
-import { describeError } from '../log/logger.ts';
-import type { Dependencies } from '../process/dependencies.ts';
+} from '../domain/errors.ts';
+import { describeError } from '../runtime/logger.ts';
+import type { Dependencies } from './dependencies.ts';
 
 /**
  * Runs an operation so that nothing escapes as a throw: a dependency failure becomes the 503

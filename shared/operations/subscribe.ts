@@ -1,18 +1,21 @@
 import * as v from 'valibot';
+import { decideSubscribe } from '../domain/decide-subscribe.ts';
 import {
   isNewsletterError,
   type NewsletterError,
   newsletterError,
   unavailable,
-} from '../errors.ts';
-import type { RawParameters } from '../params/normalise-parameters.ts';
-import { parseSubscribeParameters, type SubscribeParameters } from '../params/parse-parameters.ts';
-import { backoff, commitChange, MAX_ATTEMPTS } from '../process/commit-change.ts';
-import { decideSubscribe } from '../process/decide-subscribe.ts';
-import type { CallContext, Dependencies } from '../process/dependencies.ts';
-import { withinRateLimit } from '../process/rate-limit.ts';
-import type { Settings } from '../settings/settings-schema.ts';
-import { type Subscriber, toSubscriber } from '../subscribers/subscriber.ts';
+} from '../domain/errors.ts';
+import type { RawParameters } from '../domain/parameters/normalise-parameters.ts';
+import {
+  parseSubscribeParameters,
+  type SubscribeParameters,
+} from '../domain/parameters/parse-parameters.ts';
+import type { Settings } from '../domain/settings-schema.ts';
+import { type Subscriber, toSubscriber } from '../domain/subscriber.ts';
+import { backoff, commitChange, MAX_ATTEMPTS } from './commit-change.ts';
+import type { CallContext, Dependencies } from './dependencies.ts';
+import { withinRateLimit } from './rate-limit.ts';
 
 /**
  * What a keyless caller learns: the same for a new, pending, confirmed, unsubscribed or blocked

@@ -1,9 +1,9 @@
-import { isNewsletterError, type NewsletterError, unavailable } from '../errors.ts';
-import { backoff, commitChange, MAX_ATTEMPTS } from '../process/commit-change.ts';
-import type { CallContext, Dependencies } from '../process/dependencies.ts';
-import { hashToken, isWellFormedToken, sameHash } from '../process/tokens.ts';
-import type { TokenPurpose } from '../store/store-port.ts';
-import type { SubscriberRecord } from '../subscribers/subscriber.ts';
+import type { TokenPurpose } from '../adapters/store/store-port.ts';
+import { isNewsletterError, type NewsletterError, unavailable } from '../domain/errors.ts';
+import type { SubscriberRecord } from '../domain/subscriber.ts';
+import { hashToken, isWellFormedToken, sameHash } from '../domain/tokens.ts';
+import { backoff, commitChange, MAX_ATTEMPTS } from './commit-change.ts';
+import type { CallContext, Dependencies } from './dependencies.ts';
 import { unsubscribeAddress } from './unsubscribe.ts';
 
 /** What following a link in a mail achieved; `invalid` covers unknown, expired and superseded. */

@@ -3,12 +3,12 @@ import {
   type NewsletterError,
   newsletterError,
   unavailable,
-} from '../errors.ts';
-import type { RawParameters } from '../params/normalise-parameters.ts';
-import { parseEmailParameters } from '../params/parse-parameters.ts';
-import { backoff, MAX_ATTEMPTS } from '../process/commit-change.ts';
-import type { Dependencies } from '../process/dependencies.ts';
-import { type Subscriber, type SubscriberRecord, toSubscriber } from '../subscribers/subscriber.ts';
+} from '../domain/errors.ts';
+import type { RawParameters } from '../domain/parameters/normalise-parameters.ts';
+import { parseEmailParameters } from '../domain/parameters/parse-parameters.ts';
+import { type Subscriber, type SubscriberRecord, toSubscriber } from '../domain/subscriber.ts';
+import { backoff, MAX_ATTEMPTS } from './commit-change.ts';
+import type { Dependencies } from './dependencies.ts';
 
 /** The outcome of unsubscribing a known subscriber. */
 export type UnsubscribeOutcome = { readonly record: SubscriberRecord } | NewsletterError;

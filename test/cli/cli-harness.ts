@@ -10,9 +10,9 @@ import {
   type ParameterStore,
   startParameterStore,
 } from '../../infra/local/stand-ins/parameter-store.ts';
-import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
-import type { SettingsInput } from '../../shared/settings/settings-schema.ts';
-import type { DynamoStore } from '../../shared/store/dynamo-store.ts';
+import type { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import type { SettingsInput } from '../../shared/domain/settings-schema.ts';
+import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 
 /** What one CLI run printed and returned. */

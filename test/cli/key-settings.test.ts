@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
+import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import { CLI_SETTINGS, type CliWorld, cliWorld } from './cli-harness.ts';
 
 const KEY = ENV_DEFAULTS.apiKeyParameter;

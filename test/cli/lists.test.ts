@@ -1,9 +1,9 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
-import { isNewsletterError } from '../../shared/errors.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import { parseSettings } from '../../shared/domain/parse-settings.ts';
+import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { Newsletter } from '../../shared/newsletter.ts';
-import { parseSettings } from '../../shared/settings/parse-settings.ts';
-import type { Subscriber } from '../../shared/subscribers/subscriber.ts';
+import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import { CLI_SETTINGS, type CliWorld, cliWorld } from './cli-harness.ts';
 
 const SETTINGS = ENV_DEFAULTS.settingsParameter;

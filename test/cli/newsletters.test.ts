@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { isNewsletterError } from '../../shared/errors.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import type { NewsletterIssue } from '../../shared/domain/newsletter-issue.ts';
 import { Newsletter } from '../../shared/newsletter.ts';
-import type { NewsletterIssue } from '../../shared/newsletters/newsletter-issue.ts';
 import { type CliWorld, cliWorld } from './cli-harness.ts';
 
 let world: CliWorld;

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { unescapeCell } from '../../cli/subscribers/csv-format.ts';
-import type { Subscriber } from '../../shared/subscribers/subscriber.ts';
+import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { type CliWorld, cliWorld } from './cli-harness.ts';
 import { startFailingProxy } from './failing-proxy.ts';
 import { byEmail, parseCsv, STORED_COLUMNS, writeGeneratedCsv } from './subscriber-csv.ts';

@@ -18,7 +18,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../infra/local/cloud/aws-endpoint.ts';
 import type { DeployedFunction } from '../../infra/local/cloud/deployed-stack.ts';
-import { mintToken } from '../../shared/process/tokens.ts';
+import { mintToken } from '../../shared/domain/tokens.ts';
 import {
   type ApiResponse,
   type LocalService,

@@ -5,7 +5,7 @@
  * the API key rules of part 5, and that no answer ever carries a token or the key.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Subscriber } from '../../shared/subscribers/subscriber.ts';
+import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import {
   type ApiResponse,
   type BodyType,

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredMail } from '../../infra/local/stand-ins/ses-local.ts';
 import { rawHeader } from '../../infra/local/stand-ins/ses-local.ts';
-import type { Subscriber } from '../../shared/subscribers/subscriber.ts';
+import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import {
   type ApiResponse,
   type ErrorBody,

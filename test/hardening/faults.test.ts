@@ -25,7 +25,7 @@ import {
   startParameterStore,
 } from '../../infra/local/stand-ins/parameter-store.ts';
 import type { StoredMail } from '../../infra/local/stand-ins/ses-local.ts';
-import { hashToken } from '../../shared/process/tokens.ts';
+import { hashToken } from '../../shared/domain/tokens.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
   checkIntegrity,

@@ -5,8 +5,8 @@
  * from a mail (decisions part 4: tokens are stored only as hashes).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { keysMatch, verifyApiKey } from '../../shared/auth/verify-api-key.ts';
-import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
+import { keysMatch, verifyApiKey } from '../../functions/http/verify-api-key.ts';
+import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import { RecordingLogger } from '../support/fixtures.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeploymentContextError, readNewsletterConfig } from '../../infra/cdk/newsletter-config.ts';
-import { ENV_DEFAULTS } from '../../shared/config/environment.ts';
+import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 
 const from = (context: Record<string, unknown>) => (key: string) => context[key];
 

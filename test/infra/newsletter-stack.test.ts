@@ -3,9 +3,14 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { type Route, routes } from '../../functions/routes.ts';
-import { ENV, ENV_DEFAULTS } from '../../shared/config/environment.ts';
-import { ERROR_STATUS } from '../../shared/errors.ts';
-import { INDEX, KEY, LISTED_ATTRIBUTES, TTL_ATTRIBUTE } from '../../shared/store/table-design.ts';
+import {
+  INDEX,
+  KEY,
+  LISTED_ATTRIBUTES,
+  TTL_ATTRIBUTE,
+} from '../../shared/adapters/store/table-design.ts';
+import { ERROR_STATUS } from '../../shared/domain/errors.ts';
+import { ENV, ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import { CONTRACT_ENDPOINTS } from '../support/contract.ts';
 import { buildApp, resourcesOfType, type TemplateResource } from './build-app.ts';
 

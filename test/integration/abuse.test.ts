@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isNewsletterError } from '../../shared/errors.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { Newsletter } from '../../shared/newsletter.ts';
 import {
   type RecordingMailer,

@@ -9,8 +9,8 @@ import {
   type ParameterStore,
   startParameterStore,
 } from '../../infra/local/stand-ins/parameter-store.ts';
-import { CachedParameters } from '../../shared/config/cached-parameters.ts';
-import { DependencyError } from '../../shared/errors.ts';
+import { CachedParameters } from '../../shared/adapters/parameters/cached-parameters.ts';
+import { DependencyError } from '../../shared/domain/errors.ts';
 import { startDeadEndpoint } from '../support/dead-endpoint.ts';
 
 const KEY = '/newsletter/api-key';

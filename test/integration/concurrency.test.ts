@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isNewsletterError } from '../../shared/errors.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { Newsletter } from '../../shared/newsletter.ts';
-import type { Subscriber } from '../../shared/subscribers/subscriber.ts';
 import { type RecordingMailer, testDependencies } from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 

@@ -1,10 +1,10 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isNewsletterError } from '../../shared/errors.ts';
+import type { Store } from '../../shared/adapters/store/store-port.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import type { NewsletterIssueRecord } from '../../shared/domain/newsletter-issue.ts';
+import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { Newsletter } from '../../shared/newsletter.ts';
-import type { NewsletterIssueRecord } from '../../shared/newsletters/newsletter-issue.ts';
-import type { Store } from '../../shared/store/store-port.ts';
-import type { Subscriber } from '../../shared/subscribers/subscriber.ts';
 import { type RecordingMailer, type TestClock, testDependencies } from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 

@@ -1,9 +1,9 @@
-import type { Logger } from '../../shared/log/logger.ts';
-import type { DueMail, MailPort } from '../../shared/mail/mail-port.ts';
-import type { Dependencies } from '../../shared/process/dependencies.ts';
-import { parseSettings } from '../../shared/settings/parse-settings.ts';
-import type { Settings, SettingsInput } from '../../shared/settings/settings-schema.ts';
-import type { Store } from '../../shared/store/store-port.ts';
+import type { DueMail, MailPort } from '../../shared/adapters/mail/mail-port.ts';
+import type { Store } from '../../shared/adapters/store/store-port.ts';
+import { parseSettings } from '../../shared/domain/parse-settings.ts';
+import type { Settings, SettingsInput } from '../../shared/domain/settings-schema.ts';
+import type { Dependencies } from '../../shared/operations/dependencies.ts';
+import type { Logger } from '../../shared/runtime/logger.ts';
 
 /** Settings with a public, a private and a pre-assigned list and two profile fields. */
 export function testSettings(overrides: Partial<SettingsInput> = {}): Settings {

@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createTable } from '../../infra/local/create-table.ts';
-import { type CapacityListener, DynamoStore } from '../../shared/store/dynamo-store.ts';
+import { type CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 
 /** Fake credentials: DynamoDB Local checks that requests are signed, not by whom. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };

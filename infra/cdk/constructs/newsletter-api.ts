@@ -18,7 +18,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Route } from '../../../functions/routes.ts';
-import { ERROR_STATUS } from '../../../shared/errors.ts';
+import { ERROR_STATUS } from '../../../shared/domain/errors.ts';
 import { errorBody, GATEWAY_ERRORS } from '../gateway-errors.ts';
 
 /** Path of `{api_root}` below the stage: `{base_url}/{stage}/newsletter/v1`. */

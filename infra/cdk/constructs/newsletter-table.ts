@@ -7,7 +7,7 @@ import {
   KEY,
   LISTED_ATTRIBUTES,
   TTL_ATTRIBUTE,
-} from '../../../shared/store/table-design.ts';
+} from '../../../shared/adapters/store/table-design.ts';
 
 /** Options an operator sets through context. */
 export interface NewsletterTableProps {
@@ -18,7 +18,7 @@ export interface NewsletterTableProps {
 }
 
 /**
- * The single table of shared/store/table-design.ts: the same keys, TTL attribute and indexes
+ * The single table of shared/adapters/store/table-design.ts: the same keys, TTL attribute and indexes
  * the DynamoDB adapter and the local runner use, so they cannot drift apart.
  */
 export class NewsletterTable extends Table {

@@ -7,7 +7,7 @@
  * "unsubscribe" would press: a POST of `List-Unsubscribe=One-Click` to the header's URL.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { escapeHtml } from '../../../shared/html/escape-html.ts';
+import { escapeHtml } from '../../../shared/domain/escape-html.ts';
 
 /** One stored mail, as much as the viewer shows. */
 export interface ViewedMail {

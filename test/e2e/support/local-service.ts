@@ -13,9 +13,9 @@ import {
   type SesLocal,
   type StoredMail,
 } from '../../../infra/local/stand-ins/ses-local.ts';
-import { ENV_DEFAULTS } from '../../../shared/config/environment.ts';
-import type { SettingsInput } from '../../../shared/settings/settings-schema.ts';
-import type { Subscriber } from '../../../shared/subscribers/subscriber.ts';
+import type { SettingsInput } from '../../../shared/domain/settings-schema.ts';
+import type { Subscriber } from '../../../shared/domain/subscriber.ts';
+import { ENV_DEFAULTS } from '../../../shared/runtime/environment.ts';
 import { startTestStack, type TestStack } from '../../support/test-stack.ts';
 
 /** How a POST body is encoded. */

@@ -10,9 +10,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEMO_SETTINGS } from '../../../infra/local/demo-data.ts';
 import type { ParameterStore } from '../../../infra/local/stand-ins/parameter-store.ts';
-import { ENV_DEFAULTS } from '../../../shared/config/environment.ts';
-import type { SettingsInput } from '../../../shared/settings/settings-schema.ts';
-import { INDEX } from '../../../shared/store/table-design.ts';
+import { INDEX } from '../../../shared/adapters/store/table-design.ts';
+import type { SettingsInput } from '../../../shared/domain/settings-schema.ts';
+import { ENV_DEFAULTS } from '../../../shared/runtime/environment.ts';
 
 /** One item of the table, as the document client returns it. */
 export type Item = Record<string, unknown>;

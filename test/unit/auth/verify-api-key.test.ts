@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keysMatch, verifyApiKey } from '../../../shared/auth/verify-api-key.ts';
-import { DependencyError } from '../../../shared/errors.ts';
+import { keysMatch, verifyApiKey } from '../../../functions/http/verify-api-key.ts';
+import { DependencyError } from '../../../shared/domain/errors.ts';
 import { RecordingLogger } from '../../support/fixtures.ts';
 
 const KEY = 'k3y-0123456789abcdef';

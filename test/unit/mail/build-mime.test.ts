@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildMime, type MimeMessage } from '../../../shared/mail/build-mime.ts';
-import { renderMail } from '../../../shared/mail/render-mail.ts';
+import { buildMime, type MimeMessage } from '../../../shared/adapters/mail/build-mime.ts';
+import { renderMail } from '../../../shared/adapters/mail/render-mail.ts';
 import { dueMail, HOSTILE_NAME, mailSettings, UNSUBSCRIBE_URL } from './mail-fixtures.ts';
 import { headerValues, parseMime } from './parse-mime.ts';
 

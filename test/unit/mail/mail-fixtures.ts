@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import type { DueMail } from '../../../shared/mail/mail-port.ts';
-import { type Settings, SettingsSchema } from '../../../shared/settings/settings-schema.ts';
+import type { DueMail } from '../../../shared/adapters/mail/mail-port.ts';
+import { type Settings, SettingsSchema } from '../../../shared/domain/settings-schema.ts';
 
 /** Settings as an operator might write them, defaults (texts included) filled in. */
 export function mailSettings(overrides: Partial<Settings> = {}): Settings {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderMail } from '../../../shared/mail/render-mail.ts';
+import { renderMail } from '../../../shared/adapters/mail/render-mail.ts';
 import {
   CONFIRM_URL,
   dueMail,

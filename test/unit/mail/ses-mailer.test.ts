@@ -1,7 +1,7 @@
 import { SESClient } from '@aws-sdk/client-ses';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SesLocal, startSesLocal } from '../../../infra/local/stand-ins/ses-local.ts';
-import { MailDeliveryError, SesMailer } from '../../../shared/mail/ses-mailer.ts';
+import { MailDeliveryError, SesMailer } from '../../../shared/adapters/mail/ses-mailer.ts';
 import { dueMail, HOSTILE_NAME, mailSettings, UNSUBSCRIBE_URL } from './mail-fixtures.ts';
 import { headerValues, parseMime } from './parse-mime.ts';
 

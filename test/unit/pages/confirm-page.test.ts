@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confirmPage } from '../../../shared/pages/confirm-page.ts';
+import { confirmPage } from '../../../functions/http/pages/confirm-page.ts';
 import { expectWellFormedPage, formOf } from './pages.ts';
 
 describe('confirmPage', () => {

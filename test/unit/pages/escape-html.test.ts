@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml } from '../../../shared/html/escape-html.ts';
+import { escapeHtml } from '../../../shared/domain/escape-html.ts';
 
 describe('escapeHtml', () => {
   it('escapes the five characters that matter in content and quoted attributes', () => {

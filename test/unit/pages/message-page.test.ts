@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type MessagePageKind, messagePage } from '../../../shared/pages/message-page.ts';
+import { type MessagePageKind, messagePage } from '../../../functions/http/pages/message-page.ts';
 import { expectWellFormedPage } from './pages.ts';
 
 describe('messagePage', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
-import type { HtmlPage } from '../../../shared/pages/html-page.ts';
+import type { HtmlPage } from '../../../functions/http/pages/html-page.ts';
 
 /** Asserts what every page must have: document basics, one main and h1, no external asset. */
 export function expectWellFormedPage(page: HtmlPage, title: string): void {

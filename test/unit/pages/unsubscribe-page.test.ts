@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unsubscribePage } from '../../../shared/pages/unsubscribe-page.ts';
+import { unsubscribePage } from '../../../functions/http/pages/unsubscribe-page.ts';
 import { expectWellFormedPage, formOf } from './pages.ts';
 
 describe('unsubscribePage', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isNewsletterError } from '../../../shared/errors.ts';
+import { isNewsletterError } from '../../../shared/domain/errors.ts';
 import {
   parseAddSubscriberParameters,
   parseEmailParameters,
   parseSubscribeParameters,
-} from '../../../shared/params/parse-parameters.ts';
+} from '../../../shared/domain/parameters/parse-parameters.ts';
 import { testSettings } from '../../support/fixtures.ts';
 
 const settings = testSettings();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSettings, SettingsError } from '../../../shared/settings/parse-settings.ts';
+import { parseSettings, SettingsError } from '../../../shared/domain/parse-settings.ts';
 
 const minimal = { lists: [{ id: 1, name: 'News' }], sender: { address: 'News@Example.com' } };
 

@@ -1,5 +1,5 @@
-import type { NewsletterIssueRecord } from '../newsletters/newsletter-issue.ts';
-import type { SubscriberRecord } from '../subscribers/subscriber.ts';
+import type { NewsletterIssueRecord } from '../../domain/newsletter-issue.ts';
+import type { SubscriberRecord } from '../../domain/subscriber.ts';
 
 /** What a token proves: the right to confirm, or to unsubscribe. */
 export type TokenPurpose = 'confirm' | 'unsubscribe';

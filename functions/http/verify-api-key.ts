@@ -1,6 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { DependencyError, type NewsletterError, newsletterError, unavailable } from '../errors.ts';
-import type { Logger } from '../log/logger.ts';
+import {
+  DependencyError,
+  type NewsletterError,
+  newsletterError,
+  unavailable,
+} from '../../shared/domain/errors.ts';
+import type { Logger } from '../../shared/runtime/logger.ts';
 
 /** How an endpoint uses the key: `required` refuses without it, `optional` widens access with it. */
 export type KeyRequirement = 'required' | 'optional';

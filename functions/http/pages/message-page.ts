@@ -1,4 +1,4 @@
-import { escapeHtml } from '../html/escape-html.ts';
+import { escapeHtml } from '../../../shared/domain/escape-html.ts';
 import { type HtmlPage, htmlPage } from './html-page.ts';
 
 /** The outcomes a link page can end in, after its POST (or a GET with a missing token). */

@@ -1,8 +1,8 @@
-import { ssmClient } from '../aws/ssm-client.ts';
-import { parseSettings, SettingsError } from '../settings/parse-settings.ts';
-import type { Settings } from '../settings/settings-schema.ts';
+import { parseSettings, SettingsError } from '../../domain/parse-settings.ts';
+import type { Settings } from '../../domain/settings-schema.ts';
+import type { Environment } from '../../runtime/environment.ts';
+import { ssmClient } from '../../runtime/ssm-client.ts';
 import { CachedParameters } from './cached-parameters.ts';
-import type { Environment } from './environment.ts';
 
 /**
  * The container's API key and settings, both read from SSM through one cache. A handler that

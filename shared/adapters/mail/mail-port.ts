@@ -1,4 +1,4 @@
-import type { Settings } from '../settings/settings-schema.ts';
+import type { Settings } from '../../domain/settings-schema.ts';
 
 /** The mails the subscription process sends. */
 export type MailKind = 'activation' | 'welcome' | 'admin';

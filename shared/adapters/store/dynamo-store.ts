@@ -8,9 +8,9 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { DependencyError } from '../errors.ts';
-import { isPublicIssue, type NewsletterIssueRecord } from '../newsletters/newsletter-issue.ts';
-import type { SubscriberRecord } from '../subscribers/subscriber.ts';
+import { DependencyError } from '../../domain/errors.ts';
+import { isPublicIssue, type NewsletterIssueRecord } from '../../domain/newsletter-issue.ts';
+import type { SubscriberRecord } from '../../domain/subscriber.ts';
 import type { IdSequence, Store, TokenChanges, TokenRecord } from './store-port.ts';
 import { INDEX, KEY, TTL_ATTRIBUTE } from './table-design.ts';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { escapeHtml } from '../html/escape-html.ts';
+import { escapeHtml } from '../../../shared/domain/escape-html.ts';
 
 /**
  * A server-rendered page: what a handler puts into its HTTP response as is. `headers` holds

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../html/escape-html.ts';
+import { escapeHtml } from '../../../shared/domain/escape-html.ts';
 
 /**
  * The form of a link page: POST with the token in a hidden field and one submit button.

@@ -1,10 +1,18 @@
-import { isNewsletterError, type NewsletterError, newsletterError } from '../errors.ts';
-import type { RawParameters } from '../params/normalise-parameters.ts';
-import { parseAddSubscriberParameters } from '../params/parse-parameters.ts';
-import { newSubscriberRecord } from '../process/decide-subscribe.ts';
-import type { Settings } from '../settings/settings-schema.ts';
-import type { Store } from '../store/store-port.ts';
-import { type Subscriber, type SubscriberStatus, toSubscriber } from '../subscribers/subscriber.ts';
+import type { Store } from '../../shared/adapters/store/store-port.ts';
+import { newSubscriberRecord } from '../../shared/domain/decide-subscribe.ts';
+import {
+  isNewsletterError,
+  type NewsletterError,
+  newsletterError,
+} from '../../shared/domain/errors.ts';
+import type { RawParameters } from '../../shared/domain/parameters/normalise-parameters.ts';
+import { parseAddSubscriberParameters } from '../../shared/domain/parameters/parse-parameters.ts';
+import type { Settings } from '../../shared/domain/settings-schema.ts';
+import {
+  type Subscriber,
+  type SubscriberStatus,
+  toSubscriber,
+} from '../../shared/domain/subscriber.ts';
 
 /** Statuses a bulk import may write. */
 export const IMPORT_STATUSES: readonly SubscriberStatus[] = ['S', 'C', 'U', 'B', 'P'];

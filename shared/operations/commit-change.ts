@@ -1,12 +1,17 @@
-import { DependencyError, type NewsletterError, newsletterError, unavailable } from '../errors.ts';
-import { describeError } from '../log/logger.ts';
-import type { DueMail, MailKind } from '../mail/mail-port.ts';
-import type { Settings } from '../settings/settings-schema.ts';
-import type { TokenRecord } from '../store/store-port.ts';
-import type { SubscriberRecord } from '../subscribers/subscriber.ts';
+import type { DueMail, MailKind } from '../adapters/mail/mail-port.ts';
+import type { TokenRecord } from '../adapters/store/store-port.ts';
+import {
+  DependencyError,
+  type NewsletterError,
+  newsletterError,
+  unavailable,
+} from '../domain/errors.ts';
+import { pageLink } from '../domain/links.ts';
+import type { Settings } from '../domain/settings-schema.ts';
+import type { SubscriberRecord } from '../domain/subscriber.ts';
+import { mintToken } from '../domain/tokens.ts';
+import { describeError } from '../runtime/logger.ts';
 import type { CallContext, Dependencies } from './dependencies.ts';
-import { pageLink } from './links.ts';
-import { mintToken } from './tokens.ts';
 
 /** Unsubscribe links kept alive per subscriber; older ones die first when more are minted. */
 const MAX_UNSUBSCRIBE_TOKENS = 20;

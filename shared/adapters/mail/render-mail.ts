@@ -1,5 +1,5 @@
-import { escapeHtml } from '../html/escape-html.ts';
-import { DEFAULT_TEXTS, type Settings } from '../settings/settings-schema.ts';
+import { escapeHtml } from '../../domain/escape-html.ts';
+import { DEFAULT_TEXTS, type Settings } from '../../domain/settings-schema.ts';
 import type { DueMail } from './mail-port.ts';
 
 /** A mail ready for MIME: a one-line subject, the plain-text part and a complete HTML document. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Settings } from '../settings/settings-schema.ts';
-import type { Store } from '../store/store-port.ts';
+import type { Store } from '../adapters/store/store-port.ts';
+import type { Settings } from '../domain/settings-schema.ts';
 
 /**
  * Fixed-window limit of keyless subscribe calls per client IP, counted in DynamoDB with a TTL

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../errors.ts';
-import type { Settings } from '../settings/settings-schema.ts';
+import type { Settings } from '../settings-schema.ts';
 import { isNotGiven, normaliseParameters, type RawParameters } from './normalise-parameters.ts';
 import {
   AddSubscriberRequestSchema,

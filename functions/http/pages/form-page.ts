@@ -1,5 +1,5 @@
-import type { NewsletterError } from '../errors.ts';
-import { escapeHtml } from '../html/escape-html.ts';
+import type { NewsletterError } from '../../../shared/domain/errors.ts';
+import { escapeHtml } from '../../../shared/domain/escape-html.ts';
 import { type HtmlPage, htmlPage } from './html-page.ts';
 
 /** How a plain HTML subscription form ended, for the page a browser lands on. */

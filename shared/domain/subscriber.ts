@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { MailKind } from '../mail/mail-port.ts';
+import type { MailKind } from '../adapters/mail/mail-port.ts';
 
 const isoDate = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 time, UTC.'));
 

@@ -3,7 +3,7 @@ import {
   type GetParametersCommandOutput,
   type SSMClient,
 } from '@aws-sdk/client-ssm';
-import { DependencyError } from '../errors.ts';
+import { DependencyError } from '../../domain/errors.ts';
 
 interface Entry {
   /** Undefined when the parameter does not exist; that is cached too. */

@@ -1,5 +1,5 @@
 import { type SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
-import type { Settings } from '../settings/settings-schema.ts';
+import type { Settings } from '../../domain/settings-schema.ts';
 import { buildMime } from './build-mime.ts';
 import type { DueMail, MailPort } from './mail-port.ts';
 import { renderMail } from './render-mail.ts';

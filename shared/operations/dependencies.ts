@@ -1,7 +1,7 @@
-import type { Logger } from '../log/logger.ts';
-import type { MailPort } from '../mail/mail-port.ts';
-import type { Settings } from '../settings/settings-schema.ts';
-import type { Store } from '../store/store-port.ts';
+import type { MailPort } from '../adapters/mail/mail-port.ts';
+import type { Store } from '../adapters/store/store-port.ts';
+import type { Settings } from '../domain/settings-schema.ts';
+import type { Logger } from '../runtime/logger.ts';
 
 /** Everything the operations need from outside; tests and handlers pass their own. */
 export interface Dependencies {

@@ -1,7 +1,7 @@
-import type { MailKind } from '../mail/mail-port.ts';
-import type { SubscribeParameters, SubscriberFields } from '../params/parse-parameters.ts';
-import type { Settings } from '../settings/settings-schema.ts';
-import type { SubscriberRecord, SubscriberStatus } from '../subscribers/subscriber.ts';
+import type { MailKind } from '../adapters/mail/mail-port.ts';
+import type { SubscribeParameters, SubscriberFields } from './parameters/parse-parameters.ts';
+import type { Settings } from './settings-schema.ts';
+import type { SubscriberRecord, SubscriberStatus } from './subscriber.ts';
 
 /** What the subscribe rules decided: the record to write (none: change nothing) and the mails. */
 export interface SubscribeDecision {
