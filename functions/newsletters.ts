@@ -1,7 +1,14 @@
-import { Newsletter } from '../shared/newsletter.ts';
+import { listNewsletters } from '../shared/operations/list-newsletters.ts';
+import { runOperation } from '../shared/operations/run-operation.ts';
 import { apiHandler } from './http/api-handler.ts';
+import { tableFunction } from './http/table-function.ts';
 
-/** `GET /newsletters`: the key is optional; with it, drafts and private issues are listed too. */
-export const handler = apiHandler('newsletters', (params, context) =>
-  Newsletter.newsletters(params, context),
+const { runtime, parameters, deps } = tableFunction();
+
+/** `GET /newsletters`: the key is optional; with it, drafts and private issues too. */
+export const handler = apiHandler(
+  'newsletters',
+  runtime,
+  { apiKey: parameters.apiKey },
+  (_params, context) => runOperation(deps, 'newsletters', () => listNewsletters(deps, context)),
 );

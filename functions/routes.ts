@@ -49,7 +49,7 @@ export interface RouteAccess {
   readonly sendsMail: boolean;
   /**
    * Whether it reads the settings parameter. Keyed routes always do: the key and the settings
-   * are fetched in one GetParameters call.
+   * are fetched together (ServiceParameters.apiKey).
    */
   readonly settings: boolean;
 }
@@ -81,7 +81,7 @@ export interface Route {
 }
 
 /** Every route of `{api_root}`; the first six are the interface's endpoints, then the pages. */
-export const routes: readonly Route[] = [
+export const routes = [
   {
     name: 'subscribe',
     methods: ['POST'],
@@ -234,4 +234,14 @@ export const routes: readonly Route[] = [
     request: NoParametersSchema,
     response: 'openapi',
   },
-];
+] as const satisfies readonly Route[];
+
+/** The name of a route: a typo in a handler module fails the type check. */
+export type RouteName = (typeof routes)[number]['name'];
+
+/** The route of that name. */
+export function routeNamed(name: RouteName): Route {
+  const route = routes.find((candidate) => candidate.name === name);
+  if (!route) throw new Error(`No route named ${name} in functions/routes.ts`);
+  return route;
+}

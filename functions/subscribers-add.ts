@@ -1,5 +1,14 @@
-import { Newsletter } from '../shared/newsletter.ts';
+import { addSubscriber } from '../shared/operations/add-subscriber.ts';
+import { runOperation } from '../shared/operations/run-operation.ts';
 import { apiHandler } from './http/api-handler.ts';
+import { tableFunction } from './http/table-function.ts';
+
+const { runtime, parameters, deps } = tableFunction();
 
 /** `POST /subscribers/add`: needs the key. */
-export const handler = apiHandler('subscribers-add', (params) => Newsletter.add_subscriber(params));
+export const handler = apiHandler(
+  'subscribers-add',
+  runtime,
+  { apiKey: parameters.apiKey },
+  (params) => runOperation(deps, 'add_subscriber', () => addSubscriber(deps, params)),
+);

@@ -1,5 +1,11 @@
-import { Newsletter } from '../shared/newsletter.ts';
+import { listSubscribers } from '../shared/operations/list-subscribers.ts';
+import { runOperation } from '../shared/operations/run-operation.ts';
 import { apiHandler } from './http/api-handler.ts';
+import { tableFunction } from './http/table-function.ts';
+
+const { runtime, parameters, deps } = tableFunction();
 
 /** `POST /subscribers`: needs the key. */
-export const handler = apiHandler('subscribers-list', (params) => Newsletter.subscribers(params));
+export const handler = apiHandler('subscribers-list', runtime, { apiKey: parameters.apiKey }, () =>
+  runOperation(deps, 'subscribers', () => listSubscribers(deps)),
+);

@@ -1,10 +1,25 @@
-import { Newsletter } from '../shared/newsletter.ts';
+import type { Dependencies } from '../shared/operations/dependencies.ts';
+import { runOperation } from '../shared/operations/run-operation.ts';
+import { checkLink, unsubscribeByLink } from '../shared/operations/token-links.ts';
+import { readEnvironment } from '../shared/runtime/environment.ts';
+import { tableStore } from '../shared/runtime/store.ts';
+import { createFunctionRuntime } from './http/function-runtime.ts';
 import { pageHandler } from './http/page-handler.ts';
 import { unsubscribePage } from './http/pages/unsubscribe-page.ts';
 
-/** The unsubscribe link: GET shows the button, POST (or RFC 8058 one-click) unsubscribes. */
-export const handler = pageHandler('subscription-unsubscribe', {
-  purpose: 'unsubscribe',
+const environment = readEnvironment();
+const runtime = createFunctionRuntime();
+// No settings, no key: the link itself is the authority.
+const deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'> = {
+  store: tableStore(environment),
+  now: () => new Date(),
+  log: runtime.log,
+  metrics: runtime.metrics,
+};
+
+/** The unsubscribe link: GET shows a button, POST (or RFC 8058 one-click) unsubscribes. */
+export const handler = pageHandler('subscription-unsubscribe', runtime, {
   show: unsubscribePage,
-  act: (token) => Newsletter.unsubscribe_link({ token }),
+  check: (token) => runOperation(deps, 'check_link', () => checkLink(deps, token, 'unsubscribe')),
+  act: (token) => runOperation(deps, 'unsubscribe_link', () => unsubscribeByLink(deps, token)),
 });

@@ -1,5 +1,11 @@
-import { Newsletter } from '../shared/newsletter.ts';
+import { runOperation } from '../shared/operations/run-operation.ts';
+import { unsubscribe } from '../shared/operations/unsubscribe.ts';
 import { apiHandler } from './http/api-handler.ts';
+import { tableFunction } from './http/table-function.ts';
+
+const { runtime, parameters, deps } = tableFunction();
 
 /** `POST /unsubscribe`: needs the key. */
-export const handler = apiHandler('unsubscribe', (params) => Newsletter.unsubscribe(params));
+export const handler = apiHandler('unsubscribe', runtime, { apiKey: parameters.apiKey }, (params) =>
+  runOperation(deps, 'unsubscribe', () => unsubscribe(deps, params)),
+);

@@ -1,22 +1,32 @@
 /**
  * The entry point for other code: `import { Newsletter, isNewsletterError } from
- * 'serverless-newsletter'`. Importing it wires mail through SES, so every operation works with
- * nothing but the environment variables of shared/runtime/environment.ts.
+ * 'serverless-newsletter'`, or only the operations a caller uses (`import { add_subscriber }`),
+ * which bundles less. Importing it has no side effect; the defaults build their dependencies
+ * from the environment variables of shared/runtime/environment.ts on first use.
+ * `createNewsletter` takes them explicitly instead.
  */
-
-import { SesMailer } from './adapters/mail/ses-mailer.ts';
-import { Newsletter } from './newsletter.ts';
-import { sesClient } from './runtime/ses-client.ts';
-
-Newsletter.configure({ mailer: new SesMailer(sesClient()) });
-
 export { type ErrorCode, isNewsletterError, type NewsletterError } from './domain/errors.ts';
 export type { NewsletterIssue } from './domain/newsletter-issue.ts';
 export type { Settings, SettingsInput } from './domain/settings-schema.ts';
 export type { Subscriber, SubscriberStatus } from './domain/subscriber.ts';
+export {
+  add_subscriber,
+  createNewsletter,
+  delete_subscriber,
+  Newsletter,
+  type NewsletterOperations,
+  newsletters,
+  subscribe,
+  subscribers,
+  unsubscribe,
+} from './newsletter.ts';
 export type { DeleteResult } from './operations/delete-subscriber.ts';
-export type { CallContext } from './operations/dependencies.ts';
+export type {
+  CallContext,
+  Dependencies,
+  Logger,
+  Metrics,
+} from './operations/dependencies.ts';
 export type { PublicSubscribeResult } from './operations/subscribe.ts';
 export type { LinkOutcome } from './operations/token-links.ts';
 export { ENV } from './runtime/environment.ts';
-export { Newsletter };

@@ -1,147 +1,183 @@
-import type { MailPort } from './adapters/mail/mail-port.ts';
-import { ServiceParameters } from './adapters/parameters/service-parameters.ts';
-import { DynamoStore } from './adapters/store/dynamo-store.ts';
+import { SesMailer } from './adapters/mail/ses-mailer.ts';
 import type { NewsletterError } from './domain/errors.ts';
 import type { NewsletterIssue } from './domain/newsletter-issue.ts';
 import type { RawParameters } from './domain/parameters/normalise-parameters.ts';
 import type { Subscriber } from './domain/subscriber.ts';
 import { addSubscriber } from './operations/add-subscriber.ts';
 import { type DeleteResult, deleteSubscriber } from './operations/delete-subscriber.ts';
-import { type CallContext, type Dependencies, TRUSTED } from './operations/dependencies.ts';
+import {
+  type CallContext,
+  type Dependencies,
+  NO_METRICS,
+  TRUSTED,
+} from './operations/dependencies.ts';
 import { listNewsletters } from './operations/list-newsletters.ts';
 import { listSubscribers } from './operations/list-subscribers.ts';
 import { runOperation } from './operations/run-operation.ts';
-import { type PublicSubscribeResult, subscribe } from './operations/subscribe.ts';
+import {
+  type PublicSubscribeResult,
+  subscribe as subscribeOperation,
+} from './operations/subscribe.ts';
 import {
   checkLink,
   confirmByLink,
   type LinkOutcome,
   unsubscribeByLink,
 } from './operations/token-links.ts';
-import { unsubscribe } from './operations/unsubscribe.ts';
-import { dynamoDocumentClient } from './runtime/dynamodb-client.ts';
+import { unsubscribe as unsubscribeOperation } from './operations/unsubscribe.ts';
 import { readEnvironment } from './runtime/environment.ts';
-import { log } from './runtime/logger.ts';
-
-/** Stands in until a mailer is configured, so a mail-less function never loads the SES client. */
-const noMailer: MailPort = {
-  send: () =>
-    Promise.reject(new Error('No mailer configured: call Newsletter.configure({ mailer })')),
-};
+import { createLogger } from './runtime/logger.ts';
+import { serviceParameters } from './runtime/parameters.ts';
+import { sesClient } from './runtime/ses-client.ts';
+import { tableStore } from './runtime/store.ts';
 
 /**
- * The function class: the six operations of the interface as static methods, plus the two
- * links of the subscription process. Each takes one object of named parameters and returns its
- * result or a `NewsletterError` value (check with `isNewsletterError`); nothing expected throws.
- *
- * In-process callers are trusted (no key). Dependencies come from the environment on first
- * use (see shared/runtime/environment.ts); `configure` replaces any of them.
+ * The operations of the interface over one set of dependencies. Each takes one object of named
+ * parameters and returns its result or a `NewsletterError` value (check with
+ * `isNewsletterError`); nothing expected throws.
+ */
+export interface NewsletterOperations {
+  /** Subscribes an address and starts the subscription process (interface 4.1). */
+  subscribe(
+    params: RawParameters,
+    context?: CallContext,
+  ): Promise<Subscriber | PublicSubscribeResult | NewsletterError>;
+  /** Unsubscribes an address (interface 4.2). */
+  unsubscribe(params: RawParameters): Promise<Subscriber | NewsletterError>;
+  /** Adds a subscriber directly, no process, no mail (interface 4.3). */
+  add_subscriber(params: RawParameters): Promise<Subscriber | NewsletterError>;
+  /** Deletes a subscriber and everything stored for it (interface 4.4). */
+  delete_subscriber(params: RawParameters): Promise<DeleteResult | NewsletterError>;
+  /** The 20 most recently created subscribers, newest first (interface 4.5). */
+  subscribers(params?: RawParameters): Promise<Subscriber[] | NewsletterError>;
+  /** The 10 most recently created newsletters, newest first (interface 4.6). */
+  newsletters(
+    params?: RawParameters,
+    context?: CallContext,
+  ): Promise<NewsletterIssue[] | NewsletterError>;
+  /** Whether an activation or unsubscribe link is live (a page's GET); changes nothing. */
+  check_link(params: {
+    token?: unknown;
+    purpose: 'confirm' | 'unsubscribe';
+  }): Promise<boolean | NewsletterError>;
+  /** Confirms a subscription through its activation link (the page's POST). */
+  confirm_subscription(
+    params: { token?: unknown },
+    context?: CallContext,
+  ): Promise<LinkOutcome | NewsletterError>;
+  /** Unsubscribes through the link in a mail (the page's POST or RFC 8058 one-click). */
+  unsubscribe_link(params: { token?: unknown }): Promise<LinkOutcome | NewsletterError>;
+}
+
+/**
+ * The operations over explicit dependencies: what a test, another Lambda with its own wiring,
+ * or the function class's default passes. Calls without a context are trusted (in-process).
+ */
+export function createNewsletter(deps: Dependencies): NewsletterOperations {
+  return {
+    subscribe: (params, context = TRUSTED) =>
+      runOperation(deps, 'subscribe', () => subscribeOperation(deps, params, context)),
+    unsubscribe: (params) =>
+      runOperation(deps, 'unsubscribe', () => unsubscribeOperation(deps, params)),
+    add_subscriber: (params) =>
+      runOperation(deps, 'add_subscriber', () => addSubscriber(deps, params)),
+    delete_subscriber: (params) =>
+      runOperation(deps, 'delete_subscriber', () => deleteSubscriber(deps, params)),
+    subscribers: () => runOperation(deps, 'subscribers', () => listSubscribers(deps)),
+    newsletters: (_params, context = TRUSTED) =>
+      runOperation(deps, 'newsletters', () => listNewsletters(deps, context)),
+    check_link: (params) =>
+      runOperation(deps, 'check_link', () => checkLink(deps, params.token, params.purpose)),
+    confirm_subscription: (params, context = TRUSTED) =>
+      runOperation(deps, 'confirm_subscription', () => confirmByLink(deps, params.token, context)),
+    unsubscribe_link: (params) =>
+      runOperation(deps, 'unsubscribe_link', () => unsubscribeByLink(deps, params.token)),
+  };
+}
+
+let environmentDeps: Dependencies | undefined;
+/**
+ * Dependencies from the environment (shared/runtime/environment.ts), built on first use and
+ * shared by the defaults below. No mailer: only the operations that send mail add one, so a
+ * caller that never subscribes bundles no SES client and no MIME composer.
+ */
+function environmentDependencies(): Dependencies {
+  if (!environmentDeps) {
+    const environment = readEnvironment();
+    environmentDeps = {
+      store: tableStore(environment),
+      settings: serviceParameters(environment).settings,
+      now: () => new Date(),
+      log: createLogger().log,
+      metrics: NO_METRICS,
+    };
+  }
+  return environmentDeps;
+}
+
+let withoutMail: NewsletterOperations | undefined;
+let withMail: NewsletterOperations | undefined;
+const operations = (): NewsletterOperations => {
+  withoutMail ??= createNewsletter(environmentDependencies());
+  return withoutMail;
+};
+const mailingOperations = (): NewsletterOperations => {
+  withMail ??= createNewsletter({
+    ...environmentDependencies(),
+    mailer: new SesMailer(sesClient()),
+  });
+  return withMail;
+};
+
+// The six operations of the interface as functions over the environment's dependencies, for
+// in-process callers, who are trusted (no key). Each reaches only what it uses, so a bundler
+// keeps only the operations a caller imports: `add_subscriber` alone carries no mail code.
+
+/** Subscribes an address and starts the subscription process (interface 4.1). */
+export function subscribe(params: RawParameters): Promise<Subscriber | NewsletterError> {
+  // Trusted calls always answer with the subscriber (PublicSubscribeResult is keyless only).
+  return mailingOperations().subscribe(params, TRUSTED) as Promise<Subscriber | NewsletterError>;
+}
+
+/** Unsubscribes an address (interface 4.2). */
+export function unsubscribe(params: RawParameters): Promise<Subscriber | NewsletterError> {
+  return operations().unsubscribe(params);
+}
+
+/** Adds a subscriber directly, no process, no mail (interface 4.3). */
+export function add_subscriber(params: RawParameters): Promise<Subscriber | NewsletterError> {
+  return operations().add_subscriber(params);
+}
+
+/** Deletes a subscriber and everything stored for it (interface 4.4). */
+export function delete_subscriber(params: RawParameters): Promise<DeleteResult | NewsletterError> {
+  return operations().delete_subscriber(params);
+}
+
+/** The 20 most recently created subscribers, newest first (interface 4.5). */
+export function subscribers(_params: RawParameters = {}): Promise<Subscriber[] | NewsletterError> {
+  return operations().subscribers();
+}
+
+/** The 10 most recently created newsletters, newest first (interface 4.6). */
+export function newsletters(
+  _params: RawParameters = {},
+): Promise<NewsletterIssue[] | NewsletterError> {
+  return operations().newsletters({}, TRUSTED);
+}
+
+/**
+ * The function class of the interface: the six operations above as static methods. A thin
+ * default over `createNewsletter`: the dependencies are built from the environment on the
+ * first call, nothing happens on import. The class holds every operation, mail included; a
+ * caller that needs one or two imports those functions instead and bundles less.
  */
 // biome-ignore lint/complexity/noStaticOnlyClass: the published interface is a class of static methods
 export class Newsletter {
-  private static overrides: Partial<Dependencies> = {};
-  private static resolved?: Dependencies;
-  private static serviceParameters?: ServiceParameters;
-
-  /** Replaces dependencies (store, mailer, settings, clock, log); the rest stay default. */
-  static configure(overrides: Partial<Dependencies>): void {
-    Newsletter.overrides = { ...Newsletter.overrides, ...overrides };
-    Newsletter.resolved = undefined;
-  }
-
-  /** Drops configured and cached dependencies (tests). */
-  static reset(): void {
-    Newsletter.overrides = {};
-    Newsletter.resolved = undefined;
-    Newsletter.serviceParameters = undefined;
-  }
-
-  /** The API key and settings parameters of this container (read from the environment). */
-  static parameters(): ServiceParameters {
-    Newsletter.serviceParameters ??= new ServiceParameters(readEnvironment());
-    return Newsletter.serviceParameters;
-  }
-
-  /** The dependencies in use, defaults built on first call. */
-  static dependencies(): Dependencies {
-    if (!Newsletter.resolved) {
-      const o = Newsletter.overrides;
-      Newsletter.resolved = {
-        store: o.store ?? new DynamoStore(dynamoDocumentClient(), readEnvironment().tableName),
-        mailer: o.mailer ?? noMailer,
-        settings: o.settings ?? (() => Newsletter.parameters().settings()),
-        now: o.now ?? (() => new Date()),
-        log: o.log ?? log,
-      };
-    }
-    return Newsletter.resolved;
-  }
-
-  /** Subscribes an address and starts the subscription process (interface 4.1). */
-  static subscribe(
-    params: RawParameters,
-    context: CallContext = TRUSTED,
-  ): Promise<Subscriber | PublicSubscribeResult | NewsletterError> {
-    const deps = Newsletter.dependencies();
-    return runOperation(deps, 'subscribe', () => subscribe(deps, params, context));
-  }
-
-  /** Unsubscribes an address (interface 4.2). */
-  static unsubscribe(params: RawParameters): Promise<Subscriber | NewsletterError> {
-    const deps = Newsletter.dependencies();
-    return runOperation(deps, 'unsubscribe', () => unsubscribe(deps, params));
-  }
-
-  /** Adds a subscriber directly, no process, no mail (interface 4.3). */
-  static add_subscriber(params: RawParameters): Promise<Subscriber | NewsletterError> {
-    const deps = Newsletter.dependencies();
-    return runOperation(deps, 'add_subscriber', () => addSubscriber(deps, params));
-  }
-
-  /** Deletes a subscriber and everything stored for it (interface 4.4). */
-  static delete_subscriber(params: RawParameters): Promise<DeleteResult | NewsletterError> {
-    const deps = Newsletter.dependencies();
-    return runOperation(deps, 'delete_subscriber', () => deleteSubscriber(deps, params));
-  }
-
-  /** The 20 most recently created subscribers, newest first (interface 4.5). */
-  static subscribers(_params: RawParameters = {}): Promise<Subscriber[] | NewsletterError> {
-    const deps = Newsletter.dependencies();
-    return runOperation(deps, 'subscribers', () => listSubscribers(deps));
-  }
-
-  /** The 10 most recently created newsletters, newest first (interface 4.6). */
-  static newsletters(
-    _params: RawParameters = {},
-    context: CallContext = TRUSTED,
-  ): Promise<NewsletterIssue[] | NewsletterError> {
-    const deps = Newsletter.dependencies();
-    return runOperation(deps, 'newsletters', () => listNewsletters(deps, context));
-  }
-
-  /** Whether an activation or unsubscribe link is live (a page's GET); changes nothing. */
-  static check_link(params: {
-    token?: unknown;
-    purpose: 'confirm' | 'unsubscribe';
-  }): Promise<boolean | NewsletterError> {
-    const deps = Newsletter.dependencies();
-    return runOperation(deps, 'check_link', () => checkLink(deps, params.token, params.purpose));
-  }
-
-  /** Confirms a subscription through its activation link (the page's POST). */
-  static confirm_subscription(
-    params: { token?: unknown },
-    context: CallContext = TRUSTED,
-  ): Promise<LinkOutcome | NewsletterError> {
-    const deps = Newsletter.dependencies();
-    return runOperation(deps, 'confirm_subscription', () =>
-      confirmByLink(deps, params.token, context),
-    );
-  }
-
-  /** Unsubscribes through the link in a mail (the page's POST or RFC 8058 one-click). */
-  static unsubscribe_link(params: { token?: unknown }): Promise<LinkOutcome | NewsletterError> {
-    const deps = Newsletter.dependencies();
-    return runOperation(deps, 'unsubscribe_link', () => unsubscribeByLink(deps, params.token));
-  }
+  static readonly subscribe = subscribe;
+  static readonly unsubscribe = unsubscribe;
+  static readonly add_subscriber = add_subscriber;
+  static readonly delete_subscriber = delete_subscriber;
+  static readonly subscribers = subscribers;
+  static readonly newsletters = newsletters;
 }

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { header } from './parse-request.ts';
+import { header } from './headers.ts';
 
 /**
  * `{api_root}` as this request reached us, for links in mails: scheme and host from the

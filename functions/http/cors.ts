@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Route } from '../routes.ts';
-import { header } from './parse-request.ts';
+import { header } from './headers.ts';
 
 /** Environment variable holding the allowed origins of the public routes (set by the stack). */
 export const CORS_ORIGINS_ENV = 'NEWSLETTER_CORS_ORIGINS';
@@ -39,7 +39,7 @@ export function corsHeaders(
 }
 
 /** The answer to a preflight (`OPTIONS`) of a public route: 204, what may follow, how long. */
-export function preflightResponse(route: Route): APIGatewayProxyResult {
+export function preflightResponse(route: Pick<Route, 'methods'>): APIGatewayProxyResult {
   return {
     statusCode: 204,
     headers: {

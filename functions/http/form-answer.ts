@@ -2,8 +2,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import Negotiator from 'negotiator';
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
+import { header } from './headers.ts';
 import { type FormOutcome, formPage } from './pages/form-page.ts';
-import { header } from './parse-request.ts';
 
 const FORM_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data']);
 

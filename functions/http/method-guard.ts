@@ -9,7 +9,10 @@ import { errorResponse } from './responses.ts';
  * function (its ANY method), whatever the body, so the answer is the same for every content
  * type. Checked first, before any parsing.
  */
-export function methodNotAllowed(route: Route, method: string): APIGatewayProxyResult | undefined {
+export function methodNotAllowed(
+  route: Pick<Route, 'path' | 'methods'>,
+  method: string,
+): APIGatewayProxyResult | undefined {
   if ((route.methods as readonly string[]).includes(method)) return undefined;
   const response = errorResponse(
     newsletterError('method_not_allowed', `${route.path} accepts ${route.methods.join(' and ')}.`),

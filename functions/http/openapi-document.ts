@@ -4,15 +4,32 @@ import {
   toJsonSchema,
   toJsonSchemaDefs,
 } from '@valibot/to-json-schema';
-import type * as v from 'valibot';
-import { ERROR_STATUS } from '../../shared/domain/errors.ts';
+import * as v from 'valibot';
+import { ERROR_STATUS, type ErrorCode } from '../../shared/domain/errors.ts';
 import { NewsletterIssueSchema } from '../../shared/domain/newsletter-issue.ts';
 import { SubscriberSchema } from '../../shared/domain/subscriber.ts';
 import { DeleteResultSchema } from '../../shared/operations/delete-subscriber.ts';
 import { PublicSubscribeResultSchema } from '../../shared/operations/subscribe.ts';
 import { type HttpMethod, type Route, routes } from '../routes.ts';
 import { MAX_BODY_BYTES } from './parse-request.ts';
-import { ErrorBodySchema } from './responses.ts';
+
+/** The JSON error body (decisions part 6); documents the API. */
+export const ErrorBodySchema = v.pipe(
+  v.strictObject({
+    code: v.pipe(
+      v.picklist(Object.keys(ERROR_STATUS) as ErrorCode[]),
+      v.description('Machine-readable error code.'),
+    ),
+    message: v.pipe(v.string(), v.description('A sentence a person understands.')),
+    data: v.strictObject({
+      status: v.pipe(v.number(), v.integer()),
+      request_id: v.optional(
+        v.pipe(v.string(), v.description('On 5xx: quote it when asking for help.')),
+      ),
+    }),
+  }),
+  v.title('Error'),
+);
 
 /** Named schemas, emitted once under components and referenced everywhere else. */
 const COMPONENTS = {

@@ -1,22 +1,24 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
-import { Newsletter } from '../../shared/newsletter.ts';
 import type { CallContext } from '../../shared/operations/dependencies.ts';
 import type { LinkOutcome } from '../../shared/operations/token-links.ts';
-import { errorBoundary, type ProxyHandler, routeNamed } from './api-handler.ts';
+import { type RouteName, routeNamed } from '../routes.ts';
+import type { ProxyHandler } from './api-handler.ts';
 import { apiRootOf } from './api-root.ts';
+import type { FunctionRuntime } from './function-runtime.ts';
 import { methodNotAllowed } from './method-guard.ts';
+import { observability, requestIdOf } from './observability.ts';
 import type { HtmlPage } from './pages/html-page.ts';
 import { type MessagePageKind, messagePage } from './pages/message-page.ts';
 import { parseRequest } from './parse-request.ts';
-import { requestIdOf, requestLog } from './request-log.ts';
 
 /** What a link page does: show its button (GET, changes nothing) and act on the POST. */
 export interface LinkPage {
-  readonly purpose: 'confirm' | 'unsubscribe';
   /** The page with the button, for a live link. */
   readonly show: (token: string) => HtmlPage;
+  /** Whether a link is live, for the GET; changes nothing. */
+  readonly check: (token: unknown) => Promise<boolean | NewsletterError>;
   /** Carries the link out; POST of the button or an RFC 8058 one-click POST. */
   readonly act: (token: unknown, context: CallContext) => Promise<LinkOutcome | NewsletterError>;
 }
@@ -37,11 +39,14 @@ function toResponse(page: HtmlPage): APIGatewayProxyResult {
  * mail) or the form body (the button), so GET and POST at the same URL both work, and so does
  * a one-click POST whose body is only `List-Unsubscribe=One-Click`.
  */
-export function pageHandler(name: string, page: LinkPage): ProxyHandler {
+export function pageHandler(
+  name: RouteName,
+  runtime: FunctionRuntime,
+  page: LinkPage,
+): ProxyHandler {
   const route = routeNamed(name);
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
-    .use(requestLog(route.name, () => Newsletter.dependencies().log))
-    .use(errorBoundary(route.name))
+    .use(observability(runtime, route.name))
     .handler(async (event, context) => {
       const wrongMethod = methodNotAllowed(route, event.httpMethod);
       if (wrongMethod) return wrongMethod;
@@ -53,7 +58,7 @@ export function pageHandler(name: string, page: LinkPage): ProxyHandler {
         toResponse(messagePage(error.status === 503 ? 'unavailable' : 'failed', { requestId }));
 
       if (event.httpMethod === 'GET') {
-        const live = await Newsletter.check_link({ token, purpose: page.purpose });
+        const live = await page.check(token);
         if (isNewsletterError(live)) return failure(live);
         return toResponse(
           live && typeof token === 'string' ? page.show(token) : messagePage('link-invalid'),

@@ -5,24 +5,16 @@ import {
   type NewsletterError,
   newsletterError,
 } from '../../shared/domain/errors.ts';
+import { header } from './headers.ts';
 
 /** Largest accepted body (decisions part 6); larger is a 400 before any parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Most fields a multipart form may carry; a real form has a handful. */
+const MAX_FORM_FIELDS = 200;
+
 /** Parameters as they came, keyed by name; repeated form fields become arrays. */
 export type RequestParameters = Record<string, unknown>;
-
-/** Case-insensitive header lookup; API Gateway passes header names as the client wrote them. */
-export function header(
-  event: Pick<APIGatewayProxyEvent, 'headers'>,
-  name: string,
-): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(event.headers ?? {})) {
-    if (key.toLowerCase() === wanted && value !== undefined) return value;
-  }
-  return undefined;
-}
 
 /** A parameter bag whose keys can never reach Object.prototype (`__proto__` stays a key). */
 function bag(): RequestParameters {
@@ -60,6 +52,13 @@ function fromJson(text: string): RequestParameters | NewsletterError {
   return Object.assign(bag(), value);
 }
 
+/**
+ * A multipart/form-data body, read by busboy. Node's own parser (`Response.formData()`) was
+ * measured as 27 KB lighter but rejects well-framed bodies whose values contain the boundary
+ * token (nodejs/undici#5561), so it is not used (docs/benchmarks.md, Decisions). Field names
+ * are kept as sent (`profile[3]`, `lists[]`); file parts are drained and ignored (a
+ * subscription form has none).
+ */
 function fromMultipart(
   body: Buffer,
   contentType: string,
@@ -74,13 +73,17 @@ function fromMultipart(
     try {
       parser = Busboy({
         headers: { 'content-type': contentType },
-        limits: { fields: 200, fieldSize: MAX_BODY_BYTES, files: 0, parts: 200 },
+        limits: {
+          fields: MAX_FORM_FIELDS,
+          fieldSize: MAX_BODY_BYTES,
+          files: 0,
+          parts: MAX_FORM_FIELDS,
+        },
       });
     } catch {
       resolve(malformed);
       return;
     }
-    // A subscription form has no files; any file part is drained and ignored.
     parser.on('file', (_name, stream) => stream.resume());
     parser.on('field', (name, value) => add(out, name, value));
     parser.on('finish', () => resolve(out));

@@ -1,29 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as v from 'valibot';
-import {
-  ERROR_STATUS,
-  type ErrorCode,
-  type NewsletterError,
-  newsletterError,
-} from '../../shared/domain/errors.ts';
-
-/** The JSON error body (decisions part 6); documents the API. */
-export const ErrorBodySchema = v.pipe(
-  v.strictObject({
-    code: v.pipe(
-      v.picklist(Object.keys(ERROR_STATUS) as ErrorCode[]),
-      v.description('Machine-readable error code.'),
-    ),
-    message: v.pipe(v.string(), v.description('A sentence a person understands.')),
-    data: v.strictObject({
-      status: v.pipe(v.number(), v.integer()),
-      request_id: v.optional(
-        v.pipe(v.string(), v.description('On 5xx: quote it when asking for help.')),
-      ),
-    }),
-  }),
-  v.title('Error'),
-);
+import { type NewsletterError, newsletterError } from '../../shared/domain/errors.ts';
 
 const JSON_HEADERS = {
   'Content-Type': 'application/json; charset=utf-8',

@@ -5,7 +5,7 @@ import {
   newsletterError,
   unavailable,
 } from '../../shared/domain/errors.ts';
-import type { Logger } from '../../shared/runtime/logger.ts';
+import type { Logger } from '../../shared/operations/dependencies.ts';
 
 /** How an endpoint uses the key: `required` refuses without it, `optional` widens access with it. */
 export type KeyRequirement = 'required' | 'optional';

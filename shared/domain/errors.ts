@@ -68,3 +68,19 @@ export function unavailable(): NewsletterError {
     'The service is temporarily unavailable; please try again shortly.',
   );
 }
+
+/** Describes an error for a log line: its name, message and the chain of causes. */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && depth < 4; depth += 1) {
+    if (current instanceof Error) {
+      parts.push(`${current.name}: ${current.message}`);
+      current = current.cause;
+    } else {
+      parts.push(String(current));
+      current = undefined;
+    }
+  }
+  return parts.join(' <- ');
+}

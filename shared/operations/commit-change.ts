@@ -2,6 +2,7 @@ import type { DueMail, MailKind } from '../adapters/mail/mail-port.ts';
 import type { TokenRecord } from '../adapters/store/store-port.ts';
 import {
   DependencyError,
+  describeError,
   type NewsletterError,
   newsletterError,
   unavailable,
@@ -10,14 +11,15 @@ import { pageLink } from '../domain/links.ts';
 import type { Settings } from '../domain/settings-schema.ts';
 import type { SubscriberRecord } from '../domain/subscriber.ts';
 import { mintToken } from '../domain/tokens.ts';
-import { describeError } from '../runtime/logger.ts';
-import type { CallContext, Dependencies } from './dependencies.ts';
+import {
+  type CallContext,
+  type Dependencies,
+  MissingDependency,
+  required,
+} from './dependencies.ts';
 
 /** Unsubscribe links kept alive per subscriber; older ones die first when more are minted. */
 const MAX_UNSUBSCRIBE_TOKENS = 20;
-
-/** How many times a write that lost a race is recomputed from a fresh read. */
-export const MAX_ATTEMPTS = 12;
 
 /** The outcome of committing a change: the record as written, or why it was not. */
 export type CommitResult =
@@ -32,12 +34,6 @@ export function linkBase(settings: Settings, context: CallContext): string | und
 
 /** Whether a mail kind carries a link, and so needs a link base. */
 const needsLink = (kind: MailKind): boolean => kind !== 'admin';
-
-/** Waits a little, more on each attempt, with jitter so racing writers spread out. */
-export function backoff(attempt: number): Promise<void> {
-  const ms = Math.random() * Math.min(200, 5 * 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /**
  * Writes a subscriber change decided by the rules, with the tokens its mails need, then sends
@@ -54,6 +50,9 @@ export async function commitChange(
   draft: SubscriberRecord,
   mails: readonly MailKind[],
 ): Promise<CommitResult> {
+  // Before anything is written: a change whose mails cannot be sent is a wiring bug (a 500
+  // naming the mailer), not a stored subscriber with an outage answer.
+  const mailer = mails.length > 0 ? required(deps.mailer, 'mailer') : undefined;
   const now = deps.now();
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const base = linkBase(settings, context);
@@ -154,8 +153,9 @@ export async function commitChange(
             }
           : { kind, to: settings.admin_address, subscriber: subject };
     try {
-      await deps.mailer.send(mail, settings);
+      await required(mailer, 'mailer').send(mail, settings);
     } catch (error) {
+      deps.metrics.count('MailFailures');
       deps.log.error('mail_failed', {
         kind,
         subscriber_id: record.id,

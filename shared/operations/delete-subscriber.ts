@@ -1,14 +1,9 @@
 import * as v from 'valibot';
-import {
-  isNewsletterError,
-  type NewsletterError,
-  newsletterError,
-  unavailable,
-} from '../domain/errors.ts';
+import { isNewsletterError, type NewsletterError, newsletterError } from '../domain/errors.ts';
 import type { RawParameters } from '../domain/parameters/normalise-parameters.ts';
 import { parseEmailParameters } from '../domain/parameters/parse-parameters.ts';
-import { backoff, MAX_ATTEMPTS } from './commit-change.ts';
 import type { Dependencies } from './dependencies.ts';
+import { CONFLICT, retryOnConflict } from './retry-on-conflict.ts';
 
 /** What `delete_subscriber` returns. */
 export const DeleteResultSchema = v.pipe(
@@ -29,12 +24,11 @@ export async function deleteSubscriber(
 ): Promise<DeleteResult | NewsletterError> {
   const call = parseEmailParameters(raw);
   if (isNewsletterError(call)) return call;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+  return retryOnConflict('delete_subscriber', deps.log, async () => {
     const current = await deps.store.getSubscriber(call.email);
     if (!current)
       return newsletterError('not_found', `No subscriber has the address ${call.email}.`);
-    if (await deps.store.deleteSubscriber(current)) return { deleted: true, email: call.email };
-    await backoff(attempt);
-  }
-  return unavailable();
+    if (!(await deps.store.deleteSubscriber(current))) return CONFLICT;
+    return { deleted: true as const, email: call.email };
+  });
 }

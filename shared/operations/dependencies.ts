@@ -1,16 +1,73 @@
 import type { MailPort } from '../adapters/mail/mail-port.ts';
 import type { Store } from '../adapters/store/store-port.ts';
+import { type NewsletterError, newsletterError } from '../domain/errors.ts';
 import type { Settings } from '../domain/settings-schema.ts';
-import type { Logger } from '../runtime/logger.ts';
 
-/** Everything the operations need from outside; tests and handlers pass their own. */
+/** Field values a log line may carry. */
+export type LogFields = Readonly<Record<string, string | number | boolean | null | undefined>>;
+
+/**
+ * Structured logging, one event name and explicit fields per line: nothing serialises a
+ * request or an error wholesale, which is how keys and tokens end up in logs.
+ */
+export interface Logger {
+  info(event: string, fields?: LogFields): void;
+  warn(event: string, fields?: LogFields): void;
+  error(event: string, fields?: LogFields): void;
+}
+
+/** What the service counts for operators (CloudWatch metrics; docs/operations.md). */
+export type MetricName =
+  | 'Subscriptions'
+  | 'Confirmations'
+  | 'Unsubscriptions'
+  | 'MailFailures'
+  | 'RateLimited';
+
+/** Counts events; the runtime publishes them (EMF), tests record them. */
+export interface Metrics {
+  count(name: MetricName, value?: number): void;
+}
+
+/** Counts nothing: for callers that publish no metrics. */
+export const NO_METRICS: Metrics = { count: () => undefined };
+
+/**
+ * Everything the operations need from outside. Each composition root (a handler module, the
+ * function class's default, a test) passes exactly what its operations use; an operation that
+ * needs one that was not passed fails with MissingDependency, a 500 naming it.
+ */
 export interface Dependencies {
   readonly store: Store;
-  readonly mailer: MailPort;
   /** The current settings; cached and validated by whoever provides them. */
   readonly settings: () => Promise<Settings>;
   readonly now: () => Date;
   readonly log: Logger;
+  readonly metrics: Metrics;
+  /** Only the operations that send mail need one. */
+  readonly mailer?: MailPort;
+}
+
+/** An operation needed a dependency its composition root did not wire: a bug, not an outage. */
+export class MissingDependency extends Error {
+  override readonly name = 'MissingDependency';
+  constructor(readonly dependency: string) {
+    super(`${dependency} is not configured`);
+  }
+}
+
+/** The 500 error value of a missing dependency: it names what is not configured. */
+export function misconfigured(error: MissingDependency): NewsletterError {
+  return newsletterError(
+    'internal_error',
+    `The service is misconfigured: ${error.dependency} is not configured.`,
+  );
+}
+
+/** The dependency, or MissingDependency naming it. */
+export function required<T>(value: T | undefined, dependency: string): T {
+  if (value === undefined) throw new MissingDependency(dependency);
+  return value;
 }
 
 /** Who is calling, as far as the rules care. */

@@ -1,12 +1,12 @@
 import {
   DependencyError,
+  describeError,
   isNewsletterError,
   type NewsletterError,
   newsletterError,
   unavailable,
 } from '../domain/errors.ts';
-import { describeError } from '../runtime/logger.ts';
-import type { Dependencies } from './dependencies.ts';
+import { type Dependencies, MissingDependency, misconfigured } from './dependencies.ts';
 
 /**
  * Runs an operation so that nothing escapes as a throw: a dependency failure becomes the 503
@@ -31,6 +31,7 @@ export async function runOperation<T>(
     }
     if (isNewsletterError(error)) return error;
     deps.log.error('operation_failed', { operation: name, cause: describeError(error) });
+    if (error instanceof MissingDependency) return misconfigured(error);
     return newsletterError(
       'internal_error',
       'Something went wrong on our side. Please try again later.',

@@ -1,11 +1,6 @@
 import * as v from 'valibot';
 import { decideSubscribe } from '../domain/decide-subscribe.ts';
-import {
-  isNewsletterError,
-  type NewsletterError,
-  newsletterError,
-  unavailable,
-} from '../domain/errors.ts';
+import { isNewsletterError, type NewsletterError, newsletterError } from '../domain/errors.ts';
 import type { RawParameters } from '../domain/parameters/normalise-parameters.ts';
 import {
   parseSubscribeParameters,
@@ -13,9 +8,10 @@ import {
 } from '../domain/parameters/parse-parameters.ts';
 import type { Settings } from '../domain/settings-schema.ts';
 import { type Subscriber, toSubscriber } from '../domain/subscriber.ts';
-import { backoff, commitChange, MAX_ATTEMPTS } from './commit-change.ts';
+import { commitChange } from './commit-change.ts';
 import type { CallContext, Dependencies } from './dependencies.ts';
 import { withinRateLimit } from './rate-limit.ts';
+import { CONFLICT, retryOnConflict } from './retry-on-conflict.ts';
 
 /**
  * What a keyless caller learns: the same for a new, pending, confirmed, unsubscribed or blocked
@@ -88,13 +84,14 @@ export async function subscribe(
       context.clientIp &&
       !(await withinRateLimit(deps.store, settings, context.clientIp, deps.now()))
     ) {
+      deps.metrics.count('RateLimited');
       return newsletterError(
         'rate_limited',
         'Too many subscription requests from your network. Please try again later.',
       );
     }
   }
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+  return retryOnConflict('subscribe', deps.log, async () => {
     const current = await deps.store.getSubscriber(call.email);
     const decision = decideSubscribe(current, call, {
       trusted: context.trusted,
@@ -111,18 +108,14 @@ export async function subscribe(
         decision.next,
         decision.mails,
       );
-      if (result.kind === 'conflict') {
-        await backoff(attempt);
-        continue;
-      }
+      if (result.kind === 'conflict') return CONFLICT;
       if (result.kind === 'failed') return result.error;
       record = result.record;
+      if (!current || current.status === 'U') deps.metrics.count('Subscriptions');
     }
     if (!context.trusted) return publicAnswer;
     // A trusted call on a blocked address changes nothing but still learns its state.
     if (!record) throw new Error('subscribe decided nothing for a new address');
     return toSubscriber(record);
-  }
-  deps.log.warn('subscribe_contention', { attempts: MAX_ATTEMPTS });
-  return unavailable();
+  });
 }

@@ -1,9 +1,10 @@
 import type { TokenPurpose } from '../adapters/store/store-port.ts';
-import { isNewsletterError, type NewsletterError, unavailable } from '../domain/errors.ts';
+import { isNewsletterError, type NewsletterError } from '../domain/errors.ts';
 import type { SubscriberRecord } from '../domain/subscriber.ts';
 import { hashToken, isWellFormedToken, sameHash } from '../domain/tokens.ts';
-import { backoff, commitChange, MAX_ATTEMPTS } from './commit-change.ts';
+import { commitChange } from './commit-change.ts';
 import type { CallContext, Dependencies } from './dependencies.ts';
+import { CONFLICT, retryOnConflict } from './retry-on-conflict.ts';
 import { unsubscribeAddress } from './unsubscribe.ts';
 
 /** What following a link in a mail achieved; `invalid` covers unknown, expired and superseded. */
@@ -15,7 +16,7 @@ export type LinkOutcome = 'confirmed' | 'already_confirmed' | 'unsubscribed' | '
  * still listed on the subscriber, compared in constant time.
  */
 async function holderOf(
-  deps: Dependencies,
+  deps: Pick<Dependencies, 'store' | 'now'>,
   raw: unknown,
   purpose: TokenPurpose,
 ): Promise<SubscriberRecord | undefined> {
@@ -38,7 +39,7 @@ async function holderOf(
 
 /** Whether a link is worth showing its button for (GET of a page); changes nothing. */
 export async function checkLink(
-  deps: Dependencies,
+  deps: Pick<Dependencies, 'store' | 'now'>,
   raw: unknown,
   purpose: TokenPurpose,
 ): Promise<boolean> {
@@ -57,7 +58,7 @@ export async function confirmByLink(
   context: CallContext,
 ): Promise<LinkOutcome | NewsletterError> {
   const settings = await deps.settings();
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+  return retryOnConflict('confirm_subscription', deps.log, async () => {
     const current = await holderOf(deps, raw, 'confirm');
     if (!current) return 'invalid';
     let draft: SubscriberRecord;
@@ -72,17 +73,17 @@ export async function confirmByLink(
       return 'invalid';
     }
     const result = await commitChange(deps, settings, context, current, draft, mails);
-    if (result.kind === 'written')
-      return current.status === 'C' ? 'already_confirmed' : 'confirmed';
+    if (result.kind === 'conflict') return CONFLICT;
     if (result.kind === 'failed') return result.error;
-    await backoff(attempt);
-  }
-  return unavailable();
+    if (current.status === 'C') return 'already_confirmed';
+    deps.metrics.count('Confirmations');
+    return 'confirmed';
+  });
 }
 
 /** Unsubscribes through the link in a mail (a button POST or an RFC 8058 one-click POST). */
 export async function unsubscribeByLink(
-  deps: Dependencies,
+  deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'>,
   raw: unknown,
 ): Promise<LinkOutcome | NewsletterError> {
   const holder = await holderOf(deps, raw, 'unsubscribe');

@@ -1,14 +1,9 @@
-import {
-  isNewsletterError,
-  type NewsletterError,
-  newsletterError,
-  unavailable,
-} from '../domain/errors.ts';
+import { isNewsletterError, type NewsletterError, newsletterError } from '../domain/errors.ts';
 import type { RawParameters } from '../domain/parameters/normalise-parameters.ts';
 import { parseEmailParameters } from '../domain/parameters/parse-parameters.ts';
 import { type Subscriber, type SubscriberRecord, toSubscriber } from '../domain/subscriber.ts';
-import { backoff, MAX_ATTEMPTS } from './commit-change.ts';
 import type { Dependencies } from './dependencies.ts';
+import { CONFLICT, retryOnConflict } from './retry-on-conflict.ts';
 
 /** The outcome of unsubscribing a known subscriber. */
 export type UnsubscribeOutcome = { readonly record: SubscriberRecord } | NewsletterError;
@@ -18,10 +13,10 @@ export type UnsubscribeOutcome = { readonly record: SubscriberRecord } | Newslet
  * since they already block every mail and are stronger facts than an unsubscription.
  */
 export async function unsubscribeAddress(
-  deps: Dependencies,
+  deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'>,
   email: string,
 ): Promise<UnsubscribeOutcome | undefined> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+  return retryOnConflict('unsubscribe', deps.log, async () => {
     const current = await deps.store.getSubscriber(email);
     if (!current) return undefined;
     if (current.status !== 'S' && current.status !== 'C') return { record: current };
@@ -32,11 +27,11 @@ export async function unsubscribeAddress(
       version: current.version + 1,
       pending_mails: [],
     };
-    if (await deps.store.replaceSubscriber(next, current.version, { put: [], delete: [] }))
-      return { record: next };
-    await backoff(attempt);
-  }
-  return unavailable();
+    if (!(await deps.store.replaceSubscriber(next, current.version, { put: [], delete: [] })))
+      return CONFLICT;
+    deps.metrics.count('Unsubscriptions');
+    return { record: next };
+  });
 }
 
 /** `unsubscribe`: the subscriber as it is afterwards; an unknown address is a 404. */

@@ -2,13 +2,24 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { parseSettings } from '../../shared/domain/parse-settings.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
-import { Newsletter } from '../../shared/newsletter.ts';
+import { createNewsletter } from '../../shared/newsletter.ts';
+import type { Dependencies } from '../../shared/operations/dependencies.ts';
 import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
+import { RecordingLogger, RecordingMetrics } from '../support/fixtures.ts';
 import { CLI_SETTINGS, type CliWorld, cliWorld } from './cli-harness.ts';
 
 const SETTINGS = ENV_DEFAULTS.settingsParameter;
 
 let world: CliWorld;
+
+/** The function class over this world's table and the settings the CLI wrote. */
+const worldDependencies = (): Dependencies => ({
+  store: world.store,
+  settings: async () => parseSettings(world.parameters.get(SETTINGS)?.value ?? ''),
+  now: () => new Date(),
+  log: new RecordingLogger(),
+  metrics: new RecordingMetrics(),
+});
 
 beforeEach(async () => {
   await world?.close();
@@ -94,12 +105,8 @@ describe('lists create', () => {
 
   it('a list created pre-assigned is given to new subscribers by the function class', async () => {
     await world.cli(['lists', 'create', '--name', 'Everyone', '--preassigned']);
-    Newsletter.reset();
-    Newsletter.configure({
-      store: world.store,
-      settings: async () => parseSettings(world.parameters.get(SETTINGS)?.value ?? ''),
-    });
-    const added = await Newsletter.add_subscriber({ email: 'new@example.com' });
+    const newsletter = createNewsletter(worldDependencies());
+    const added = await newsletter.add_subscriber({ email: 'new@example.com' });
     expect(isNewsletterError(added)).toBe(false);
     expect((added as Subscriber).lists).toEqual([3, 5]);
   });
@@ -150,13 +157,8 @@ describe('lists edit', () => {
 
   it('a private list can then be assigned only with the key', async () => {
     await world.cli(['lists', 'edit', '4', '--private', 'true']);
-    Newsletter.reset();
-    Newsletter.configure({
-      store: world.store,
-      settings: async () => parseSettings(world.parameters.get(SETTINGS)?.value ?? ''),
-      mailer: { send: async () => undefined },
-    });
-    const result = await Newsletter.subscribe(
+    const newsletter = createNewsletter(worldDependencies());
+    const result = await newsletter.subscribe(
       { email: 'p@example.com', lists: [4] },
       { trusted: false },
     );

@@ -1,26 +1,32 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { NewsletterIssue } from '../../shared/domain/newsletter-issue.ts';
-import { Newsletter } from '../../shared/newsletter.ts';
+import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
+import { RecordingLogger, RecordingMetrics, testSettings } from '../support/fixtures.ts';
 import { type CliWorld, cliWorld } from './cli-harness.ts';
 
 let world: CliWorld;
+let newsletter: NewsletterOperations;
 
 beforeEach(async () => {
   await world?.close();
   world = await cliWorld();
-  Newsletter.reset();
-  Newsletter.configure({ store: world.store });
+  newsletter = createNewsletter({
+    store: world.store,
+    settings: async () => testSettings(),
+    now: () => new Date(),
+    log: new RecordingLogger(),
+    metrics: new RecordingMetrics(),
+  });
 });
 
 afterAll(async () => {
-  Newsletter.reset();
   await world.close();
 });
 
 /** What a caller without key sees. */
 async function publicIds(): Promise<number[]> {
-  const issues = await Newsletter.newsletters({}, { trusted: false });
+  const issues = await newsletter.newsletters({}, { trusted: false });
   if (isNewsletterError(issues)) throw new Error(issues.message);
   return issues.map((issue) => issue.id);
 }
@@ -62,7 +68,7 @@ describe('newsletters create', () => {
     expect(stored?.sent_at).toBe(stored?.created);
     expect((await world.store.getNewsletterIssue(1))?.sent_at).toBeNull();
     expect(await publicIds()).toEqual([2]);
-    const trusted = (await Newsletter.newsletters({})) as NewsletterIssue[];
+    const trusted = (await newsletter.newsletters({})) as NewsletterIssue[];
     expect(trusted.map((issue) => issue.id)).toEqual([3, 2, 1]);
   });
 

@@ -15,7 +15,7 @@ import type { Store } from '../../shared/adapters/store/store-port.ts';
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { hashToken } from '../../shared/domain/tokens.ts';
-import { Newsletter } from '../../shared/newsletter.ts';
+import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
 import type { Dependencies } from '../../shared/operations/dependencies.ts';
 import { type RecordingMailer, testDependencies } from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
@@ -28,6 +28,8 @@ let store: Store;
 let db: DynamoDBDocumentClient;
 let table: string;
 let deps: ReturnType<typeof testDependencies>;
+/** The function class over `deps`, or over the scheduler's wrapped dependencies in a round. */
+let newsletter: NewsletterOperations;
 let round = 0;
 /** Every mail sent under the scheduler, with the addressee's stored status at that moment. */
 const statusAtSend: { kind: DueMail['kind']; to: string; status: string | undefined }[] = [];
@@ -35,8 +37,7 @@ const statusAtSend: { kind: DueMail['kind']; to: string; status: string | undefi
 beforeEach(async () => {
   ({ store, client: db, tableName: table } = await freshStore());
   deps = testDependencies(store);
-  Newsletter.reset();
-  Newsletter.configure(deps);
+  newsletter = createNewsletter(deps);
 });
 
 /** Every store method and the mailer's send, with their results released by the scheduler. */
@@ -76,11 +77,11 @@ function scheduled(
 
 /** Runs `work` with the scheduler deciding the order, then restores the plain dependencies. */
 async function interleaved<T>(s: fc.Scheduler, work: () => Promise<T>[]): Promise<T[]> {
-  Newsletter.configure({ ...deps, ...scheduled(s, store, deps.mailer) });
+  newsletter = createNewsletter({ ...deps, ...scheduled(s, store, deps.mailer) });
   try {
     return await s.waitFor(Promise.all(work()));
   } finally {
-    Newsletter.configure(deps);
+    newsletter = createNewsletter(deps);
   }
 }
 
@@ -145,12 +146,12 @@ function report(name: string): void {
 /** The calls the mixed interleaving draws from, on one address. */
 const OPS = {
   subscribe: (email: string): Promise<unknown> =>
-    Newsletter.subscribe({ email, name: 'Racer' }, { trusted: false }),
+    newsletter.subscribe({ email, name: 'Racer' }, { trusted: false }),
   'subscribe-trusted': (email: string): Promise<unknown> =>
-    Newsletter.subscribe({ email, lists: [4] }),
-  add: (email: string): Promise<unknown> => Newsletter.add_subscriber({ email }),
-  delete: (email: string): Promise<unknown> => Newsletter.delete_subscriber({ email }),
-  unsubscribe: (email: string): Promise<unknown> => Newsletter.unsubscribe({ email }),
+    newsletter.subscribe({ email, lists: [4] }),
+  add: (email: string): Promise<unknown> => newsletter.add_subscriber({ email }),
+  delete: (email: string): Promise<unknown> => newsletter.delete_subscriber({ email }),
+  unsubscribe: (email: string): Promise<unknown> => newsletter.unsubscribe({ email }),
 } as const;
 type Op = keyof typeof OPS;
 
@@ -177,9 +178,9 @@ describe('races on one address', () => {
       fc.asyncProperty(fc.scheduler(), initial, ops, async (s, start, calls) => {
         round += 1;
         const email = `mixed-${round}@example.com`;
-        if (start === 'S') await Newsletter.subscribe({ email }, { trusted: false });
-        if (start === 'C' || start === 'U') await Newsletter.add_subscriber({ email });
-        if (start === 'U') await Newsletter.unsubscribe({ email });
+        if (start === 'S') await newsletter.subscribe({ email }, { trusted: false });
+        if (start === 'C' || start === 'U') await newsletter.add_subscriber({ email });
+        if (start === 'U') await newsletter.unsubscribe({ email });
         const from = deps.mailer.sent.length;
 
         const results = await interleaved(s, () => calls.map((op) => OPS[op](email)));
@@ -218,7 +219,7 @@ describe('races on one address', () => {
     // unsubscribe reads the subscriber (version 1) and is held before its write; meanwhile the
     // address is deleted and subscribed again, which starts a new record, again at version 1.
     const email = 'aba@example.com';
-    await Newsletter.subscribe({ email }, { trusted: false });
+    await newsletter.subscribe({ email }, { trusted: false });
     let held = false;
     let release = (): void => undefined;
     const gate = new Promise<void>((resolve) => {
@@ -233,12 +234,12 @@ describe('races on one address', () => {
         return store.replaceSubscriber(...args);
       },
     });
-    Newsletter.configure({ ...deps, store: holding });
+    newsletter = createNewsletter({ ...deps, store: holding });
     try {
-      const leaving = Newsletter.unsubscribe({ email });
+      const leaving = newsletter.unsubscribe({ email });
       while (!held) await new Promise((resolve) => setTimeout(resolve, 5));
-      expect(await Newsletter.delete_subscriber({ email })).toEqual({ deleted: true, email });
-      await Newsletter.subscribe({ email }, { trusted: false });
+      expect(await newsletter.delete_subscriber({ email })).toEqual({ deleted: true, email });
+      await newsletter.subscribe({ email }, { trusted: false });
       const reborn = (await integrityOf(email)).items.find(
         (item) => item.pk === `SUBSCRIBER#${email}`,
       );
@@ -249,7 +250,7 @@ describe('races on one address', () => {
       expect(problems).toEqual([]);
       expect(items.find((item) => item.pk === `SUBSCRIBER#${email}`)?.id).toBe(reborn?.id);
     } finally {
-      Newsletter.configure(deps);
+      newsletter = createNewsletter(deps);
     }
   });
 
@@ -266,9 +267,9 @@ describe('races on one address', () => {
           ({ publicCalls, trustedCalls }: typeof first) =>
           () => [
             ...Array.from({ length: publicCalls }, (_, i) =>
-              Newsletter.subscribe({ email, name: `N${i % 3}` }, { trusted: false }),
+              newsletter.subscribe({ email, name: `N${i % 3}` }, { trusted: false }),
             ),
-            ...Array.from({ length: trustedCalls }, () => Newsletter.subscribe({ email })),
+            ...Array.from({ length: trustedCalls }, () => newsletter.subscribe({ email })),
           ];
         expect(unexpected(await interleaved(s, burst(first)), [])).toEqual([]);
         const [mail] = mailsTo(deps.mailer, 'activation', email);
@@ -282,10 +283,10 @@ describe('races on one address', () => {
         const { items, problems } = await integrityOf(email);
         expect(problems).toEqual([]);
         expect(items.filter((item) => item.pk === `SUBSCRIBER#${email}`)).toHaveLength(1);
-        expect(await Newsletter.check_link({ token: tokenIn(mail), purpose: 'confirm' })).toBe(
+        expect(await newsletter.check_link({ token: tokenIn(mail), purpose: 'confirm' })).toBe(
           false,
         );
-        expect(await Newsletter.check_link({ token: tokenIn(mails[1]), purpose: 'confirm' })).toBe(
+        expect(await newsletter.check_link({ token: tokenIn(mails[1]), purpose: 'confirm' })).toBe(
           true,
         );
         count(
@@ -306,16 +307,16 @@ describe('races on one address', () => {
       fc.asyncProperty(fc.scheduler(), fc.integer({ min: 2, max: 6 }), async (s, clicks) => {
         round += 1;
         const email = `confirm-${round}@example.com`;
-        await Newsletter.subscribe({ email }, { trusted: false });
+        await newsletter.subscribe({ email }, { trusted: false });
         const token = tokenIn(mailsTo(deps.mailer, 'activation', email)[0]);
         const from = deps.mailer.sent.length;
 
         const outcomes = await interleaved(s, (): Promise<unknown>[] => [
           ...Array.from({ length: clicks }, () =>
-            Newsletter.confirm_subscription({ token }, { trusted: false }),
+            newsletter.confirm_subscription({ token }, { trusted: false }),
           ),
           // A mail scanner opening the link at the same time changes nothing.
-          Newsletter.check_link({ token, purpose: 'confirm' }),
+          newsletter.check_link({ token, purpose: 'confirm' }),
         ]);
         const confirmations = outcomes.slice(0, clicks);
         expect(confirmations.filter((o) => o === 'confirmed')).toHaveLength(1);
@@ -346,15 +347,15 @@ describe('races on one address', () => {
       fc.asyncProperty(fc.scheduler(), shape, async (s, { clicks, unsubscribes }) => {
         round += 1;
         const email = `leave-${round}@example.com`;
-        await Newsletter.subscribe({ email }, { trusted: false });
+        await newsletter.subscribe({ email }, { trusted: false });
         const token = tokenIn(mailsTo(deps.mailer, 'activation', email)[0]);
         const from = deps.mailer.sent.length;
 
         const results = await interleaved(s, (): Promise<unknown>[] => [
           ...Array.from({ length: clicks }, () =>
-            Newsletter.confirm_subscription({ token }, { trusted: false }),
+            newsletter.confirm_subscription({ token }, { trusted: false }),
           ),
-          ...Array.from({ length: unsubscribes }, () => Newsletter.unsubscribe({ email })),
+          ...Array.from({ length: unsubscribes }, () => newsletter.unsubscribe({ email })),
         ]);
         expect(unexpected(results, [])).toEqual([]);
         const confirmed = results.slice(0, clicks).filter((o) => o === 'confirmed').length;
@@ -405,20 +406,20 @@ describe('races on one address', () => {
         const email = `delete-${round}@example.com`;
         // Confirmed once already, so an unsubscribe link exists, then a fresh activation
         // pending (trusted subscribe of U in double opt-in: S with a new activation mail).
-        await Newsletter.subscribe({ email }, { trusted: false });
+        await newsletter.subscribe({ email }, { trusted: false });
         const first = tokenIn(mailsTo(deps.mailer, 'activation', email)[0]);
-        await Newsletter.confirm_subscription({ token: first });
+        await newsletter.confirm_subscription({ token: first });
         const leave = tokenIn(mailsTo(deps.mailer, 'welcome', email)[0]);
 
         const results = await interleaved(s, (): Promise<unknown>[] => [
           ...Array.from({ length: shape.clicks }, () =>
-            Newsletter.confirm_subscription({ token: first }, { trusted: false }),
+            newsletter.confirm_subscription({ token: first }, { trusted: false }),
           ),
           ...Array.from({ length: shape.leaves }, () =>
-            Newsletter.unsubscribe_link({ token: leave }),
+            newsletter.unsubscribe_link({ token: leave }),
           ),
-          ...Array.from({ length: shape.deletes }, () => Newsletter.delete_subscriber({ email })),
-          ...(shape.resubscribe ? [Newsletter.subscribe({ email }, { trusted: false })] : []),
+          ...Array.from({ length: shape.deletes }, () => newsletter.delete_subscriber({ email })),
+          ...(shape.resubscribe ? [newsletter.subscribe({ email }, { trusted: false })] : []),
         ]);
         expect(unexpected(results, ['not_found'])).toEqual([]);
         const { items, problems } = await integrityOf(email);

@@ -316,12 +316,12 @@ describe('no secret reaches a log line', () => {
     expect(tokens.length).toBeGreaterThanOrEqual(4);
     // One line per request a function answered (API Gateway answers the unknown path
     // itself), so the capture really saw the run.
-    const requestLines = stack.logLines.filter((line) => line.includes('"event":"request"'));
+    const requestLines = stack.logLines.filter((line) => line.includes('"message":"request"'));
     expect(requestLines.length).toBeGreaterThanOrEqual(answers.length - 1);
 
     // The failures were logged with their causes (so the lines searched below carry them).
     const events = new Set(
-      stack.logLines.map((line) => (JSON.parse(line) as { event?: string }).event),
+      stack.logLines.map((line) => (JSON.parse(line) as { message?: string }).message),
     );
     expect([...events].sort()).toEqual(
       expect.arrayContaining(['api_key_unavailable', 'mail_failed', 'operation_failed']),

@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
-import { Newsletter } from '../../shared/newsletter.ts';
+import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
 import {
   type RecordingMailer,
   type TestClock,
@@ -10,6 +10,7 @@ import {
 } from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 
+let newsletter: NewsletterOperations;
 let mailer: RecordingMailer;
 let clock: TestClock;
 let current: { settings: ReturnType<typeof testSettings> };
@@ -20,8 +21,7 @@ beforeEach(async () => {
   const { store, client, tableName } = await freshStore();
   const deps = testDependencies(store);
   ({ mailer, clock, current } = deps);
-  Newsletter.reset();
-  Newsletter.configure(deps);
+  newsletter = createNewsletter(deps);
   scanAll = async () => (await client.send(new ScanCommand({ TableName: tableName }))).Items ?? [];
   subscribers = async () =>
     (await scanAll()).filter((item) => String(item.pk).startsWith('SUBSCRIBER#')).length;
@@ -29,7 +29,7 @@ beforeEach(async () => {
 
 describe('[subscribe.honeypot] honeypot', () => {
   it('a filled honeypot gets the usual answer and changes nothing', async () => {
-    const answer = await Newsletter.subscribe(
+    const answer = await newsletter.subscribe(
       { email: 'bot@example.com', nl_website: 'http://spam' },
       { trusted: false },
     );
@@ -39,10 +39,10 @@ describe('[subscribe.honeypot] honeypot', () => {
   });
 
   it('an empty honeypot is a person; the field name is a setting and can be turned off', async () => {
-    await Newsletter.subscribe({ email: 'person@example.com', nl_website: '' }, { trusted: false });
+    await newsletter.subscribe({ email: 'person@example.com', nl_website: '' }, { trusted: false });
     expect(await subscribers()).toBe(1);
     current.settings = testSettings({ honeypot_field: '' });
-    await Newsletter.subscribe({ email: 'other@example.com', nl_website: 'x' }, { trusted: false });
+    await newsletter.subscribe({ email: 'other@example.com', nl_website: 'x' }, { trusted: false });
     expect(await subscribers()).toBe(2);
   });
 });
@@ -51,7 +51,7 @@ describe('[subscribe.rate-limit] per-client rate limit', () => {
   it('allows max_requests keyless calls per window and IP, then 429 until the next window', async () => {
     current.settings = testSettings({ public_rate_limit: { max_requests: 3, window_minutes: 10 } });
     const from = (ip: string, i: number) =>
-      Newsletter.subscribe({ email: `r${i}@example.com` }, { trusted: false, clientIp: ip });
+      newsletter.subscribe({ email: `r${i}@example.com` }, { trusted: false, clientIp: ip });
     for (let i = 0; i < 3; i += 1)
       expect(isNewsletterError(await from('203.0.113.7', i))).toBe(false);
     const limited = await from('203.0.113.7', 3);
@@ -61,7 +61,7 @@ describe('[subscribe.rate-limit] per-client rate limit', () => {
     });
     // Another client is not affected, nor is a trusted caller.
     expect(isNewsletterError(await from('198.51.100.1', 4))).toBe(false);
-    expect(isNewsletterError(await Newsletter.subscribe({ email: 'trusted@example.com' }))).toBe(
+    expect(isNewsletterError(await newsletter.subscribe({ email: 'trusted@example.com' }))).toBe(
       false,
     );
     clock.advance(10 * 60_000);
@@ -74,13 +74,13 @@ describe('[subscribe.rate-limit] per-client rate limit', () => {
     expect(testSettings().public_rate_limit).toEqual({ max_requests: 20, window_minutes: 10 });
     const ip = '203.0.113.42';
     for (let i = 0; i < 20; i += 1) {
-      const answer = await Newsletter.subscribe(
+      const answer = await newsletter.subscribe(
         { email: `d${i}@example.com` },
         { trusted: false, clientIp: ip },
       );
       expect(isNewsletterError(answer), `call ${i + 1}`).toBe(false);
     }
-    const limited = await Newsletter.subscribe(
+    const limited = await newsletter.subscribe(
       { email: 'd20@example.com' },
       { trusted: false, clientIp: ip },
     );
@@ -99,12 +99,12 @@ describe('[subscribe.rate-limit] per-client rate limit', () => {
 
   it('rejected input does not count, so bad requests change nothing', async () => {
     current.settings = testSettings({ public_rate_limit: { max_requests: 1, window_minutes: 10 } });
-    const bad = await Newsletter.subscribe(
+    const bad = await newsletter.subscribe(
       { email: 'not-an-address' },
       { trusted: false, clientIp: '203.0.113.9' },
     );
     expect(isNewsletterError(bad) && bad.status).toBe(400);
-    const good = await Newsletter.subscribe(
+    const good = await newsletter.subscribe(
       { email: 'ok@example.com' },
       { trusted: false, clientIp: '203.0.113.9' },
     );

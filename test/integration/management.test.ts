@@ -4,10 +4,11 @@ import type { Store } from '../../shared/adapters/store/store-port.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { NewsletterIssueRecord } from '../../shared/domain/newsletter-issue.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
-import { Newsletter } from '../../shared/newsletter.ts';
+import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
 import { type RecordingMailer, type TestClock, testDependencies } from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 
+let newsletter: NewsletterOperations;
 let mailer: RecordingMailer;
 let clock: TestClock;
 let store: Store;
@@ -18,8 +19,7 @@ beforeEach(async () => {
   store = fresh.store;
   const deps = testDependencies(store);
   ({ mailer, clock } = deps);
-  Newsletter.reset();
-  Newsletter.configure(deps);
+  newsletter = createNewsletter(deps);
   itemCount = async () =>
     ((await fresh.client.send(new ScanCommand({ TableName: fresh.tableName }))).Items ?? []).filter(
       (item) => !String(item.pk).startsWith('COUNTER#'),
@@ -28,7 +28,7 @@ beforeEach(async () => {
 
 describe('add_subscriber', () => {
   it('writes C by default, with any configured list including private ones, and mails nobody', async () => {
-    const added = (await Newsletter.add_subscriber({
+    const added = (await newsletter.add_subscriber({
       email: 'a@example.com',
       lists: '2',
     })) as Subscriber;
@@ -38,7 +38,7 @@ describe('add_subscriber', () => {
   });
 
   it('takes status S', async () => {
-    const added = (await Newsletter.add_subscriber({
+    const added = (await newsletter.add_subscriber({
       email: 'b@example.com',
       status: 'S',
     })) as Subscriber;
@@ -46,10 +46,10 @@ describe('add_subscriber', () => {
   });
 
   it('an existing address is a 400 email_exists and changes nothing', async () => {
-    await Newsletter.add_subscriber({ email: 'c@example.com', name: 'First' });
-    const again = await Newsletter.add_subscriber({ email: 'C@example.com', name: 'Second' });
+    await newsletter.add_subscriber({ email: 'c@example.com', name: 'First' });
+    const again = await newsletter.add_subscriber({ email: 'C@example.com', name: 'Second' });
     expect(isNewsletterError(again) && again).toMatchObject({ code: 'email_exists', status: 400 });
-    const [only] = (await Newsletter.subscribers()) as Subscriber[];
+    const [only] = (await newsletter.subscribers()) as Subscriber[];
     expect(only?.name).toBe('First');
   });
 
@@ -64,7 +64,7 @@ describe('add_subscriber', () => {
       [{ email: 'x@example.com', gender: 'x' }, 'invalid_parameter', /gender/],
     ];
     for (const [params, code, message] of cases) {
-      const result = await Newsletter.add_subscriber(params);
+      const result = await newsletter.add_subscriber(params);
       expect(isNewsletterError(result) && result.code).toBe(code);
       expect(isNewsletterError(result) && result.message).toMatch(message);
     }
@@ -74,7 +74,7 @@ describe('add_subscriber', () => {
   it('200 simultaneous calls for distinct addresses yield 200 distinct ids', async () => {
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        Newsletter.add_subscriber({ email: `bulk${i}@example.com` }),
+        newsletter.add_subscriber({ email: `bulk${i}@example.com` }),
       ),
     );
     const ids = results.map((r) => (r as Subscriber).id);
@@ -85,10 +85,10 @@ describe('add_subscriber', () => {
 
 describe('ids', () => {
   it('are positive integers increasing with creation time and never reused', async () => {
-    const first = (await Newsletter.add_subscriber({ email: 'i1@example.com' })) as Subscriber;
-    const second = (await Newsletter.subscribe({ email: 'i2@example.com' })) as Subscriber;
-    await Newsletter.delete_subscriber({ email: 'i2@example.com' });
-    const third = (await Newsletter.add_subscriber({ email: 'i2@example.com' })) as Subscriber;
+    const first = (await newsletter.add_subscriber({ email: 'i1@example.com' })) as Subscriber;
+    const second = (await newsletter.subscribe({ email: 'i2@example.com' })) as Subscriber;
+    await newsletter.delete_subscriber({ email: 'i2@example.com' });
+    const third = (await newsletter.add_subscriber({ email: 'i2@example.com' })) as Subscriber;
     expect(second.id).toBeGreaterThan(first.id);
     expect(third.id).toBeGreaterThan(second.id);
   });
@@ -96,42 +96,42 @@ describe('ids', () => {
 
 describe('unsubscribe', () => {
   it('S and C become U; U again is a success', async () => {
-    await Newsletter.add_subscriber({ email: 's@example.com', status: 'S' });
-    await Newsletter.add_subscriber({ email: 'c@example.com' });
-    expect(((await Newsletter.unsubscribe({ email: 's@example.com' })) as Subscriber).status).toBe(
+    await newsletter.add_subscriber({ email: 's@example.com', status: 'S' });
+    await newsletter.add_subscriber({ email: 'c@example.com' });
+    expect(((await newsletter.unsubscribe({ email: 's@example.com' })) as Subscriber).status).toBe(
       'U',
     );
-    expect(((await Newsletter.unsubscribe({ email: 'c@example.com' })) as Subscriber).status).toBe(
+    expect(((await newsletter.unsubscribe({ email: 'c@example.com' })) as Subscriber).status).toBe(
       'U',
     );
-    expect(((await Newsletter.unsubscribe({ email: 'c@example.com' })) as Subscriber).status).toBe(
+    expect(((await newsletter.unsubscribe({ email: 'c@example.com' })) as Subscriber).status).toBe(
       'U',
     );
   });
 
   it('an unknown address is a 404', async () => {
-    const result = await Newsletter.unsubscribe({ email: 'nobody@example.com' });
+    const result = await newsletter.unsubscribe({ email: 'nobody@example.com' });
     expect(isNewsletterError(result) && result).toMatchObject({ code: 'not_found', status: 404 });
   });
 });
 
 describe('delete_subscriber', () => {
   it('removes the subscriber and every item that belongs to it', async () => {
-    await Newsletter.subscribe({ email: 'd@example.com' });
-    await Newsletter.subscribe({ email: 'keep@example.com' });
+    await newsletter.subscribe({ email: 'd@example.com' });
+    await newsletter.subscribe({ email: 'keep@example.com' });
     expect(await itemCount()).toBe(4); // two subscribers, two activation tokens
-    expect(await Newsletter.delete_subscriber({ email: 'D@example.com' })).toEqual({
+    expect(await newsletter.delete_subscriber({ email: 'D@example.com' })).toEqual({
       deleted: true,
       email: 'd@example.com',
     });
     expect(await itemCount()).toBe(2);
-    expect(((await Newsletter.subscribers()) as Subscriber[]).map((s) => s.email)).toEqual([
+    expect(((await newsletter.subscribers()) as Subscriber[]).map((s) => s.email)).toEqual([
       'keep@example.com',
     ]);
   });
 
   it('an unknown address is a 404', async () => {
-    const result = await Newsletter.delete_subscriber({ email: 'nobody@example.com' });
+    const result = await newsletter.delete_subscriber({ email: 'nobody@example.com' });
     expect(isNewsletterError(result) && result).toMatchObject({ code: 'not_found', status: 404 });
   });
 });
@@ -139,10 +139,10 @@ describe('delete_subscriber', () => {
 describe('subscribers', () => {
   it('returns the 20 newest, newest first, after 25 inserts', async () => {
     for (let i = 0; i < 25; i += 1) {
-      await Newsletter.add_subscriber({ email: `n${i}@example.com`, status: i % 2 ? 'S' : 'C' });
+      await newsletter.add_subscriber({ email: `n${i}@example.com`, status: i % 2 ? 'S' : 'C' });
       clock.advance(1000);
     }
-    const listed = (await Newsletter.subscribers()) as Subscriber[];
+    const listed = (await newsletter.subscribers()) as Subscriber[];
     expect(listed.map((s) => s.email)).toEqual(
       Array.from({ length: 20 }, (_, i) => `n${24 - i}@example.com`),
     );
@@ -170,9 +170,9 @@ describe('newsletters', () => {
     for (let id = 1; id <= 25; id += 1) {
       await store.putNewsletterIssue(issue(id, id % 5 === 0 ? 'draft' : 'sent', id % 7 === 0));
     }
-    const all = (await Newsletter.newsletters()) as { id: number }[];
+    const all = (await newsletter.newsletters()) as { id: number }[];
     expect(all.map((n) => n.id)).toEqual([25, 24, 23, 22, 21, 20, 19, 18, 17, 16]);
-    const visible = (await Newsletter.newsletters({}, { trusted: false })) as {
+    const visible = (await newsletter.newsletters({}, { trusted: false })) as {
       id: number;
       status: string;
     }[];

@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
-import { Newsletter } from '../../shared/newsletter.ts';
+import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
 import {
   type RecordingMailer,
   type TestClock,
@@ -11,6 +11,8 @@ import {
 } from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 
+let newsletter: NewsletterOperations;
+let dependencies: ReturnType<typeof testDependencies>;
 const PUBLIC = { trusted: false };
 let mailer: RecordingMailer;
 let clock: TestClock;
@@ -21,8 +23,8 @@ beforeEach(async () => {
   const { store, client, tableName } = await freshStore();
   const deps = testDependencies(store);
   ({ mailer, clock, current } = deps);
-  Newsletter.reset();
-  Newsletter.configure(deps);
+  newsletter = createNewsletter(deps);
+  dependencies = deps;
   scanAll = async () => (await client.send(new ScanCommand({ TableName: tableName }))).Items ?? [];
 });
 
@@ -30,7 +32,7 @@ const tokenOf = (url: string | undefined): string =>
   new URL(url ?? '').searchParams.get('token') ?? '';
 
 async function stored(email: string): Promise<Subscriber> {
-  const all = await Newsletter.subscribers();
+  const all = await newsletter.subscribers();
   if (isNewsletterError(all)) throw new Error(all.message);
   const found = all.find((s) => s.email === email);
   if (!found) throw new Error(`${email} not stored`);
@@ -39,7 +41,7 @@ async function stored(email: string): Promise<Subscriber> {
 
 describe('subscribe, new address', () => {
   it('double opt-in stores S and sends one activation mail with a confirm link', async () => {
-    const result = await Newsletter.subscribe({ email: ' Ada@Example.COM ', name: 'Ada' }, PUBLIC);
+    const result = await newsletter.subscribe({ email: ' Ada@Example.COM ', name: 'Ada' }, PUBLIC);
     expect(result).toEqual({ email: 'ada@example.com', status: 'pending' });
     expect((await stored('ada@example.com')).status).toBe('S');
     const [mail] = mailer.of('activation', 'ada@example.com');
@@ -52,7 +54,7 @@ describe('subscribe, new address', () => {
 
   it('single opt-in stores C and sends the welcome mail and the admin notification', async () => {
     current.settings = testSettings({ opt_in: 'single' });
-    const result = await Newsletter.subscribe({ email: 'bo@example.com' }, PUBLIC);
+    const result = await newsletter.subscribe({ email: 'bo@example.com' }, PUBLIC);
     expect(result).toEqual({ email: 'bo@example.com', status: 'subscribed' });
     expect((await stored('bo@example.com')).status).toBe('C');
     expect(mailer.of('welcome', 'bo@example.com')[0]?.unsubscribeUrl).toContain(
@@ -62,12 +64,12 @@ describe('subscribe, new address', () => {
   });
 
   it('[subscribe.preassigned-new] adds the pre-assigned lists to the lists of the call', async () => {
-    const result = await Newsletter.subscribe({ email: 'cy@example.com', 'lists[]': ['4', '1'] });
+    const result = await newsletter.subscribe({ email: 'cy@example.com', 'lists[]': ['4', '1'] });
     expect(isNewsletterError(result) ? result : (result as Subscriber).lists).toEqual([1, 3, 4]);
   });
 
   it('keeps every profile spelling and field', async () => {
-    const result = (await Newsletter.subscribe({
+    const result = (await newsletter.subscribe({
       email: 'di@example.com',
       'profile[1]': 'London',
       profile_company: 'ACME',
@@ -78,7 +80,7 @@ describe('subscribe, new address', () => {
   });
 
   it('without key, a private list is a 403 and nothing is stored', async () => {
-    const result = await Newsletter.subscribe({ email: 'ed@example.com', lists: [2] }, PUBLIC);
+    const result = await newsletter.subscribe({ email: 'ed@example.com', lists: [2] }, PUBLIC);
     expect(isNewsletterError(result) && result).toMatchObject({
       code: 'private_list',
       status: 403,
@@ -88,7 +90,7 @@ describe('subscribe, new address', () => {
   });
 
   it('with key (trusted), a private list is allowed', async () => {
-    const result = (await Newsletter.subscribe({
+    const result = (await newsletter.subscribe({
       email: 'ed@example.com',
       lists: [2],
     })) as Subscriber;
@@ -97,7 +99,7 @@ describe('subscribe, new address', () => {
 
   it('without key, a field required for public forms is required', async () => {
     current.settings = testSettings({ required_public_fields: ['name', 'profile_company'] });
-    const missing = await Newsletter.subscribe(
+    const missing = await newsletter.subscribe(
       { email: 'fi@example.com', profile_company: 'X' },
       PUBLIC,
     );
@@ -105,7 +107,7 @@ describe('subscribe, new address', () => {
       code: 'missing_parameter',
       message: 'name is required',
     });
-    const missingProfile = await Newsletter.subscribe(
+    const missingProfile = await newsletter.subscribe(
       { email: 'fi@example.com', name: 'Fi' },
       PUBLIC,
     );
@@ -113,7 +115,7 @@ describe('subscribe, new address', () => {
       'profile_company is required',
     );
     expect(
-      await Newsletter.subscribe(
+      await newsletter.subscribe(
         { email: 'fi@example.com', name: 'Fi', profile_company: 'X' },
         PUBLIC,
       ),
@@ -122,11 +124,11 @@ describe('subscribe, new address', () => {
       status: 'pending',
     });
     // A trusted caller is not a public form.
-    expect(isNewsletterError(await Newsletter.subscribe({ email: 'gu@example.com' }))).toBe(false);
+    expect(isNewsletterError(await newsletter.subscribe({ email: 'gu@example.com' }))).toBe(false);
   });
 
   it('send_emails=false stores the same data and mails nobody', async () => {
-    const result = (await Newsletter.subscribe({
+    const result = (await newsletter.subscribe({
       email: 'ha@example.com',
       send_emails: 'no',
     })) as Subscriber;
@@ -135,7 +137,7 @@ describe('subscribe, new address', () => {
   });
 
   it('a trusted response is the subscriber without tokens or internals', async () => {
-    const result = await Newsletter.subscribe({ email: 'io@example.com', name: 'Io' });
+    const result = await newsletter.subscribe({ email: 'io@example.com', name: 'Io' });
     expect(Object.keys(result).sort()).toEqual(
       [
         'created',
@@ -155,27 +157,27 @@ describe('subscribe, new address', () => {
 
 describe('subscribe, existing address', () => {
   it('S: updates provided fields; the activation mail is resent only after the cooldown', async () => {
-    await Newsletter.subscribe({ email: 'ka@example.com', name: 'Ka' }, PUBLIC);
+    await newsletter.subscribe({ email: 'ka@example.com', name: 'Ka' }, PUBLIC);
     const first = tokenOf(mailer.sent[0]?.confirmUrl);
     clock.advance(9 * 60_000);
-    await Newsletter.subscribe({ email: 'ka@example.com', name: 'Karla', lists: [4] }, PUBLIC);
+    await newsletter.subscribe({ email: 'ka@example.com', name: 'Karla', lists: [4] }, PUBLIC);
     expect(mailer.of('activation')).toHaveLength(1);
     const updated = await stored('ka@example.com');
     expect(updated).toMatchObject({ name: 'Karla', lists: [3, 4], status: 'S' });
     clock.advance(60_000);
-    await Newsletter.subscribe({ email: 'ka@example.com' }, PUBLIC);
+    await newsletter.subscribe({ email: 'ka@example.com' }, PUBLIC);
     expect(mailer.of('activation')).toHaveLength(2);
     // Only the newest link confirms.
-    expect(await Newsletter.confirm_subscription({ token: first })).toBe('invalid');
+    expect(await newsletter.confirm_subscription({ token: first })).toBe('invalid');
     expect(
-      await Newsletter.confirm_subscription({ token: tokenOf(mailer.sent[1]?.confirmUrl) }),
+      await newsletter.confirm_subscription({ token: tokenOf(mailer.sent[1]?.confirmUrl) }),
     ).toBe('confirmed');
   });
 
   it('C: a keyless call changes nothing and sends nothing, and answers like a new address', async () => {
-    await Newsletter.add_subscriber({ email: 'lu@example.com', name: 'Lu' });
+    await newsletter.add_subscriber({ email: 'lu@example.com', name: 'Lu' });
     const before = await stored('lu@example.com');
-    const result = await Newsletter.subscribe(
+    const result = await newsletter.subscribe(
       { email: 'lu@example.com', name: 'Mallory', lists: [4] },
       PUBLIC,
     );
@@ -185,9 +187,9 @@ describe('subscribe, existing address', () => {
   });
 
   it('C: a trusted call updates provided fields and adds lists, never removes them', async () => {
-    await Newsletter.add_subscriber({ email: 'mo@example.com', name: 'Mo', lists: [1] });
+    await newsletter.add_subscriber({ email: 'mo@example.com', name: 'Mo', lists: [1] });
     clock.advance(1000);
-    const result = (await Newsletter.subscribe({
+    const result = (await newsletter.subscribe({
       email: 'mo@example.com',
       surname: 'Z',
       lists: [4],
@@ -198,9 +200,9 @@ describe('subscribe, existing address', () => {
   });
 
   it('U: becomes S with a fresh activation mail; nobody can put it back on the list directly', async () => {
-    await Newsletter.add_subscriber({ email: 'ne@example.com' });
-    await Newsletter.unsubscribe({ email: 'ne@example.com' });
-    const result = await Newsletter.subscribe({ email: 'ne@example.com' }, PUBLIC);
+    await newsletter.add_subscriber({ email: 'ne@example.com' });
+    await newsletter.unsubscribe({ email: 'ne@example.com' });
+    const result = await newsletter.subscribe({ email: 'ne@example.com' }, PUBLIC);
     expect(result).toEqual({ email: 'ne@example.com', status: 'pending' });
     expect((await stored('ne@example.com')).status).toBe('S');
     expect(mailer.of('activation', 'ne@example.com')).toHaveLength(1);
@@ -208,25 +210,25 @@ describe('subscribe, existing address', () => {
 
   it('U: a trusted call in single opt-in mode makes it C with a welcome mail', async () => {
     current.settings = testSettings({ opt_in: 'single' });
-    await Newsletter.add_subscriber({ email: 'ny@example.com' });
-    await Newsletter.unsubscribe({ email: 'ny@example.com' });
-    expect(((await Newsletter.subscribe({ email: 'ny@example.com' })) as Subscriber).status).toBe(
+    await newsletter.add_subscriber({ email: 'ny@example.com' });
+    await newsletter.unsubscribe({ email: 'ny@example.com' });
+    expect(((await newsletter.subscribe({ email: 'ny@example.com' })) as Subscriber).status).toBe(
       'C',
     );
     expect(mailer.of('welcome', 'ny@example.com')).toHaveLength(1);
     // A public call in single mode still must not resubscribe without confirmation.
-    await Newsletter.unsubscribe({ email: 'ny@example.com' });
-    await Newsletter.subscribe({ email: 'ny@example.com' }, PUBLIC);
+    await newsletter.unsubscribe({ email: 'ny@example.com' });
+    await newsletter.subscribe({ email: 'ny@example.com' }, PUBLIC);
     expect((await stored('ny@example.com')).status).toBe('S');
   });
 
   it('B and P: nothing is changed or sent', async () => {
     for (const status of ['B', 'P'] as const) {
       const email = `blocked-${status.toLowerCase()}@example.com`;
-      const { store } = Newsletter.dependencies();
+      const { store } = dependencies;
       const record = await store.getSubscriber(email);
       expect(record).toBeUndefined();
-      await Newsletter.add_subscriber({ email });
+      await newsletter.add_subscriber({ email });
       const added = await store.getSubscriber(email);
       if (!added) throw new Error('not added');
       await store.replaceSubscriber(
@@ -235,11 +237,11 @@ describe('subscribe, existing address', () => {
         { put: [], delete: [] },
       );
       const before = await store.getSubscriber(email);
-      expect(await Newsletter.subscribe({ email, name: 'X' }, PUBLIC)).toEqual({
+      expect(await newsletter.subscribe({ email, name: 'X' }, PUBLIC)).toEqual({
         email,
         status: 'pending',
       });
-      expect(((await Newsletter.subscribe({ email, name: 'Y' })) as Subscriber).status).toBe(
+      expect(((await newsletter.subscribe({ email, name: 'Y' })) as Subscriber).status).toBe(
         status,
       );
       expect(await store.getSubscriber(email)).toEqual(before);
@@ -251,42 +253,42 @@ describe('subscribe, existing address', () => {
 describe('[subscribe.mail-failure] failed mail', () => {
   it('answers 503, keeps the subscriber as S, and a retry sends again at once', async () => {
     mailer.failing = true;
-    const failed = await Newsletter.subscribe({ email: 'ol@example.com' }, PUBLIC);
+    const failed = await newsletter.subscribe({ email: 'ol@example.com' }, PUBLIC);
     expect(isNewsletterError(failed) && failed).toMatchObject({ code: 'unavailable', status: 503 });
     expect((await stored('ol@example.com')).status).toBe('S');
     mailer.failing = false;
-    expect(await Newsletter.subscribe({ email: 'ol@example.com' }, PUBLIC)).toEqual({
+    expect(await newsletter.subscribe({ email: 'ol@example.com' }, PUBLIC)).toEqual({
       email: 'ol@example.com',
       status: 'pending',
     });
     expect(mailer.of('activation', 'ol@example.com')).toHaveLength(1);
     expect(
-      await Newsletter.confirm_subscription({ token: tokenOf(mailer.sent[0]?.confirmUrl) }),
+      await newsletter.confirm_subscription({ token: tokenOf(mailer.sent[0]?.confirmUrl) }),
     ).toBe('confirmed');
   });
 
   it('a failed welcome mail is retried by the next confirmation click', async () => {
-    await Newsletter.subscribe({ email: 'pa@example.com' }, PUBLIC);
+    await newsletter.subscribe({ email: 'pa@example.com' }, PUBLIC);
     const token = tokenOf(mailer.sent[0]?.confirmUrl);
     mailer.failing = true;
-    const failed = await Newsletter.confirm_subscription({ token });
+    const failed = await newsletter.confirm_subscription({ token });
     expect(isNewsletterError(failed) && failed.status).toBe(503);
     expect((await stored('pa@example.com')).status).toBe('C');
     mailer.failing = false;
-    expect(await Newsletter.confirm_subscription({ token })).toBe('already_confirmed');
+    expect(await newsletter.confirm_subscription({ token })).toBe('already_confirmed');
     expect(mailer.of('welcome', 'pa@example.com')).toHaveLength(1);
     expect(mailer.of('admin')).toHaveLength(1);
-    expect(await Newsletter.confirm_subscription({ token })).toBe('already_confirmed');
+    expect(await newsletter.confirm_subscription({ token })).toBe('already_confirmed');
     expect(mailer.of('welcome')).toHaveLength(1);
   });
 });
 
 describe('activation link', () => {
   it('confirms S to C once, sends welcome and admin mails; confirming twice is a success', async () => {
-    await Newsletter.subscribe({ email: 'qi@example.com', name: 'Qi', lists: [1] }, PUBLIC);
+    await newsletter.subscribe({ email: 'qi@example.com', name: 'Qi', lists: [1] }, PUBLIC);
     const token = tokenOf(mailer.sent[0]?.confirmUrl);
-    expect(await Newsletter.check_link({ token, purpose: 'confirm' })).toBe(true);
-    expect(await Newsletter.confirm_subscription({ token })).toBe('confirmed');
+    expect(await newsletter.check_link({ token, purpose: 'confirm' })).toBe(true);
+    expect(await newsletter.confirm_subscription({ token })).toBe('confirmed');
     expect((await stored('qi@example.com')).status).toBe('C');
     expect(mailer.of('welcome', 'qi@example.com')).toHaveLength(1);
     const [admin] = mailer.of('admin', 'admin@example.com');
@@ -295,68 +297,68 @@ describe('activation link', () => {
       name: 'Qi',
       listNames: ['Weekly', 'Announcements'],
     });
-    expect(await Newsletter.confirm_subscription({ token })).toBe('already_confirmed');
+    expect(await newsletter.confirm_subscription({ token })).toBe('already_confirmed');
     expect(mailer.sent).toHaveLength(3);
   });
 
   it('no admin notification when no admin address is configured', async () => {
     current.settings = testSettings({ admin_address: '' });
-    await Newsletter.subscribe({ email: 'ra@example.com' }, PUBLIC);
-    await Newsletter.confirm_subscription({ token: tokenOf(mailer.sent[0]?.confirmUrl) });
+    await newsletter.subscribe({ email: 'ra@example.com' }, PUBLIC);
+    await newsletter.confirm_subscription({ token: tokenOf(mailer.sent[0]?.confirmUrl) });
     expect(mailer.of('admin')).toHaveLength(0);
     expect(mailer.of('welcome')).toHaveLength(1);
   });
 
   it('expires after the activation lifetime', async () => {
-    await Newsletter.subscribe({ email: 'sa@example.com' }, PUBLIC);
+    await newsletter.subscribe({ email: 'sa@example.com' }, PUBLIC);
     const token = tokenOf(mailer.sent[0]?.confirmUrl);
     clock.advance(7 * 24 * 3600_000 + 1000);
-    expect(await Newsletter.check_link({ token, purpose: 'confirm' })).toBe(false);
-    expect(await Newsletter.confirm_subscription({ token })).toBe('invalid');
+    expect(await newsletter.check_link({ token, purpose: 'confirm' })).toBe(false);
+    expect(await newsletter.confirm_subscription({ token })).toBe('invalid');
     expect((await stored('sa@example.com')).status).toBe('S');
   });
 
   it('rejects unknown, malformed and wrong-purpose tokens', async () => {
     current.settings = testSettings({ opt_in: 'single' });
-    await Newsletter.subscribe({ email: 'ta@example.com' }, PUBLIC);
+    await newsletter.subscribe({ email: 'ta@example.com' }, PUBLIC);
     const unsubscribeToken = tokenOf(mailer.of('welcome')[0]?.unsubscribeUrl);
-    expect(await Newsletter.confirm_subscription({ token: unsubscribeToken })).toBe('invalid');
-    expect(await Newsletter.confirm_subscription({ token: 'x'.repeat(43) })).toBe('invalid');
-    expect(await Newsletter.confirm_subscription({ token: '<script>' })).toBe('invalid');
-    expect(await Newsletter.confirm_subscription({})).toBe('invalid');
+    expect(await newsletter.confirm_subscription({ token: unsubscribeToken })).toBe('invalid');
+    expect(await newsletter.confirm_subscription({ token: 'x'.repeat(43) })).toBe('invalid');
+    expect(await newsletter.confirm_subscription({ token: '<script>' })).toBe('invalid');
+    expect(await newsletter.confirm_subscription({})).toBe('invalid');
   });
 });
 
 describe('unsubscribe link', () => {
   it('makes a confirmed subscriber U; again is still a success', async () => {
     current.settings = testSettings({ opt_in: 'single' });
-    await Newsletter.subscribe({ email: 'ul@example.com' }, PUBLIC);
+    await newsletter.subscribe({ email: 'ul@example.com' }, PUBLIC);
     const token = tokenOf(mailer.of('welcome')[0]?.unsubscribeUrl);
-    expect(await Newsletter.check_link({ token, purpose: 'unsubscribe' })).toBe(true);
-    expect(await Newsletter.unsubscribe_link({ token })).toBe('unsubscribed');
+    expect(await newsletter.check_link({ token, purpose: 'unsubscribe' })).toBe(true);
+    expect(await newsletter.unsubscribe_link({ token })).toBe('unsubscribed');
     expect((await stored('ul@example.com')).status).toBe('U');
-    expect(await Newsletter.unsubscribe_link({ token })).toBe('unsubscribed');
-    expect(await Newsletter.unsubscribe_link({ token: 'A'.repeat(43) })).toBe('invalid');
+    expect(await newsletter.unsubscribe_link({ token })).toBe('unsubscribed');
+    expect(await newsletter.unsubscribe_link({ token: 'A'.repeat(43) })).toBe('invalid');
   });
 });
 
 describe('tokens', () => {
   it('are stored only as hashes and die with the subscriber', async () => {
     current.settings = testSettings({ opt_in: 'single' });
-    await Newsletter.subscribe({ email: 'va@example.com' }, PUBLIC);
+    await newsletter.subscribe({ email: 'va@example.com' }, PUBLIC);
     const raw = tokenOf(mailer.of('welcome')[0]?.unsubscribeUrl);
     const items = await scanAll();
     expect(JSON.stringify(items)).not.toContain(raw);
     expect(items.filter((item) => String(item.pk).startsWith('TOKEN#'))).toHaveLength(1);
-    await Newsletter.delete_subscriber({ email: 'va@example.com' });
+    await newsletter.delete_subscriber({ email: 'va@example.com' });
     expect((await scanAll()).filter((item) => !String(item.pk).startsWith('COUNTER#'))).toEqual([]);
-    expect(await Newsletter.unsubscribe_link({ token: raw })).toBe('invalid');
+    expect(await newsletter.unsubscribe_link({ token: raw })).toBe('invalid');
   });
 });
 
 /** Sets a stored subscriber's status directly, as feedback or an import would. */
 async function setStatus(email: string, status: 'B' | 'P'): Promise<void> {
-  const { store } = Newsletter.dependencies();
+  const { store } = dependencies;
   const record = await store.getSubscriber(email);
   if (!record) throw new Error(`${email} not stored`);
   await store.replaceSubscriber(
@@ -371,7 +373,7 @@ async function setStatus(email: string, status: 'B' | 'P'): Promise<void> {
 
 describe('parameters as real clients send them, through the function class', () => {
   it('[params.null] null is not given for every optional parameter', async () => {
-    const created = (await Newsletter.subscribe({
+    const created = (await newsletter.subscribe({
       email: 'fn-null@example.com',
       name: null,
       surname: null,
@@ -382,13 +384,13 @@ describe('parameters as real clients send them, through the function class', () 
     })) as Subscriber;
     expect(created).toMatchObject({ name: '', gender: '', lists: [3], profile: {} });
     expect(mailer.of('activation', 'fn-null@example.com')).toHaveLength(1);
-    const added = await Newsletter.add_subscriber({ email: 'fn-null2@example.com', status: null });
+    const added = await newsletter.add_subscriber({ email: 'fn-null2@example.com', status: null });
     expect(isNewsletterError(added) ? added : added.status).toBe('C');
   });
 
   it('[params.empty] "" is not given: it clears nothing and takes the defaults', async () => {
-    await Newsletter.subscribe({ email: 'fn-empty@example.com', name: 'Eve', gender: 'f' });
-    const again = (await Newsletter.subscribe({
+    await newsletter.subscribe({ email: 'fn-empty@example.com', name: 'Eve', gender: 'f' });
+    const again = (await newsletter.subscribe({
       email: 'fn-empty@example.com',
       name: '',
       surname: '',
@@ -400,13 +402,13 @@ describe('parameters as real clients send them, through the function class', () 
   });
 
   it('[params.php-arrays] PHP-indexed keys and numeric-key objects are lists', async () => {
-    const indexed = (await Newsletter.subscribe({
+    const indexed = (await newsletter.subscribe({
       email: 'fn-php@example.com',
       'lists[1]': '4',
       'lists[0]': '1',
     })) as Subscriber;
     expect(indexed.lists).toEqual([1, 3, 4]);
-    const object = (await Newsletter.subscribe({
+    const object = (await newsletter.subscribe({
       email: 'fn-php2@example.com',
       lists: { '0': 4, '1': 1 },
     })) as Subscriber;
@@ -414,12 +416,12 @@ describe('parameters as real clients send them, through the function class', () 
   });
 
   it('[params.unknown-ignored] unsubscribe and delete ignore profile fields and other extras', async () => {
-    await Newsletter.add_subscriber({ email: 'fn-extra@example.com' });
+    await newsletter.add_subscriber({ email: 'fn-extra@example.com' });
     const extras = { profile_nope: 'x', 'profile[9]': 'y', submit: 'Go' };
-    const left = await Newsletter.unsubscribe({ email: 'fn-extra@example.com', ...extras });
+    const left = await newsletter.unsubscribe({ email: 'fn-extra@example.com', ...extras });
     expect(isNewsletterError(left) ? left : left.status).toBe('U');
     expect(
-      await Newsletter.delete_subscriber({ email: 'fn-extra@example.com', ...extras }),
+      await newsletter.delete_subscriber({ email: 'fn-extra@example.com', ...extras }),
     ).toEqual({
       deleted: true,
       email: 'fn-extra@example.com',
@@ -429,9 +431,9 @@ describe('parameters as real clients send them, through the function class', () 
 
 describe('rules of docs/behaviour.md, in-process', () => {
   it('[subscribe.u-keeps-lists] a subscriber back from U keeps its lists and gets the new ones', async () => {
-    await Newsletter.add_subscriber({ email: 'uma@example.com', lists: [1, 2] });
-    await Newsletter.unsubscribe({ email: 'uma@example.com' });
-    await Newsletter.subscribe({ email: 'uma@example.com', lists: [4] }, PUBLIC);
+    await newsletter.add_subscriber({ email: 'uma@example.com', lists: [1, 2] });
+    await newsletter.unsubscribe({ email: 'uma@example.com' });
+    await newsletter.subscribe({ email: 'uma@example.com', lists: [4] }, PUBLIC);
     const back = await stored('uma@example.com');
     expect(back.status).toBe('S');
     expect(back.lists).toEqual([1, 2, 3, 4]);
@@ -439,10 +441,10 @@ describe('rules of docs/behaviour.md, in-process', () => {
 
   it('[subscribe.no-write-unchanged] an identical call inside the cooldown reads and writes nothing', async () => {
     const call = { email: 'same@example.com', name: 'Same', lists: [1] };
-    await Newsletter.subscribe(call, PUBLIC);
+    await newsletter.subscribe(call, PUBLIC);
     const before = await scanAll();
     clock.advance(60_000);
-    expect(await Newsletter.subscribe(call, PUBLIC)).toEqual({
+    expect(await newsletter.subscribe(call, PUBLIC)).toEqual({
       email: 'same@example.com',
       status: 'pending',
     });
@@ -452,7 +454,7 @@ describe('rules of docs/behaviour.md, in-process', () => {
 
   it('[subscribe.in-process-links] without public_base_url, an in-process subscribe that must mail is a 500 value saying so', async () => {
     current.settings = testSettings({ public_base_url: '' });
-    const failed = await Newsletter.subscribe({ email: 'nolink@example.com' });
+    const failed = await newsletter.subscribe({ email: 'nolink@example.com' });
     expect(isNewsletterError(failed) && failed).toMatchObject({
       code: 'internal_error',
       status: 500,
@@ -461,13 +463,13 @@ describe('rules of docs/behaviour.md, in-process', () => {
     expect(mailer.sent).toHaveLength(0);
     expect((await scanAll()).some((item) => item.email === 'nolink@example.com')).toBe(false);
     // One that mails nobody needs no link and works.
-    const quiet = await Newsletter.subscribe({ email: 'quiet@example.com', send_emails: false });
+    const quiet = await newsletter.subscribe({ email: 'quiet@example.com', send_emails: false });
     expect(isNewsletterError(quiet)).toBe(false);
     // With the setting, the links point there.
     current.settings = testSettings({
       public_base_url: 'https://lists.example.org/api/newsletter/v1',
     });
-    await Newsletter.subscribe({ email: 'linked@example.com' });
+    await newsletter.subscribe({ email: 'linked@example.com' });
     expect(mailer.of('activation', 'linked@example.com')[0]?.confirmUrl).toMatch(
       /^https:\/\/lists\.example\.org\/api\/newsletter\/v1\/subscription\/confirm\?token=/,
     );
@@ -476,31 +478,31 @@ describe('rules of docs/behaviour.md, in-process', () => {
   it('[unsubscribe.blocked-untouched] unsubscribe leaves B and P as they are, as a success', async () => {
     for (const status of ['B', 'P'] as const) {
       const email = `left-${status.toLowerCase()}@example.com`;
-      await Newsletter.add_subscriber({ email });
+      await newsletter.add_subscriber({ email });
       await setStatus(email, status);
-      const before = await Newsletter.dependencies().store.getSubscriber(email);
-      const answer = await Newsletter.unsubscribe({ email });
+      const before = await dependencies.store.getSubscriber(email);
+      const answer = await newsletter.unsubscribe({ email });
       expect(isNewsletterError(answer) ? answer : answer.status).toBe(status);
-      expect(await Newsletter.dependencies().store.getSubscriber(email)).toEqual(before);
+      expect(await dependencies.store.getSubscriber(email)).toEqual(before);
     }
   });
 
   it('[unsubscribe.clears-pending] unsubscribing clears a pending welcome: nobody gets one after leaving', async () => {
-    await Newsletter.subscribe({ email: 'gone@example.com' }, PUBLIC);
+    await newsletter.subscribe({ email: 'gone@example.com' }, PUBLIC);
     const token = tokenOf(mailer.sent[0]?.confirmUrl);
     mailer.failing = true;
-    await Newsletter.confirm_subscription({ token });
+    await newsletter.confirm_subscription({ token });
     mailer.failing = false;
-    const { store } = Newsletter.dependencies();
+    const { store } = dependencies;
     expect((await store.getSubscriber('gone@example.com'))?.pending_mails).toEqual([
       'welcome',
       'admin',
     ]);
-    await Newsletter.unsubscribe({ email: 'gone@example.com' });
+    await newsletter.unsubscribe({ email: 'gone@example.com' });
     expect((await store.getSubscriber('gone@example.com'))?.pending_mails).toEqual([]);
     // The link that would have retried it, and a later keyless call, send no welcome.
-    await Newsletter.confirm_subscription({ token });
-    await Newsletter.subscribe({ email: 'gone@example.com' }, PUBLIC);
+    await newsletter.confirm_subscription({ token });
+    await newsletter.subscribe({ email: 'gone@example.com' }, PUBLIC);
     expect(mailer.of('welcome')).toHaveLength(0);
   });
 });

@@ -2,8 +2,12 @@ import type { DueMail, MailPort } from '../../shared/adapters/mail/mail-port.ts'
 import type { Store } from '../../shared/adapters/store/store-port.ts';
 import { parseSettings } from '../../shared/domain/parse-settings.ts';
 import type { Settings, SettingsInput } from '../../shared/domain/settings-schema.ts';
-import type { Dependencies } from '../../shared/operations/dependencies.ts';
-import type { Logger } from '../../shared/runtime/logger.ts';
+import type {
+  Dependencies,
+  Logger,
+  MetricName,
+  Metrics,
+} from '../../shared/operations/dependencies.ts';
 
 /** Settings with a public, a private and a pre-assigned list and two profile fields. */
 export function testSettings(overrides: Partial<SettingsInput> = {}): Settings {
@@ -54,6 +58,14 @@ export class RecordingLogger implements Logger {
   }
 }
 
+/** Metrics that keep their counts for assertions. */
+export class RecordingMetrics implements Metrics {
+  readonly counts: Partial<Record<MetricName, number>> = {};
+  count(name: MetricName, value = 1): void {
+    this.counts[name] = (this.counts[name] ?? 0) + value;
+  }
+}
+
 /** A controllable clock. */
 export class TestClock {
   constructor(public current = new Date('2026-11-22T10:00:00.000Z')) {}
@@ -76,6 +88,7 @@ export function testDependencies(
   mailer: RecordingMailer;
   clock: TestClock;
   logger: RecordingLogger;
+  metrics: RecordingMetrics;
   current: { settings: Settings };
 } {
   const mailer = options.mailer ?? new RecordingMailer();
@@ -91,5 +104,6 @@ export function testDependencies(
     settings: async () => current.settings,
     now: clock.now,
     log: logger,
+    metrics: new RecordingMetrics(),
   };
 }

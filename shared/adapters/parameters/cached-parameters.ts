@@ -1,9 +1,4 @@
-import {
-  GetParametersCommand,
-  type GetParametersCommandOutput,
-  type SSMClient,
-} from '@aws-sdk/client-ssm';
-import { DependencyError } from '../../domain/errors.ts';
+import type { ParameterSource } from './parameter-source.ts';
 
 interface Entry {
   /** Undefined when the parameter does not exist; that is cached too. */
@@ -14,13 +9,13 @@ interface Entry {
 /**
  * SSM parameters with a cache of explicit lifetime per parameter name, so a rotated key or a
  * changed setting takes effect within `maxAgeMs` without a deploy. Stale names are fetched
- * together in one GetParameters call, decrypted.
+ * together, in one read of the source.
  */
 export class CachedParameters {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly ssm: SSMClient,
+    private readonly source: ParameterSource,
     private readonly maxAgeMs: number,
     private readonly now: () => number = Date.now,
   ) {}
@@ -32,27 +27,12 @@ export class CachedParameters {
       const entry = this.entries.get(name);
       return !entry || now - entry.fetchedAt >= this.maxAgeMs;
     });
-    if (stale.length > 0) await this.fetch([...new Set(stale)], now);
+    if (stale.length > 0) {
+      const fetched = await this.source([...new Set(stale)]);
+      for (const name of new Set(stale)) {
+        this.entries.set(name, { value: fetched.get(name), fetchedAt: now });
+      }
+    }
     return new Map(names.map((name) => [name, this.entries.get(name)?.value]));
-  }
-
-  /** Forgets everything, e.g. after the operator tooling changed a parameter in-process. */
-  clear(): void {
-    this.entries.clear();
-  }
-
-  private async fetch(names: string[], now: number): Promise<void> {
-    let output: GetParametersCommandOutput;
-    try {
-      output = await this.ssm.send(
-        new GetParametersCommand({ Names: names, WithDecryption: true }),
-      );
-    } catch (error) {
-      throw new DependencyError('ssm', { cause: error });
-    }
-    for (const name of names) {
-      const found = output.Parameters?.find((parameter) => parameter.Name === name);
-      this.entries.set(name, { value: found?.Value, fetchedAt: now });
-    }
   }
 }

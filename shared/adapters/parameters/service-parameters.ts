@@ -1,46 +1,40 @@
 import { parseSettings, SettingsError } from '../../domain/parse-settings.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
-import type { Environment } from '../../runtime/environment.ts';
-import { ssmClient } from '../../runtime/ssm-client.ts';
-import { CachedParameters } from './cached-parameters.ts';
+import type { CachedParameters } from './cached-parameters.ts';
+
+/** The names of the two parameters the service reads. */
+export interface ParameterNames {
+  readonly apiKeyParameter: string;
+  readonly settingsParameter: string;
+}
 
 /**
- * The container's API key and settings, both read from SSM through one cache. A handler that
- * checks the key warms both names in a single GetParameters call.
+ * The API key and the settings, both read through one cache. A keyed request reads both names
+ * in one go, so the settings it needs next cost nothing more.
  */
 export class ServiceParameters {
   private parsed?: { readonly raw: string; readonly settings: Settings };
 
   constructor(
-    private readonly environment: Environment,
-    readonly cache: CachedParameters = new CachedParameters(
-      ssmClient(),
-      environment.parameterCacheMs,
-    ),
+    private readonly names: ParameterNames,
+    private readonly cache: CachedParameters,
   ) {}
 
-  /** The names a keyed request needs, for one combined fetch. */
-  get names(): readonly string[] {
-    return [this.environment.apiKeyParameter, this.environment.settingsParameter];
-  }
-
   /** The configured API key, or undefined when none is configured. */
-  async apiKey(): Promise<string | undefined> {
-    const values = await this.cache.get(this.names);
-    return values.get(this.environment.apiKeyParameter) || undefined;
-  }
+  readonly apiKey = async (): Promise<string | undefined> => {
+    const values = await this.cache.get([this.names.apiKeyParameter, this.names.settingsParameter]);
+    return values.get(this.names.apiKeyParameter) || undefined;
+  };
 
   /** The current settings, validated; throws SettingsError naming a bad field. */
-  async settings(): Promise<Settings> {
-    const values = await this.cache.get([this.environment.settingsParameter]);
-    const raw = values.get(this.environment.settingsParameter);
+  readonly settings = async (): Promise<Settings> => {
+    const values = await this.cache.get([this.names.settingsParameter]);
+    const raw = values.get(this.names.settingsParameter);
     if (raw === undefined) {
-      throw new SettingsError(
-        `settings: parameter ${this.environment.settingsParameter} does not exist`,
-      );
+      throw new SettingsError(`settings: parameter ${this.names.settingsParameter} does not exist`);
     }
     // Parse once per distinct document, not once per request.
     if (this.parsed?.raw !== raw) this.parsed = { raw, settings: parseSettings(raw) };
     return this.parsed.settings;
-  }
+  };
 }

@@ -1,0 +1,25 @@
+import { MetricUnit, Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '../operations/dependencies.ts';
+import { SERVICE_NAME } from './logger.ts';
+
+/** The CloudWatch namespace of the service's metrics; the stack's alarms read it. */
+export const METRICS_NAMESPACE = 'Newsletter';
+
+/**
+ * The metrics of a Lambda function: Powertools for AWS Lambda's Metrics, written as CloudWatch
+ * embedded metric format (EMF) log lines that CloudWatch turns into metrics, no API call. Its
+ * middleware publishes what an invocation counted (functions/http/observability.ts).
+ */
+export function createMetrics(): {
+  readonly metrics: Metrics;
+  readonly powertools: PowertoolsMetrics;
+} {
+  const powertools = new PowertoolsMetrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName: SERVICE_NAME,
+  });
+  return {
+    metrics: { count: (name, value = 1) => powertools.addMetric(name, MetricUnit.Count, value) },
+    powertools,
+  };
+}
