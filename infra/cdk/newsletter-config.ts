@@ -43,6 +43,8 @@ export interface NewsletterConfig {
    * logs). Set false when another stack in the account and region already manages it.
    */
   readonly apiGatewayCloudWatchRole: boolean;
+  /** An existing SNS topic the alarms notify (docs/deploy.md, "Operating"); none by default. */
+  readonly alarmTopicArn?: string;
 }
 
 /** The deployment context is incomplete or wrong; the message names every problem. */
@@ -75,6 +77,7 @@ const PARAMETER_NAME = /^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 const ADDRESS = /^[^@\s]{1,64}@(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
+const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
 
 /**
@@ -166,6 +169,11 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     problems.push(`certificateArn "${certificateArn}" is not an ACM certificate ARN`);
   }
 
+  const alarmTopicArn = text('alarmTopicArn');
+  if (alarmTopicArn !== undefined && !TOPIC_ARN.test(alarmTopicArn)) {
+    problems.push(`alarmTopicArn "${alarmTopicArn}" is not an SNS topic ARN`);
+  }
+
   const throttleRate = count('throttleRate', DEFAULTS.throttleRate, 1, 10_000);
   const throttleBurst = count('throttleBurst', DEFAULTS.throttleBurst, 1, 5_000);
   const logRetentionDays = count('logRetentionDays', DEFAULTS.logRetentionDays, 1, 3653);
@@ -206,6 +214,7 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     throttleBurst,
     logRetentionDays,
     apiGatewayCloudWatchRole: flag('apiGatewayCloudWatchRole', true),
+    ...(alarmTopicArn !== undefined ? { alarmTopicArn } : {}),
   };
   if (config.apiKeyParameter === config.settingsParameter) {
     problems.push('apiKeyParameter and settingsParameter must be different parameters');

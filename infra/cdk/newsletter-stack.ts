@@ -5,11 +5,16 @@ import type { Construct } from 'constructs';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { routes } from '../../functions/routes.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
+import { NewsletterAlarms } from './constructs/newsletter-alarms.ts';
 import { NewsletterApi } from './constructs/newsletter-api.ts';
 import { NewsletterFunction } from './constructs/newsletter-function.ts';
 import { NewsletterTable } from './constructs/newsletter-table.ts';
 import type { NewsletterConfig } from './newsletter-config.ts';
-import { type AccessTargets, routePolicyStatements } from './route-access-policy.ts';
+import {
+  type AccessTargets,
+  parameterReads,
+  routePolicyStatements,
+} from './route-access-policy.ts';
 
 /** Repository root: handler files, package.json, package-lock.json, tsconfig.json. */
 const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -29,6 +34,7 @@ export class NewsletterStack extends Stack {
   readonly api: NewsletterApi;
   /** The functions by route name. */
   readonly functions: ReadonlyMap<string, NewsletterFunction>;
+  readonly alarms: NewsletterAlarms;
 
   constructor(scope: Construct, id: string, props: NewsletterStackProps) {
     super(scope, id, {
@@ -97,6 +103,7 @@ export class NewsletterStack extends Stack {
           : environment,
         statements,
         logRetention,
+        readsParameters: parameterReads(route).readsSettings,
       });
       if (statements.some((statement) => statement.sid === 'ApiKeyDecrypt')) {
         Validations.of(handler.executionRole).acknowledge({
@@ -112,6 +119,12 @@ export class NewsletterStack extends Stack {
       functions.set(route.name, handler);
     }
     this.functions = functions;
+    this.alarms = new NewsletterAlarms(this, 'Operations', {
+      api: this.api,
+      functions,
+      table: this.table,
+      ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
+    });
 
     new CfnOutput(this, 'ApiRoot', {
       description: '{api_root}: the base every endpoint path is appended to',
@@ -120,6 +133,10 @@ export class NewsletterStack extends Stack {
     new CfnOutput(this, 'TableName', {
       description: 'DynamoDB table holding subscribers, tokens and newsletters',
       value: this.table.tableName,
+    });
+    new CfnOutput(this, 'Dashboard', {
+      description: 'CloudWatch dashboard of the service (alarms: docs/deploy.md, "Operating")',
+      value: this.alarms.dashboard.dashboardName,
     });
     if (this.api.domain) {
       new CfnOutput(this, 'CustomDomainTarget', {

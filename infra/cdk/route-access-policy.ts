@@ -18,6 +18,13 @@ export interface AccessTargets {
   readonly region: string;
 }
 
+/** Which SSM parameters a route's function reads. */
+export function parameterReads(route: Route): { readsKey: boolean; readsSettings: boolean } {
+  const readsKey = route.key !== 'none';
+  // A keyed route fetches key and settings together (ServiceParameters.apiKey), so it needs both.
+  return { readsKey, readsSettings: readsKey || route.access.settings };
+}
+
 /**
  * The IAM statements a route's function gets, derived only from the route table: exactly the
  * DynamoDB item actions in `access.table` on the table, Query on exactly the indexes in
@@ -50,9 +57,7 @@ export function routePolicyStatements(route: Route, targets: AccessTargets): Pol
     );
   }
 
-  const readsKey = route.key !== 'none';
-  // A keyed route fetches key and settings in one GetParameters call, so it needs both.
-  const readsSettings = readsKey || route.access.settings;
+  const { readsKey, readsSettings } = parameterReads(route);
   const parameters = [
     ...(readsKey ? [targets.apiKeyParameterArn] : []),
     ...(readsSettings ? [targets.settingsParameterArn] : []),
@@ -62,8 +67,8 @@ export function routePolicyStatements(route: Route, targets: AccessTargets): Pol
       new PolicyStatement({
         sid: 'Parameters',
         effect: Effect.ALLOW,
-        // CachedParameters fetches every stale name in one GetParameters call.
-        actions: ['ssm:GetParameters'],
+        // The Parameters and Secrets extension reads each name with GetParameter.
+        actions: ['ssm:GetParameter'],
         resources: parameters,
       }),
     );

@@ -301,7 +301,7 @@ describe('the whole scenario, from cdk.out', () => {
     const rows = steps.map((each) => {
       const callers = [...new Set(each.calls.map((call) => names.get(call.caller) ?? '?'))];
       const fn = callers.map((entry) => `\`${entry.replace(/^functions\/|\.ts$/g, '')}\``);
-      const calls = each.calls.map((call) => call.summary).join(' → ');
+      const calls = parameterReadsTogether(each.calls.map((call) => call.summary)).join(' → ');
       return `| ${each.name} | ${each.status} | ${fn.join(', ') || '—'} | ${calls || 'none'} |`;
     });
     const table = [
@@ -322,3 +322,26 @@ describe('the whole scenario, from cdk.out', () => {
     expect(current).toBe(table);
   });
 });
+
+/**
+ * Consecutive SSM reads as one entry, names sorted: the extension reads the names of one
+ * request in parallel, so their order on the wire is chance.
+ */
+function parameterReadsTogether(summaries: readonly string[]): string[] {
+  const merged: string[] = [];
+  let names: string[] = [];
+  const flush = () => {
+    if (names.length > 0) merged.push(`GetParameter(${names.sort().join(', ')})`);
+    names = [];
+  };
+  for (const summary of summaries) {
+    const read = /^GetParameter\((.*)\)$/.exec(summary);
+    if (read?.[1]) names.push(read[1]);
+    else {
+      flush();
+      merged.push(summary);
+    }
+  }
+  flush();
+  return merged;
+}

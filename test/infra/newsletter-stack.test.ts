@@ -3,6 +3,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { type Route, routes } from '../../functions/routes.ts';
+import { parameterReads } from '../../infra/cdk/route-access-policy.ts';
 import {
   INDEX,
   KEY,
@@ -80,16 +81,49 @@ describe('functions', () => {
       (endpoint) => endpoint.key !== 'required' && endpoint.answers === 'json',
     ).map((endpoint) => endpoint.path);
     for (const route of routes) {
-      const variables = (functionOf(route).Properties.Environment as { Variables: object })
-        .Variables;
-      expect(variables).toEqual({
+      const variables = (
+        functionOf(route).Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      // The extension's own variables (CDK writes several) are checked in the next test.
+      const ours = Object.fromEntries(
+        Object.entries(variables).filter(
+          ([name]) =>
+            !/^(PARAMETERS_SECRETS_EXTENSION_|SSM_PARAMETER_STORE_|SECRETS_MANAGER_)/.test(name),
+        ),
+      );
+      expect(ours).toEqual({
         [ENV.table]: { Ref: logicalId(stack.table) },
         [ENV.apiKeyParameter]: ENV_DEFAULTS.apiKeyParameter,
         [ENV.settingsParameter]: ENV_DEFAULTS.settingsParameter,
         [ENV.parameterCacheSeconds]: String(ENV_DEFAULTS.parameterCacheSeconds),
-        NODE_OPTIONS: '--enable-source-maps',
         ...(publicPaths.includes(route.path) ? { [CORS_ORIGINS_ENV]: '*' } : {}),
       });
+    }
+  });
+
+  it('[config.parameter-cache] gives the Parameters and Secrets extension, its cache off, exactly to the functions that read parameters', () => {
+    for (const route of routes) {
+      const properties = functionOf(route).Properties;
+      const variables = (properties.Environment as { Variables: Record<string, unknown> })
+        .Variables;
+      const layers = (properties.Layers ?? []) as { 'Fn::FindInMap': unknown[] }[];
+      if (parameterReads(route).readsSettings) {
+        expect(layers).toHaveLength(1);
+        const [map, , key] = layers[0]?.['Fn::FindInMap'] ?? [];
+        const arns = Object.values(
+          (template.toJSON().Mappings as Record<string, Record<string, Record<string, string>>>)[
+            String(map)
+          ] ?? {},
+        ).map((byKey) => byKey[String(key)]);
+        expect(arns.length).toBeGreaterThan(10);
+        for (const arn of arns) {
+          expect(arn).toMatch(/:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:\d+$/);
+        }
+        expect(variables.PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED).toBe('false');
+      } else {
+        expect(layers).toEqual([]);
+        expect(Object.keys(variables).filter((name) => name.startsWith('PARAMETERS_'))).toEqual([]);
+      }
     }
   });
 
@@ -378,7 +412,11 @@ describe('outputs', () => {
     expect(apiRoot).toContain('.execute-api.');
     expect(apiRoot).toMatch(/"\/",\{"Ref":"[^"]*Stage[^"]*"\},"\/newsletter\/v1"\]/);
     template.hasOutput('TableName', { Value: { Ref: logicalId(stack.table) } });
-    expect(Object.keys(template.toJSON().Outputs ?? {}).sort()).toEqual(['ApiRoot', 'TableName']);
+    expect(Object.keys(template.toJSON().Outputs ?? {}).sort()).toEqual([
+      'ApiRoot',
+      'Dashboard',
+      'TableName',
+    ]);
   });
 
   it('keeps the stage in the path on a custom domain', () => {
@@ -397,6 +435,88 @@ describe('outputs', () => {
     withDomain.hasResourceProperties('AWS::ApiGateway::BasePathMapping', { BasePath: 'api' });
     withDomain.hasOutput('ApiRoot', { Value: 'https://news.example.com/api/newsletter/v1' });
     withDomain.hasOutput('CustomDomainTarget', {});
+  });
+});
+
+describe('[ops.alarms] alarms and dashboard', () => {
+  interface AlarmMetric {
+    readonly Id: string;
+    readonly Expression?: string;
+    readonly MetricStat?: {
+      readonly Metric: {
+        readonly Namespace: string;
+        readonly MetricName: string;
+        readonly Dimensions?: { Name: string; Value: unknown }[];
+      };
+    };
+  }
+  const alarms = () =>
+    [...resourcesOfType(template, 'AWS::CloudWatch::Alarm').values()].map((alarm) => ({
+      metrics: (alarm.Properties.Metrics ?? []) as AlarmMetric[],
+      properties: alarm.Properties,
+    }));
+  const stats = (alarm: { metrics: readonly AlarmMetric[] }) =>
+    alarm.metrics.flatMap((metric) => (metric.MetricStat ? [metric.MetricStat.Metric] : []));
+  const dimension = (metric: { Dimensions?: { Name: string; Value: unknown }[] }, name: string) =>
+    metric.Dimensions?.find((entry) => entry.Name === name)?.Value;
+
+  it('alarms on the share of 5xx answers of this API', () => {
+    const rate = alarms().find((alarm) =>
+      stats(alarm).some((metric) => metric.MetricName === '5XXError'),
+    );
+    if (!rate) throw new Error('no alarm on 5XXError');
+    const names = stats(rate).map((metric) => `${metric.Namespace}/${metric.MetricName}`);
+    expect(names.sort()).toEqual(['AWS/ApiGateway/5XXError', 'AWS/ApiGateway/Count']);
+    for (const metric of stats(rate)) {
+      expect(dimension(metric, 'ApiName')).toEqual(stack.api.restApi.restApiName);
+    }
+    const returned = rate.metrics.find((metric) => metric.Expression && !metric.MetricStat);
+    expect(returned?.Expression).toMatch(/100 \* errors \/ requests/);
+  });
+
+  it('alarms on throttling of every function and of the table, ten metrics at most per alarm', () => {
+    const throttled = alarms().filter((alarm) =>
+      stats(alarm).some((metric) => /Throttle/.test(metric.MetricName)),
+    );
+    const functionNames = throttled.flatMap((alarm) =>
+      stats(alarm)
+        .filter((metric) => metric.Namespace === 'AWS/Lambda' && metric.MetricName === 'Throttles')
+        .map((metric) => JSON.stringify(dimension(metric, 'FunctionName'))),
+    );
+    const expected = routes.map((route) =>
+      JSON.stringify({ Ref: logicalId(stack.functions.get(route.name) ?? stack) }),
+    );
+    expect(functionNames.sort()).toEqual(expected.sort());
+    const table = throttled.flatMap((alarm) =>
+      stats(alarm).filter((metric) => metric.Namespace === 'AWS/DynamoDB'),
+    );
+    expect(table.map((metric) => metric.MetricName).sort()).toEqual([
+      'ReadThrottleEvents',
+      'WriteThrottleEvents',
+    ]);
+    for (const alarm of throttled) expect(stats(alarm).length).toBeLessThanOrEqual(10);
+  });
+
+  it("alarms on the service's MailFailures metric, as the functions publish it", () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Newsletter',
+      MetricName: 'MailFailures',
+      Dimensions: [{ Name: 'service', Value: 'newsletter' }],
+      Statistic: 'Sum',
+    });
+  });
+
+  it('has a dashboard, and notifies a given topic on alarm and recovery', () => {
+    expect(resourcesOfType(template, 'AWS::CloudWatch::Dashboard').size).toBe(1);
+    for (const alarm of alarms()) expect(alarm.properties.AlarmActions).toBeUndefined();
+    const topic = 'arn:aws:sns:eu-west-1:123456789012:newsletter-alarms';
+    const { template: notifying } = buildApp({ alarmTopicArn: topic });
+    const all = [...resourcesOfType(notifying, 'AWS::CloudWatch::Alarm').values()];
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    for (const alarm of all) {
+      expect(alarm.Properties.AlarmActions).toEqual([topic]);
+      expect(alarm.Properties.OKActions).toEqual([topic]);
+    }
   });
 });
 

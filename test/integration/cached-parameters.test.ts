@@ -1,49 +1,48 @@
 /**
  * The API key and settings cache (decisions part 5: "cached in the function for a short time
- * so that a rotated key takes effect without a deploy"), against the parameter-store stand-in
- * over SSM's protocol, with a clock under the test's control.
+ * so that a rotated key takes effect without a deploy"), read as the functions read them:
+ * through the Parameters and Secrets extension (its local stand-in, which calls SSM's protocol
+ * on the parameter-store stand-in), with a clock under the test's control.
  */
-import { SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type ParametersExtension,
+  startParametersExtension,
+} from '../../infra/local/cloud/parameters-extension.ts';
 import {
   type ParameterStore,
   startParameterStore,
 } from '../../infra/local/stand-ins/parameter-store.ts';
 import { CachedParameters } from '../../shared/adapters/parameters/cached-parameters.ts';
+import { extensionParameterSource } from '../../shared/adapters/parameters/extension-source.ts';
+import type { ParameterSource } from '../../shared/adapters/parameters/parameter-source.ts';
 import { DependencyError } from '../../shared/domain/errors.ts';
 import { startDeadEndpoint } from '../support/dead-endpoint.ts';
+
+const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local', sessionToken: 'session' };
 
 const KEY = '/newsletter/api-key';
 const SETTINGS = '/newsletter/settings';
 const MAX_AGE_MS = 300_000;
 
 let store: ParameterStore;
-let ssm: SSMClient;
-/** GetParameters calls that reached the stand-in. */
+let extension: ParametersExtension;
+/** The reads the cache asked of the source, names per read. */
 let fetches: string[][];
 let clock: number;
 
 beforeAll(async () => {
   store = await startParameterStore();
-  ssm = new SSMClient({
+  extension = await startParametersExtension({
+    functionName: 'test',
+    environment: { PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'false' },
+    credentials: CREDENTIALS,
     endpoint: store.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  // Count the calls the cache makes, without changing them.
-  ssm.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'GetParametersCommand') {
-        fetches.push([...((args.input as { Names?: string[] }).Names ?? [])]);
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'countFetches' },
-  );
 });
 
 afterAll(async () => {
-  ssm?.destroy();
+  await extension?.stop();
   await store?.stop();
 });
 
@@ -54,10 +53,22 @@ beforeEach(() => {
   store.put(SETTINGS, '{"v":1}');
 });
 
-const cache = () => new CachedParameters(ssm, MAX_AGE_MS, () => clock);
+/** The source as a function has it, counting what the cache asks of it. */
+const functionSource = (token = CREDENTIALS.sessionToken): ParameterSource => {
+  const source = extensionParameterSource({
+    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(extension.port),
+    AWS_SESSION_TOKEN: token,
+  });
+  return (names) => {
+    fetches.push([...names]);
+    return source(names);
+  };
+};
+
+const cache = () => new CachedParameters(functionSource(), MAX_AGE_MS, () => clock);
 
 describe('[config.parameter-cache] CachedParameters', () => {
-  it('fetches stale names together in one decrypted call and serves them from memory after', async () => {
+  it('fetches stale names together, decrypted, and serves them from memory after', async () => {
     const parameters = cache();
     const first = await parameters.get([KEY, SETTINGS]);
     expect([...first]).toEqual([
@@ -90,18 +101,22 @@ describe('[config.parameter-cache] CachedParameters', () => {
     expect(fetches).toEqual([['/newsletter/none'], [KEY]]);
   });
 
-  it('turns an unreachable store into a DependencyError naming SSM', async () => {
-    const dead = await startDeadEndpoint();
-    const unreachable = new SSMClient({
-      endpoint: dead.url,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      maxAttempts: 1,
-    });
-    const failure = await new CachedParameters(unreachable, MAX_AGE_MS)
+  it('turns a refused extension call into a DependencyError naming SSM', async () => {
+    // A caller without the environment's session token is turned away by the extension.
+    const failure = await new CachedParameters(functionSource('not-the-token'), MAX_AGE_MS)
       .get([KEY])
       .catch((error: unknown) => error);
-    unreachable.destroy();
+    expect(failure).toBeInstanceOf(DependencyError);
+    expect((failure as DependencyError).dependency).toBe('ssm');
+  });
+
+  it('turns an unreachable extension into a DependencyError naming SSM', async () => {
+    const dead = await startDeadEndpoint();
+    const source = extensionParameterSource({
+      PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: new URL(dead.url).port,
+      AWS_SESSION_TOKEN: CREDENTIALS.sessionToken,
+    });
+    const failure = await source([KEY]).catch((error: unknown) => error);
     await dead.stop();
     expect(failure).toBeInstanceOf(DependencyError);
     expect((failure as DependencyError).dependency).toBe('ssm');

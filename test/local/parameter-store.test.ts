@@ -80,19 +80,6 @@ describe('the parameter-store stand-in: the SSM actions the project calls, nothi
     expect(shown.Parameter?.Value).toBe(SECRET);
   });
 
-  it('GetParameters lists missing names as InvalidParameters', async () => {
-    store.put('/a/one', '1');
-    store.put('/a/two', '2', 'SecureString');
-    const out = await ssm.send(
-      new GetParametersCommand({ Names: ['/a/one', '/a/two', '/a/none'], WithDecryption: true }),
-    );
-    expect(out.Parameters?.map((p) => [p.Name, p.Value])).toEqual([
-      ['/a/one', '1'],
-      ['/a/two', '2'],
-    ]);
-    expect(out.InvalidParameters).toEqual(['/a/none']);
-  });
-
   it('PutParameter creates, refuses to overwrite silently, and versions overwrites', async () => {
     await ssm.send(new PutParameterCommand({ Name: '/p/x', Value: 'one', Type: 'String' }));
     const refused = await ssm

@@ -7,7 +7,14 @@ import {
   Role,
   ServicePrincipal,
 } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  type CfnFunction,
+  ParamsAndSecretsLayerVersion,
+  ParamsAndSecretsLogLevel,
+  ParamsAndSecretsVersions,
+  Runtime,
+} from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -23,7 +30,20 @@ export interface NewsletterFunctionProps {
   /** Everything the function may do besides writing its own log. */
   readonly statements: readonly PolicyStatement[];
   readonly logRetention: RetentionDays;
+  /** Whether the function reads SSM parameters (through the Parameters and Secrets extension). */
+  readonly readsParameters: boolean;
 }
+
+/**
+ * The AWS Parameters and Secrets Lambda Extension, for functions that read the API key or the
+ * settings: it fetches them as the function's role, so no SSM client is bundled
+ * (shared/adapters/parameters/extension-source.ts). Its cache is off: CachedParameters keeps
+ * the values for the configured lifetime, so a rotated key takes effect when the docs say.
+ */
+export const PARAMETERS_EXTENSION = ParamsAndSecretsLayerVersion.fromVersion(
+  ParamsAndSecretsVersions.V1_0_103,
+  { cacheEnabled: false, logLevel: ParamsAndSecretsLogLevel.WARN },
+);
 
 /**
  * Lambda runtime. The newest Node.js runtime Lambda offers (cdk-nag AwsSolutions-L1 asks for
@@ -40,10 +60,12 @@ const CREATE_REQUIRE_BANNER =
   'const require = __newsletterCreateRequire(import.meta.url);';
 
 /**
- * Node options of every function. Stack traces point into the TypeScript sources instead of
- * the minified bundle. Exported so that the benchmarks start their processes the same way.
+ * Source maps are built (cdk.out keeps them next to each bundle, to read a stack trace against)
+ * but not enabled at run time: `--enable-source-maps` parses the map on every cold start, about
+ * 7 ms and 0.2× of the reference's init (docs/benchmarks.md, Decisions). Traces keep readable
+ * function and class names (`keepNames`).
  */
-export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
+export const SOURCE_MAPS_AT_RUN_TIME = '--enable-source-maps';
 
 /**
  * How every function is bundled. Exported so that the benchmarks (bench/) build exactly the
@@ -64,6 +86,11 @@ export const FUNCTION_BUNDLING: BundlingOptions = {
   externalModules: [],
   mainFields: ['module', 'main'],
   banner: CREATE_REQUIRE_BANNER,
+  // Environment credentials only: what Lambda provides (infra/cdk/bundling/lambda-credentials.ts).
+  // CDK passes this to esbuild as `--alias:…`; the path is relative to the project root.
+  esbuildArgs: {
+    '--alias': '@aws-sdk/credential-provider-node=./infra/cdk/bundling/lambda-credentials.ts',
+  },
 };
 
 /**
@@ -116,11 +143,9 @@ export class NewsletterFunction extends NodejsFunction {
       timeout: Duration.seconds(10),
       role,
       logGroup,
-      environment: {
-        ...props.environment,
-        NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
-      },
+      environment: { ...props.environment },
       bundling: FUNCTION_BUNDLING,
+      ...(props.readsParameters ? { paramsAndSecrets: PARAMETERS_EXTENSION } : {}),
     });
     this.executionRole = role;
     // Where the bundle came from: the local cloud's source mode runs this file instead of it.

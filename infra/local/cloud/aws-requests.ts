@@ -243,7 +243,7 @@ function itemKind(key: unknown): string {
 /**
  * A short, secret-free description of a call, for the recorded access patterns:
  * `GetItem SUBSCRIBER`, `TransactWriteItems(Put SUBSCRIBER, Put TOKEN)`, `Query recent`,
- * `GetParameters(api-key, settings)`, `SendRawEmail`.
+ * `GetParameter(settings)`, `SendRawEmail`.
  */
 export function summarizeCall(call: WireCall): string {
   const { service, operation, input } = call;

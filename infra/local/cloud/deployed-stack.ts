@@ -13,6 +13,7 @@ import {
   resolveString,
   resolveValue,
   TemplateError,
+  type TemplateMappings,
 } from './intrinsics.ts';
 
 /** One resource of a CloudFormation template. */
@@ -54,6 +55,8 @@ export interface DeployedFunction {
   readonly memoryMb: number;
   /** The environment variables the template gives it, resolved. */
   readonly environment: Readonly<Record<string, string>>;
+  /** ARNs of its layers, resolved. */
+  readonly layers: readonly string[];
   readonly roleName: string;
   readonly roleArn: string;
   /** Every identity policy of its role: inline policies and attached AWS::IAM::Policy resources. */
@@ -127,6 +130,7 @@ const arn = (service: string, resource: string, region = LOCAL_REGION): string =
 export class DeployedStack {
   readonly stackName: string;
   readonly resources: Readonly<Record<string, TemplateResource>>;
+  readonly mappings: TemplateMappings;
 
   constructor(
     readonly cdkOut: string,
@@ -145,8 +149,9 @@ export class DeployedStack {
     this.stackName = stack[0];
     const template = JSON.parse(
       readFileSync(join(cdkOut, stack[1].properties.templateFile), 'utf8'),
-    ) as { Resources: Record<string, TemplateResource> };
+    ) as { Resources: Record<string, TemplateResource>; Mappings?: TemplateMappings };
     this.resources = template.Resources;
+    this.mappings = template.Mappings ?? {};
   }
 
   /** The same template with other physical ids (once the endpoint or a stream exists). */
@@ -170,12 +175,12 @@ export class DeployedStack {
 
   /** Resolves any template value for the local cloud. */
   resolve(value: unknown): Resolved {
-    return resolveValue(value, this.reference);
+    return resolveValue(value, this.reference, this.mappings);
   }
 
   /** Resolves a template value that must be a string. */
   resolveString(value: unknown): string {
-    return resolveString(value, this.reference);
+    return resolveString(value, this.reference, this.mappings);
   }
 
   /** What `Ref` and `Fn::GetAtt` of a logical id mean locally. */
@@ -293,6 +298,7 @@ export class DeployedStack {
       environment: Object.fromEntries(
         Object.entries(variables ?? {}).map(([name, value]) => [name, this.resolveString(value)]),
       ),
+      layers: ((p.Layers ?? []) as unknown[]).map((layer) => this.resolveString(layer)),
       roleName: this.reference(roleId),
       roleArn: this.reference(roleId, 'Arn'),
       policy: { Version: '2012-10-17', Statement: this.#roleStatements(roleId, role) },

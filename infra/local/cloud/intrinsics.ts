@@ -21,6 +21,11 @@ const PSEUDO_PARAMETERS: Readonly<Record<string, string>> = {
   'AWS::NoValue': '',
 };
 
+/** The template's `Mappings` section: map → top-level key → second-level key → value. */
+export type TemplateMappings = Readonly<
+  Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>
+>;
+
 /** A template value (string, number, list, object, or an intrinsic) with everything resolved. */
 export type Resolved = string | number | boolean | null | Resolved[] | { [key: string]: Resolved };
 
@@ -30,23 +35,33 @@ export class TemplateError extends Error {
 }
 
 /** Resolves every intrinsic inside `value`; `reference` answers Refs and GetAtts. */
-export function resolveValue(value: unknown, reference: ResolveReference): Resolved {
+export function resolveValue(
+  value: unknown,
+  reference: ResolveReference,
+  mappings: TemplateMappings = {},
+): Resolved {
   if (value === null || typeof value !== 'object') {
     if (value === undefined) throw new TemplateError('undefined value in template');
     return value as string | number | boolean;
   }
-  if (Array.isArray(value)) return value.map((item) => resolveValue(item, reference));
+  if (Array.isArray(value)) return value.map((item) => resolveValue(item, reference, mappings));
   const entries = Object.entries(value as Record<string, unknown>);
   const [first] = entries;
   if (entries.length === 1 && first && (first[0] === 'Ref' || first[0].startsWith('Fn::'))) {
-    return resolveIntrinsic(first[0], first[1], reference);
+    return resolveIntrinsic(first[0], first[1], reference, mappings);
   }
-  return Object.fromEntries(entries.map(([key, item]) => [key, resolveValue(item, reference)]));
+  return Object.fromEntries(
+    entries.map(([key, item]) => [key, resolveValue(item, reference, mappings)]),
+  );
 }
 
 /** Resolves `value` and insists on a string (environment values, ARNs). */
-export function resolveString(value: unknown, reference: ResolveReference): string {
-  const resolved = resolveValue(value, reference);
+export function resolveString(
+  value: unknown,
+  reference: ResolveReference,
+  mappings: TemplateMappings = {},
+): string {
+  const resolved = resolveValue(value, reference, mappings);
   if (typeof resolved === 'number' || typeof resolved === 'boolean') return String(resolved);
   if (typeof resolved !== 'string') {
     throw new TemplateError(`expected a string, got ${JSON.stringify(resolved)}`);
@@ -54,7 +69,12 @@ export function resolveString(value: unknown, reference: ResolveReference): stri
   return resolved;
 }
 
-function resolveIntrinsic(name: string, argument: unknown, reference: ResolveReference): Resolved {
+function resolveIntrinsic(
+  name: string,
+  argument: unknown,
+  reference: ResolveReference,
+  mappings: TemplateMappings,
+): Resolved {
   switch (name) {
     case 'Ref': {
       const id = String(argument);
@@ -69,18 +89,18 @@ function resolveIntrinsic(name: string, argument: unknown, reference: ResolveRef
     }
     case 'Fn::Join': {
       const [separator, parts] = argument as [string, unknown[]];
-      return (resolveValue(parts, reference) as Resolved[]).map(String).join(separator);
+      return (resolveValue(parts, reference, mappings) as Resolved[]).map(String).join(separator);
     }
     case 'Fn::Select': {
       const [index, list] = argument as [unknown, unknown];
-      const items = resolveValue(list, reference) as Resolved[];
-      const item = items[Number(resolveValue(index, reference))];
+      const items = resolveValue(list, reference, mappings) as Resolved[];
+      const item = items[Number(resolveValue(index, reference, mappings))];
       if (item === undefined) throw new TemplateError('Fn::Select index out of range');
       return item;
     }
     case 'Fn::Split': {
       const [separator, text] = argument as [string, unknown];
-      return resolveString(text, reference).split(separator);
+      return resolveString(text, reference, mappings).split(separator);
     }
     case 'Fn::Sub': {
       const [text, variables = {}] = (Array.isArray(argument) ? argument : [argument, {}]) as [
@@ -88,12 +108,23 @@ function resolveIntrinsic(name: string, argument: unknown, reference: ResolveRef
         Record<string, unknown>,
       ];
       return text.replace(/\$\{([^}!][^}]*)\}/g, (_whole, expression: string) => {
-        if (expression in variables) return resolveString(variables[expression], reference);
+        if (expression in variables)
+          return resolveString(variables[expression], reference, mappings);
         const pseudo = PSEUDO_PARAMETERS[expression];
         if (pseudo !== undefined) return pseudo;
         const [id, attribute] = expression.split(/\.(.*)/s);
         return reference(id ?? expression, attribute || undefined);
       });
+    }
+    case 'Fn::FindInMap': {
+      const [map, top, second] = (argument as unknown[]).map((part) =>
+        resolveString(part, reference, mappings),
+      );
+      const value = mappings[map ?? '']?.[top ?? '']?.[second ?? ''];
+      if (value === undefined) {
+        throw new TemplateError(`Fn::FindInMap: no ${map}.${top}.${second} in the template`);
+      }
+      return resolveValue(value, reference, mappings);
     }
     default:
       throw new TemplateError(`the local cloud cannot resolve ${name}`);

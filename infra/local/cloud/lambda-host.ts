@@ -11,7 +11,13 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { DeployedFunction } from './deployed-stack.ts';
-import { LOCAL_REGION } from './intrinsics.ts';
+import { LOCAL_REGION, TemplateError } from './intrinsics.ts';
+import {
+  EXTENSION_PORT_VARIABLE,
+  isParametersExtension,
+  type ParametersExtension,
+  startParametersExtension,
+} from './parameters-extension.ts';
 
 /** Temporary credentials of the function's role, as Lambda hands them to the runtime. */
 export interface FunctionCredentials {
@@ -69,6 +75,8 @@ class Environment {
 
   constructor(
     readonly options: LambdaHostOptions,
+    /** Set after the template's: where this machine's stand-ins for the layers listen. */
+    layerEnvironment: Readonly<Record<string, string>>,
     onExit: (environment: Environment) => void,
   ) {
     const { fn, credentials, code, projectRoot } = options;
@@ -109,8 +117,10 @@ class Environment {
       // Node (20) is older than the deployed runtime, which the SDK would warn about.
       AWS_ENDPOINT_URL: options.endpoint,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      // Last: what the template sets wins, as on Lambda.
+      // Then what the template sets wins, as on Lambda.
       ...fn.environment,
+      // Except the port of the extension: every function's stand-in needs its own.
+      ...layerEnvironment,
     };
     const execArgv = [
       ...(code === 'source' ? ['--import', 'tsx'] : []),
@@ -229,8 +239,29 @@ export class LambdaHost {
   readonly #environments = new Set<Environment>();
   readonly #waiting: (() => void)[] = [];
   #stopped = false;
+  #extension: Promise<ParametersExtension> | undefined;
 
-  constructor(readonly options: LambdaHostOptions) {}
+  constructor(readonly options: LambdaHostOptions) {
+    for (const layer of options.fn.layers) {
+      if (!isParametersExtension(layer)) {
+        throw new TemplateError(
+          `${options.fn.functionName}: the local cloud cannot run layer ${layer}`,
+        );
+      }
+    }
+  }
+
+  /** The variables the layers' stand-ins add, starting them on first use. */
+  async #layerEnvironment(): Promise<Record<string, string>> {
+    if (this.options.fn.layers.length === 0) return {};
+    this.#extension ??= startParametersExtension({
+      functionName: this.fn.functionName,
+      environment: this.fn.environment,
+      credentials: this.options.credentials,
+      endpoint: this.options.endpoint,
+    });
+    return { [EXTENSION_PORT_VARIABLE]: String((await this.#extension).port) };
+  }
 
   get fn(): DeployedFunction {
     return this.options.fn;
@@ -239,7 +270,8 @@ export class LambdaHost {
   /** Runs one invocation: in a free environment, a new one, or the next to become free. */
   async invoke(event: unknown): Promise<InvocationResult> {
     if (this.#stopped) throw new Error(`${this.fn.functionName} has stopped`);
-    const environment = await this.#acquire();
+    const layerEnvironment = await this.#layerEnvironment();
+    const environment = await this.#acquire(layerEnvironment);
     try {
       const initError = await environment.ready;
       if (initError) {
@@ -253,7 +285,7 @@ export class LambdaHost {
     }
   }
 
-  async #acquire(): Promise<Environment> {
+  async #acquire(layerEnvironment: Readonly<Record<string, string>>): Promise<Environment> {
     for (;;) {
       const free = [...this.#environments].find((each) => !each.busy && !each.dead);
       if (free) {
@@ -261,7 +293,7 @@ export class LambdaHost {
         return free;
       }
       if (this.#environments.size < (this.options.maxEnvironments ?? 4)) {
-        const environment = new Environment(this.options, (gone) => {
+        const environment = new Environment(this.options, layerEnvironment, (gone) => {
           this.#environments.delete(gone);
           this.#waiting.shift()?.();
         });
@@ -280,5 +312,9 @@ export class LambdaHost {
     for (const environment of environments) environment.stop();
     await Promise.all(environments.map((environment) => environment.exited()));
     for (const wake of this.#waiting.splice(0)) wake();
+    await this.#extension?.then(
+      (extension) => extension.stop(),
+      () => undefined,
+    );
   }
 }

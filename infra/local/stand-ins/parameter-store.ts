@@ -62,8 +62,8 @@ class ServiceError extends Error {
 
 /**
  * Starts a stand-in for SSM Parameter Store that speaks exactly what the project calls, over
- * AWS's JSON 1.1 protocol: GetParameters (the functions), GetParameter and PutParameter (the
- * admin CLI). Anything else is refused as the service refuses an unknown action. Faults and
+ * AWS's JSON 1.1 protocol: GetParameter (the Parameters and Secrets extension of the functions,
+ * and the admin CLI) and PutParameter (the admin CLI). Anything else is refused as the service refuses an unknown action. Faults and
  * permissions are not its business: the local cloud's AWS endpoint in front of it handles both.
  */
 export async function startParameterStore(
@@ -116,20 +116,6 @@ export async function startParameterStore(
 
   const handle = (target: string, input: Record<string, unknown>): unknown => {
     switch (target) {
-      case 'AmazonSSM.GetParameters': {
-        const names = input.Names;
-        if (!Array.isArray(names) || names.length === 0 || names.length > 10) {
-          throw new ServiceError('ValidationException', 'Names must hold between 1 and 10 names.');
-        }
-        const unique = [...new Set(names.map(String))];
-        return {
-          Parameters: unique
-            .map((name) => parameters.get(name))
-            .filter((parameter) => parameter !== undefined)
-            .map((parameter) => describe(parameter, input.WithDecryption === true)),
-          InvalidParameters: unique.filter((name) => !parameters.has(name)),
-        };
-      }
       case 'AmazonSSM.GetParameter': {
         const parameter = parameters.get(String(input.Name));
         if (!parameter)

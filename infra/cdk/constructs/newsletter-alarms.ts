@@ -1,0 +1,235 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { MetricName } from '../../../shared/operations/dependencies.ts';
+import { SERVICE_NAME } from '../../../shared/runtime/logger.ts';
+import { METRICS_NAMESPACE } from '../../../shared/runtime/metrics.ts';
+import type { NewsletterApi } from './newsletter-api.ts';
+
+/** What the alarms and the dashboard watch. */
+export interface NewsletterAlarmsProps {
+  readonly api: NewsletterApi;
+  /** The functions by route name. */
+  readonly functions: ReadonlyMap<string, IFunction>;
+  readonly table: Table;
+  /** An SNS topic the alarms notify (an existing one; the stack creates none). */
+  readonly alarmTopicArn?: string;
+}
+
+/** Where the alarms stand; docs/deploy.md ("Operating") explains each. */
+export const ALARM_THRESHOLDS = {
+  /** Percent of API requests answered 5xx over five minutes. */
+  serverErrorPercent: 5,
+  /** Requests in those five minutes below which the rate is not judged (one 503 of two). */
+  serverErrorMinRequests: 20,
+  /** Throttled Lambda invocations or DynamoDB requests in five minutes. */
+  throttles: 1,
+  /** Mails SES refused or could not take in five minutes. */
+  mailFailures: 3,
+} as const;
+
+const PERIOD = Duration.minutes(5);
+
+/**
+ * What an operator watches: alarms on the API's 5xx rate, on throttling (Lambda and DynamoDB)
+ * and on mail failures (the service's own `MailFailures` metric), and one dashboard of
+ * requests, errors, latency, the service's counts and the table. Alarms notify the topic of
+ * `alarmTopicArn` when one is given; without it they still show in the console.
+ */
+export class NewsletterAlarms extends Construct {
+  readonly serverErrors: Alarm;
+  /** Lambda throttles (one alarm per ten functions: an alarm reads at most ten metrics) and table throttles. */
+  readonly throttles: readonly Alarm[];
+  readonly mailFailures: Alarm;
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: NewsletterAlarmsProps) {
+    super(scope, id);
+    const { restApi } = props.api;
+    const requests = restApi.metricCount({ period: PERIOD, statistic: 'Sum' });
+    const serverErrors = restApi.metricServerError({ period: PERIOD, statistic: 'Sum' });
+    const clientErrors = restApi.metricClientError({ period: PERIOD, statistic: 'Sum' });
+    const functions = [...props.functions];
+
+    const serverErrorRate = new MathExpression({
+      label: '5xx, % of requests',
+      expression: `IF(requests >= ${ALARM_THRESHOLDS.serverErrorMinRequests}, 100 * errors / requests, 0)`,
+      usingMetrics: { requests, errors: serverErrors },
+      period: PERIOD,
+    });
+    this.serverErrors = new Alarm(this, 'ServerErrorRate', {
+      alarmDescription:
+        'More than 5% of API requests answered 5xx in five minutes: the function logs carry ' +
+        'the cause under the request id of each 500 or 503 body.',
+      metric: serverErrorRate,
+      threshold: ALARM_THRESHOLDS.serverErrorPercent,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    // An alarm on metric math reads at most ten metrics, so functions are summed in tens.
+    const lambdaThrottles = chunks(functions, 10).map((chunk, index) =>
+      sumOf(
+        `throttled invocations${index ? ` (${index + 1})` : ''}`,
+        `fn${index}_`,
+        chunk.map(([, fn]) => fn.metricThrottles({ period: PERIOD, statistic: 'Sum' })),
+      ),
+    );
+    const tableThrottles = sumOf(
+      'throttled table requests',
+      'table_',
+      ['ReadThrottleEvents', 'WriteThrottleEvents'].map((metricName) =>
+        props.table.metric(metricName, { period: PERIOD, statistic: 'Sum' }),
+      ),
+    );
+    const throttleAlarm = (id: string, metric: MathExpression, what: string): Alarm =>
+      new Alarm(this, id, {
+        alarmDescription: `${what} were throttled: look for a burst of traffic, or raise the limit that bit.`,
+        metric,
+        threshold: ALARM_THRESHOLDS.throttles,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    this.throttles = [
+      ...lambdaThrottles.map((metric, index) =>
+        throttleAlarm(
+          `LambdaThrottles${index ? index + 1 : ''}`,
+          metric,
+          'Lambda invocations (account or function concurrency)',
+        ),
+      ),
+      throttleAlarm('TableThrottles', tableThrottles, 'DynamoDB requests'),
+    ];
+
+    const serviceMetric = (name: MetricName): Metric =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: name,
+        dimensionsMap: { service: SERVICE_NAME },
+        period: PERIOD,
+        statistic: 'Sum',
+      });
+    this.mailFailures = new Alarm(this, 'MailFailures', {
+      alarmDescription:
+        'SES refused or failed mails: check the sender identity, the account sending quota and ' +
+        'the mail_failed log lines.',
+      metric: serviceMetric('MailFailures'),
+      threshold: ALARM_THRESHOLDS.mailFailures,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    if (props.alarmTopicArn) {
+      const topic = Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn);
+      for (const alarm of [this.serverErrors, ...this.throttles, this.mailFailures]) {
+        alarm.addAlarmAction(new SnsAction(topic));
+        alarm.addOkAction(new SnsAction(topic));
+      }
+    }
+
+    const perFunction = (pick: (fn: IFunction) => IMetric): IMetric[] =>
+      functions.map(([, fn]) => pick(fn));
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.hours(24),
+      widgets: [
+        [
+          new TextWidget({
+            markdown:
+              '# Newsletter\nAlarms: 5xx rate, throttles, mail failures. A 500 or 503 body ' +
+              'names a `request_id`; search the function logs for it.',
+            width: 24,
+            height: 2,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'API requests and errors',
+            left: [requests, clientErrors, serverErrors],
+            width: 12,
+          }),
+          new GraphWidget({
+            title: 'API latency',
+            left: [
+              restApi.metricLatency({ period: PERIOD, statistic: 'p50' }),
+              restApi.metricLatency({ period: PERIOD, statistic: 'p99' }),
+            ],
+            width: 12,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Subscription process',
+            left: (
+              ['Subscriptions', 'Confirmations', 'Unsubscriptions', 'RateLimited'] as const
+            ).map(serviceMetric),
+            right: [serviceMetric('MailFailures')],
+            width: 12,
+          }),
+          new GraphWidget({
+            title: 'Alarmed rates',
+            left: [serverErrorRate],
+            right: [...lambdaThrottles, tableThrottles],
+            width: 12,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Function errors',
+            left: perFunction((fn) => fn.metricErrors({ period: PERIOD, statistic: 'Sum' })),
+            width: 8,
+          }),
+          new GraphWidget({
+            title: 'Function duration p99',
+            left: perFunction((fn) => fn.metricDuration({ period: PERIOD, statistic: 'p99' })),
+            width: 8,
+          }),
+          new GraphWidget({
+            title: 'Table capacity used',
+            left: [
+              props.table.metricConsumedReadCapacityUnits({ period: PERIOD, statistic: 'Sum' }),
+              props.table.metricConsumedWriteCapacityUnits({ period: PERIOD, statistic: 'Sum' }),
+            ],
+            width: 8,
+          }),
+        ],
+      ],
+    });
+  }
+}
+
+/** One expression summing metrics, missing data as 0. */
+function sumOf(label: string, idPrefix: string, metrics: readonly IMetric[]): MathExpression {
+  // Ids must be unique within a graph that shows several sums.
+  const usingMetrics = Object.fromEntries(metrics.map((metric, i) => [`${idPrefix}${i}`, metric]));
+  return new MathExpression({
+    label,
+    expression: Object.keys(usingMetrics)
+      .map((key) => `FILL(${key}, 0)`)
+      .join(' + '),
+    usingMetrics,
+    period: PERIOD,
+  });
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
