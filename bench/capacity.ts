@@ -3,8 +3,8 @@ import { DynamoStore } from '../shared/adapters/store/dynamo-store.ts';
 import { KEY } from '../shared/adapters/store/table-design.ts';
 import { isNewsletterError } from '../shared/domain/errors.ts';
 import type { Settings } from '../shared/domain/settings-schema.ts';
-import { Newsletter } from '../shared/newsletter.ts';
-import type { CallContext } from '../shared/operations/dependencies.ts';
+import { createNewsletter } from '../shared/newsletter.ts';
+import { type CallContext, NO_METRICS } from '../shared/operations/dependencies.ts';
 import { RecordingLogger, RecordingMailer, TestClock } from '../test/support/fixtures.ts';
 import {
   batchPut,
@@ -113,13 +113,13 @@ export async function measureCapacity(
   const mailer = new RecordingMailer();
   const clock = new TestClock();
   const logger = new RecordingLogger();
-  Newsletter.reset();
-  Newsletter.configure({
+  const newsletter = createNewsletter({
     store,
     mailer,
     settings: async () => settings,
     now: clock.now,
     log: logger,
+    metrics: NO_METRICS,
   });
   await seedListings(clients, store, table, settings, 20);
 
@@ -142,32 +142,32 @@ export async function measureCapacity(
 
   const ada = 'ada@example.com';
   await measure('subscribe: new address, public form (double opt-in)', () =>
-    Newsletter.subscribe({ email: ada, name: 'Ada', lists: [1] }, publicForm),
+    newsletter.subscribe({ email: ada, name: 'Ada', lists: [1] }, publicForm),
   );
   await measure('subscribe: new address, trusted (function class)', () =>
-    Newsletter.subscribe({ email: 'grace@example.com', name: 'Grace', lists: [1, 2] }),
+    newsletter.subscribe({ email: 'grace@example.com', name: 'Grace', lists: [1, 2] }),
   );
   await measure('subscribe: existing, pending, within cooldown', () =>
-    Newsletter.subscribe({ email: ada }, publicForm),
+    newsletter.subscribe({ email: ada }, publicForm),
   );
   clock.advance(11 * 60_000);
   await measure('subscribe: existing, pending, resend after cooldown', () =>
-    Newsletter.subscribe({ email: ada }, publicForm),
+    newsletter.subscribe({ email: ada }, publicForm),
   );
   const confirmToken = tokenFrom(mailer, ada, 'confirm');
   await measure('confirmation link: GET (check)', () =>
-    Newsletter.check_link({ token: confirmToken, purpose: 'confirm' }),
+    newsletter.check_link({ token: confirmToken, purpose: 'confirm' }),
   );
   await measure('confirmation link: POST (confirm)', () =>
-    Newsletter.confirm_subscription({ token: confirmToken }, publicForm),
+    newsletter.confirm_subscription({ token: confirmToken }, publicForm),
   );
   await measure('subscribe: existing, confirmed, public form', () =>
-    Newsletter.subscribe({ email: ada, name: 'Ada' }, publicForm),
+    newsletter.subscribe({ email: ada, name: 'Ada' }, publicForm),
   );
 
   const kilobyte = benchEmail('kb', 1);
   await measure('add_subscriber: 1 KB subscriber', () =>
-    Newsletter.add_subscriber({ ...kilobyteSubscriber(kilobyte, settings) }),
+    newsletter.add_subscriber({ ...kilobyteSubscriber(kilobyte, settings) }),
   );
   const written = await clients.doc.send(
     new GetCommand({
@@ -188,22 +188,21 @@ export async function measureCapacity(
       ),
     ),
   );
-  await measure('unsubscribe: 1 KB subscriber', () => Newsletter.unsubscribe({ email: kilobyte }));
+  await measure('unsubscribe: 1 KB subscriber', () => newsletter.unsubscribe({ email: kilobyte }));
   const unsubscribeToken = tokenFrom(mailer, ada, 'unsubscribe');
   await measure('unsubscribe link: POST', () =>
-    Newsletter.unsubscribe_link({ token: unsubscribeToken }),
+    newsletter.unsubscribe_link({ token: unsubscribeToken }),
   );
   await measure('delete_subscriber: 1 KB subscriber, no tokens', () =>
-    Newsletter.delete_subscriber({ email: kilobyte }),
+    newsletter.delete_subscriber({ email: kilobyte }),
   );
   await measure('delete_subscriber: subscriber with its link tokens', () =>
-    Newsletter.delete_subscriber({ email: ada }),
+    newsletter.delete_subscriber({ email: ada }),
   );
-  await measure('subscribers: newest 20 of 1 KB each', () => Newsletter.subscribers());
+  await measure('subscribers: newest 20 of 1 KB each', () => newsletter.subscribers());
   await measure('newsletters: keyless (public index)', () =>
-    Newsletter.newsletters({}, { trusted: false }),
+    newsletter.newsletters({}, { trusted: false }),
   );
-  await measure('newsletters: with key (all issues)', () => Newsletter.newsletters({}));
-  Newsletter.reset();
+  await measure('newsletters: with key (all issues)', () => newsletter.newsletters());
   return { rows, kilobyteItemBytes: dynamoItemSize(written.Item) };
 }

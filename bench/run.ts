@@ -10,19 +10,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { routes } from '../functions/routes.ts';
-import {
-  FUNCTION_BUNDLING,
-  FUNCTION_NODE_OPTIONS,
-} from '../infra/cdk/constructs/newsletter-function.ts';
+import { FUNCTION_BUNDLING } from '../infra/cdk/constructs/newsletter-function.ts';
 import { startDynamoDbLocal } from '../infra/local/stand-ins/dynamodb-local.ts';
-import { buildAll, buildBundle, PROJECT_ROOT } from './bundles.ts';
+import {
+  type Bundle,
+  buildBundle,
+  buildFunctions,
+  buildReference,
+  PROJECT_ROOT,
+} from './bundles.ts';
 import { measureCapacity } from './capacity.ts';
 import { type CdkCheck, checkAgainstCdk } from './cdk-check.ts';
+import { ALTERNATIVES, buildDecisions } from './decisions.ts';
 import { localClients } from './dynamo.ts';
 import { benchSettings, KILOBYTE_ITEM_BYTES } from './fixtures.ts';
 import { measureInit } from './init-time.ts';
 import { describeMachine, loadAverage } from './machine.ts';
-import { measureProposals, type ProposalResults, proposalSection } from './proposals.ts';
 import {
   machineText,
   markdownTable,
@@ -40,8 +43,6 @@ const USAGE = `Usage: tsx bench/run.ts [options]
   --scale-reps N    listing calls per table size (default 300)
   --small N         subscribers in the small table (default 1000)
   --large N         subscribers in the large table (default 100000)
-  --proposals       also build and time the proposed changes (bench/proposals.ts)
-  --proposal-pairs N  fresh-process pairs per bundle there (default 31)
   --skip-cdk-check  do not synthesise the app to prove the bundles are CDK's (saves ~30 s)
   --out FILE        where to write the report (default docs/benchmarks.md; '-' for none)
   --keep            keep the built bundles (their folder is printed)`;
@@ -51,11 +52,9 @@ function options() {
     options: {
       'init-pairs': { type: 'string', default: '51' },
       'warm-reps': { type: 'string', default: '500' },
-      'proposal-pairs': { type: 'string', default: '31' },
       'scale-reps': { type: 'string', default: '300' },
       small: { type: 'string', default: '1000' },
       large: { type: 'string', default: '100000' },
-      proposals: { type: 'boolean', default: false },
       out: { type: 'string', default: join(PROJECT_ROOT, 'docs', 'benchmarks.md') },
       keep: { type: 'boolean', default: false },
       'skip-cdk-check': { type: 'boolean', default: false },
@@ -76,8 +75,6 @@ function options() {
     scaleReps: count('scale-reps', 20),
     small: count('small', 20),
     large: count('large', 20),
-    proposals: values.proposals === true,
-    proposalPairs: count('proposal-pairs', 10),
     out: String(values.out),
     keep: values.keep === true,
     cdkCheck: values['skip-cdk-check'] !== true,
@@ -97,9 +94,10 @@ const progress = (message: string): void => {
 function lambdaEnvironment(): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
-    NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
     AWS_REGION: 'us-east-1',
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
+    // The functions read their environment when loaded, as the stack sets it.
+    NEWSLETTER_TABLE: 'bench',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }
@@ -119,8 +117,17 @@ async function main(): Promise<void> {
   // Removed however the run ends, failures included, unless asked to keep it.
   if (!opts.keep) process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
 
-  progress(`building ${routes.length} functions and the reference into ${outdir}`);
-  const { reference, functions } = await buildAll(join(outdir, 'deployed'), FUNCTION_BUNDLING);
+  progress(
+    `building ${routes.length} functions, the references and the alternatives into ${outdir}`,
+  );
+  const reference = await buildReference(outdir);
+  const referenceAsFunctions = await buildReference(
+    outdir,
+    FUNCTION_BUNDLING,
+    "reference (functions' options)",
+  );
+  const functions = await buildFunctions(join(outdir, 'deployed'), FUNCTION_BUNDLING);
+  const { alternatives, consumer } = await buildDecisions(join(outdir, 'decisions'));
   const warmSdk = await buildBundle(
     'warm-sdk',
     join(PROJECT_ROOT, 'bench', 'warm-sdk.ts'),
@@ -136,7 +143,20 @@ async function main(): Promise<void> {
   }
 
   progress(`cold start: ${opts.initPairs} process pairs per bundle`);
-  const initTargets = [reference, ...functions.values()];
+  const initTargets: { name: string; file: string; env?: NodeJS.ProcessEnv }[] = [
+    reference,
+    referenceAsFunctions,
+    ...functions.values(),
+    consumer,
+    ...[...alternatives].flatMap(([key, bundles]) => {
+      const nodeOptions = ALTERNATIVES.find((alternative) => alternative.key === key)?.nodeOptions;
+      return [...bundles.values()].map((bundle: Bundle) => ({
+        name: `${key}/${bundle.name}`,
+        file: bundle.file,
+        ...(nodeOptions ? { env: { ...lambdaEnvironment(), NODE_OPTIONS: nodeOptions } } : {}),
+      }));
+    }),
+  ];
   const init = measureInit(initTargets, opts.initPairs, lambdaEnvironment(), (round) => {
     if (round % 10 === 0 || round === opts.initPairs) progress(`  round ${round}`);
   });
@@ -175,19 +195,12 @@ async function main(): Promise<void> {
     await dynamo.stop();
   }
 
-  let proposals: ProposalResults | undefined;
-  if (opts.proposals) {
-    progress('proposals: building and timing the proposed changes');
-    proposals = await measureProposals(join(outdir, 'proposals'), {
-      pairs: opts.proposalPairs,
-      env: lambdaEnvironment(),
-      progress,
-    });
-  }
-
   const results: RunResults = {
     routes,
     reference,
+    referenceAsFunctions,
+    alternatives,
+    consumer,
     bundles: functions,
     init: new Map(init.map((timing) => [timing.name, timing])),
     capacity,
@@ -197,8 +210,6 @@ async function main(): Promise<void> {
   };
   const table = markdownTable(resultRows(results));
   process.stdout.write(`\n${table}\n`);
-  const proposalText = proposals ? proposalSection(proposals) : undefined;
-  if (proposalText) process.stdout.write(`\n${proposalText.table}\n`);
 
   const load = { start: loadAtStart, end: loadAverage() };
   if (opts.out !== '-') {
@@ -212,7 +223,6 @@ async function main(): Promise<void> {
         options: opts,
         logLines,
         cdkCheck,
-        ...(proposalText ? { proposals: proposalText.markdown } : {}),
       }),
     );
     progress(`wrote ${opts.out}`);
@@ -229,7 +239,6 @@ function document(parts: {
   options: ReturnType<typeof options>;
   logLines: number;
   cdkCheck: CdkCheck;
-  proposals?: string;
 }): string {
   const o = parts.options;
   const warmCalls = parts.results.warm.length * (o.warmReps + WARM_UP);
@@ -249,19 +258,28 @@ ${parts.table}
 
 ## How each figure is made
 
-- **Bundle**: each function (\`functions/<route>.ts\`) and the reference (bench/reference-handler.ts,
-  a two-line handler importing only \`DynamoDBDocumentClient\`) are built with esbuild from
+- **Bundle**: each function (\`functions/<route>.ts\`) is built with esbuild from
   \`FUNCTION_BUNDLING\`, the options \`NewsletterFunction\` hands to CDK
   (infra/cdk/constructs/newsletter-function.ts), translated the way aws-cdk-lib turns them into
-  esbuild flags (bench/esbuild-options.ts). This run: ${parts.cdkCheck.text}. Size is the
-  minified \`index.mjs\` only; the source map is a separate file. gzip is level 9.
+  esbuild flags (bench/esbuild-options.ts). This run: ${parts.cdkCheck.text}. The reference
+  (bench/reference-handler.ts, a two-line handler importing only \`DynamoDBDocumentClient\`) is
+  built with plain esbuild as ../shared/spec/toolchain.md measures it
+  (\`REFERENCE_BUNDLING\` in bench/bundles.ts): a yardstick that does not move with our
+  options; the row after it shows the same handler built with the functions' options. Size is
+  the minified \`index.mjs\` only; the source map is a separate file. gzip is level 9.
 - **Clients**: the \`@aws-sdk/client-*\` packages with code in the bundle (esbuild metafile),
   against what the route table says the function uses: DynamoDB when it touches the table, SES
-  when it sends mail, SSM when it checks the key or reads the settings.
+  when it sends mail. SSM never: the Parameters and Secrets extension reads the parameters.
+- **Package**: bench/consumer-handler.ts, another team's Lambda calling only
+  \`Newsletter.add_subscriber\`, bundled from the package's sources with plain esbuild, as a
+  consumer would (test/package/ packs, installs and bundles the real tarball).
+- **Decision**: \`subscribers-list\` and \`subscribe\` rebuilt with one adopted choice undone
+  (bench/decisions.ts; the swapped-in modules are in bench/variants/), timed in the same rounds
+  as the deployed bundles. "deployed" is what the adopted choice saves: bytes and init ms.
 - **Init**: ${o.initPairs} pairs per bundle of fresh \`node\` processes, one importing the bundle
   and checking that \`handler\` is a function, the other an empty \`node -e 0\`, run right
-  after each other, rounds rotating over the bundles. Both run with the functions'
-  \`NODE_OPTIONS\` (\`${FUNCTION_NODE_OPTIONS}\`). Overhead is the median of the pairwise
+  after each other, rounds rotating over the bundles, both with the functions' environment (no
+  \`NODE_OPTIONS\`: source maps are built but not enabled at run time). Overhead is the median of the pairwise
   wall-clock differences; CPU is the same for user + system time, which a busy machine
   disturbs less. Ratios are to the reference's overhead. The noise row gives the spread of the
   ratios of bundles that are the same size and differ only in their route: what chance alone
@@ -287,7 +305,9 @@ ${parts.table}
 - **Warm**: each function's deployed bundle is imported in one process and its handler called
   with API Gateway REST proxy events (infra/local/proxy-event.ts), ${o.warmReps} times after
   ${WARM_UP} warm-up calls, with the stack's environment: DynamoDB Local, the parameter-store stand-in
-  holding the API key (SecureString) and the settings (cached by the function as deployed),
+  holding the API key (SecureString) and the settings, read through the Parameters and Secrets
+  extension stand-in (infra/local/cloud/parameters-extension.ts) and cached by the function as
+  deployed,
   the local SES. Right next to each call, alternating which goes first, a bare SDK call does
   the same DynamoDB requests with the functions' own client factory and SDK build
   (bench/warm-sdk.ts bundled with the same options); items a call deletes or changes are put
@@ -300,9 +320,13 @@ ${parts.table}
 
 From esbuild's metafile (bytes in the minified output).
 
-${packageLines([parts.results.reference, ...parts.results.bundles.values()])}
-${parts.proposals ? `\n${parts.proposals}\n` : ''}
-Targets (issue 6): bundle ≤ ${TARGETS.bundleBytes / 1024} KB; init overhead of the heaviest
+${packageLines([parts.results.reference, ...parts.results.bundles.values(), parts.results.consumer])}
+
+${DECISIONS}
+
+Targets (issues 6 and 13): bundle of every function that sends no mail ≤
+${TARGETS.bundleBytes / 1024} KB, \`openapi\` ≤ ${TARGETS.openapiBytes / 1024} KB, a consumer
+calling only \`add_subscriber\` ≤ ${TARGETS.consumerRatio}× the reference; init overhead of the heaviest
 function ≤ ${TARGETS.heaviestInitRatio}× the reference's and of every function that sends no
 mail ≤ ${TARGETS.mailLessInitRatio}×; \`add_subscriber\` of a 1 KB subscriber ≤
 ${TARGETS.addSubscriberWriteUnits} WCU in all; \`subscribers\` and \`newsletters\` ≤
@@ -311,6 +335,48 @@ ${TARGETS.scaleLatencyRatio}; warm handler ≤ ${TARGETS.warmMedianRatio}× the 
 the median.
 `;
 }
+
+/** The decisions of issue 13 on bench/proposals/ (since deleted) and on what replaced it. */
+const DECISIONS = `## Decisions
+
+Issue 13 asked for a decision on every proposal the previous round left in bench/proposals/.
+The folder is deleted; what was adopted lives in the sources, what was not is gone. Figures of
+the proposals not adopted are from that round's \`npm run bench -- --proposals\` (2026-11-22,
+same machine, 31 pairs per bundle); the rest are rows of the table above.
+
+- **Parameters: the AWS Parameters and Secrets Lambda Extension** (adopted). The functions
+  read the key and the settings from the extension over localhost
+  (shared/adapters/parameters/extension-source.ts), so no SSM client is bundled; the stack adds
+  the layer with its cache off (CachedParameters keeps values for \`parameterCacheSeconds\`),
+  and the role grants \`ssm:GetParameter\`. Keeping \`@aws-sdk/client-ssm\` would have been
+  acceptable too: the "Decision" rows with it show its cost. The local cloud runs an extension
+  stand-in per function that calls SSM as the function's role, so its grants are tested.
+- **Hand-written SigV4 SSM client** (C1, rejected): it saved 81.9 KB, but owning a request
+  signer is the wrong trade, and the extension saves more without one.
+- **Hand-written MIME writer** (C3, rejected): it saved 136.0 KB in the mail functions;
+  nodemailer's MailComposer stays. The mail functions carry no bundle target for that reason.
+- **Environment credentials only** (B2, adopted): \`@aws-sdk/credential-provider-node\` is aliased
+  to infra/cdk/bundling/lambda-credentials.ts (\`fromEnv\`) in \`FUNCTION_BUNDLING\`; Lambda
+  always provides the role's credentials in the environment. Adopted because the deployed
+  bundles are tested with it: the local cloud runs cdk.out's bundles with only environment
+  credentials. The "credential chain" rows show what it saves.
+- **Multipart through \`Response.formData()\`** (C2, rejected after adoption): that round
+  measured 27.3 KB and 3.2 ms less than busboy, but Node's parser (undici) rejects well-framed
+  bodies whose values contain the boundary token (nodejs/undici#5561, open): the honeypot test
+  with a one-character boundary found it. \`@fastify/busboy\` stays;
+  test/unit/http/parse-request.test.ts holds the cases.
+- **\`openapi\` as a handler of its own** (C5, adopted): it imports the document and the
+  response helpers only, no client, no logger; that round measured 546.1 KB and +76.4 ms as
+  deployed then, 24.5 KB and +9.8 ms alone.
+- **SES client built on first send** (C4, not adopted): no gain above noise (-2.8 ms against a
+  spread of 0.05×); moot now that only the mail functions build an SES client.
+- **\`keepNames: false\`** (B1, not adopted): 33 KB and about 5 ms, but log lines and 500 causes
+  name error classes, and the SDK's exceptions are told apart by name.
+- **Source maps at run time** (not adopted): \`--enable-source-maps\` made every function parse
+  its map on each cold start; the "NODE_OPTIONS" rows show the cost. The maps are still built
+  (cdk.out), and \`keepNames\` keeps class and function names readable in traces.
+- **Powertools Logger and Metrics** (adopted for issue 13's observability): the "no logger, no
+  metrics" rows show their cost in bytes and init time.`;
 
 main().catch((error: unknown) => {
   process.stderr.write(

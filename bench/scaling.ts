@@ -1,8 +1,8 @@
 import { DynamoStore } from '../shared/adapters/store/dynamo-store.ts';
 import { isNewsletterError } from '../shared/domain/errors.ts';
 import type { Settings } from '../shared/domain/settings-schema.ts';
-import { Newsletter } from '../shared/newsletter.ts';
-import type { CallContext } from '../shared/operations/dependencies.ts';
+import { createNewsletter, type NewsletterOperations } from '../shared/newsletter.ts';
+import { type CallContext, NO_METRICS } from '../shared/operations/dependencies.ts';
 import { RecordingLogger, RecordingMailer } from '../test/support/fixtures.ts';
 import { seedListings } from './capacity.ts';
 import { CapacityMeter, createBenchTable, type LocalClients, totalUnits } from './dynamo.ts';
@@ -34,13 +34,16 @@ export interface ScalingOptions {
   readonly progress: (message: string) => void;
 }
 
-const LISTINGS: readonly { name: string; run: () => Promise<unknown> }[] = [
-  { name: 'subscribers', run: () => Newsletter.subscribers() },
+const LISTINGS: readonly {
+  name: string;
+  run: (newsletter: NewsletterOperations) => Promise<unknown>;
+}[] = [
+  { name: 'subscribers', run: (newsletter) => newsletter.subscribers() },
   {
     name: 'newsletters (keyless)',
-    run: () => Newsletter.newsletters({}, { trusted: false } satisfies CallContext),
+    run: (newsletter) => newsletter.newsletters({}, { trusted: false } satisfies CallContext),
   },
-  { name: 'newsletters (with key)', run: () => Newsletter.newsletters({}) },
+  { name: 'newsletters (with key)', run: (newsletter) => newsletter.newsletters() },
 ];
 
 /**
@@ -76,18 +79,22 @@ export async function measureScaling(
     );
     stores.push(store);
   }
-  const use = (index: number) => {
-    const store = stores[index];
-    if (!store) throw new Error('bench: no store');
-    Newsletter.configure({
+  const newsletters = stores.map((store) =>
+    createNewsletter({
       store,
       mailer: new RecordingMailer(),
       settings: async () => settings,
+      now: () => new Date(),
       log: new RecordingLogger(),
-    });
+      metrics: NO_METRICS,
+    }),
+  );
+  const use = (index: number): NewsletterOperations => {
+    const newsletter = newsletters[index];
+    if (!newsletter) throw new Error('bench: no store');
+    return newsletter;
   };
 
-  Newsletter.reset();
   const rows: ScalingRow[] = [];
   for (const listing of LISTINGS) {
     const units = stores.map(() => new Set<number>());
@@ -97,10 +104,10 @@ export async function measureScaling(
       // Alternate which table goes first, so neither always runs right after the other.
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
       for (const index of order) {
-        use(index);
+        const newsletter = use(index);
         meter.reset();
         const started = performance.now();
-        const result = await listing.run();
+        const result = await listing.run(newsletter);
         const elapsed = performance.now() - started;
         if (isNewsletterError(result)) throw new Error(`bench: ${listing.name} failed`);
         if (round < warmUp) continue;
@@ -130,6 +137,5 @@ export async function measureScaling(
       latencyRatio: ratio(large.medianMs, small.medianMs),
     });
   }
-  Newsletter.reset();
   return rows;
 }

@@ -1,20 +1,21 @@
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { FUNCTION_NODE_OPTIONS } from '../infra/cdk/constructs/newsletter-function.ts';
-import { localEnvironment } from '../infra/local/local-environment.ts';
+import { startParametersExtension } from '../infra/local/cloud/parameters-extension.ts';
 import { startParameterStore } from '../infra/local/stand-ins/parameter-store.ts';
 import { startSesLocal } from '../infra/local/stand-ins/ses-local.ts';
 import { DynamoStore } from '../shared/adapters/store/dynamo-store.ts';
 import { isNewsletterError } from '../shared/domain/errors.ts';
 import type { Settings } from '../shared/domain/settings-schema.ts';
-import { Newsletter } from '../shared/newsletter.ts';
+import { createNewsletter } from '../shared/newsletter.ts';
+import { NO_METRICS } from '../shared/operations/dependencies.ts';
 import { ENV_DEFAULTS } from '../shared/runtime/environment.ts';
 import { RecordingLogger, RecordingMailer } from '../test/support/fixtures.ts';
 import { PROJECT_ROOT } from './bundles.ts';
 import { seedListings } from './capacity.ts';
 import { createBenchTable, type LocalClients } from './dynamo.ts';
 import type { WarmConfig, WarmResult } from './warm-child.ts';
+import { localEnvironment, WARM_CREDENTIALS } from './warm-environment.ts';
 
 /** How long and how often the warm run calls each handler. */
 export interface WarmOptions {
@@ -60,29 +61,36 @@ export async function measureWarm(
 
   // Subjects for the scenarios, made through the function class like any caller would.
   const mailer = new RecordingMailer();
-  Newsletter.reset();
-  Newsletter.configure({
+  const newsletter = createNewsletter({
     store,
     mailer,
     settings: async () => settings,
+    now: () => new Date(),
     log: new RecordingLogger(),
+    metrics: NO_METRICS,
   });
   const confirmedEmail = 'confirmed@example.com';
   const pendingEmail = 'pending@example.com';
   for (const result of [
-    await Newsletter.add_subscriber({ email: confirmedEmail, name: 'Connie', status: 'C' }),
-    await Newsletter.subscribe({ email: pendingEmail, name: 'Penny' }),
-    await Newsletter.subscribe({ email: 'linked@example.com', name: 'Lin' }),
-    await Newsletter.confirm_subscription({
+    await newsletter.add_subscriber({ email: confirmedEmail, name: 'Connie', status: 'C' }),
+    await newsletter.subscribe({ email: pendingEmail, name: 'Penny' }),
+    await newsletter.subscribe({ email: 'linked@example.com', name: 'Lin' }),
+    await newsletter.confirm_subscription({
       token: linkToken(mailer, 'linked@example.com', 'confirm'),
     }),
   ]) {
     if (isNewsletterError(result)) throw new Error(`bench: warm setup failed: ${result.message}`);
   }
-  Newsletter.reset();
 
   const parameters = await startParameterStore();
   const ses = await startSesLocal();
+  // The deployed functions read the key and the settings through the extension.
+  const extension = await startParametersExtension({
+    functionName: 'warm',
+    environment: { PARAMETERS_SECRETS_EXTENSION_CACHE_ENABLED: 'false' },
+    credentials: WARM_CREDENTIALS,
+    endpoint: parameters.endpoint,
+  });
   try {
     const apiKey = randomBytes(24).toString('base64url');
     parameters.put(ENV_DEFAULTS.apiKeyParameter, apiKey, 'SecureString');
@@ -104,12 +112,12 @@ export async function measureWarm(
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
       env: {
         ...process.env,
-        // What the stack sets on every function (the parameter cache keeps its default).
-        NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
+        // The functions run without NODE_OPTIONS (the parameter cache keeps its default).
+        NODE_OPTIONS: '',
         ...localEnvironment({
           dynamodb: options.dynamoEndpoint,
           ses: ses.endpoint,
-          ssm: parameters.endpoint,
+          parametersExtensionPort: extension.port,
           table: TABLE,
         }),
       },
@@ -140,6 +148,7 @@ export async function measureWarm(
     });
     return { results, logLines };
   } finally {
+    await extension.stop();
     await ses.stop();
     await parameters.stop();
   }
