@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { type Route, routes } from '../functions/routes.ts';
+import { streamConsumers } from '../functions/streams/consumers.ts';
 import { esbuildOptionsFor } from './esbuild-options.ts';
 
 /** The repository root: esbuild runs there, as CDK's local bundling does. */
@@ -109,6 +110,26 @@ export async function buildFunctions(
     );
   }
   return functions;
+}
+
+/** The stream consumers' bundles (functions/streams/<name>.ts), built as `bundling` says. */
+export async function buildConsumers(
+  outdir: string,
+  bundling: BundlingOptions,
+): Promise<Map<string, Bundle>> {
+  const consumers = new Map<string, Bundle>();
+  for (const consumer of streamConsumers) {
+    consumers.set(
+      consumer.name,
+      await buildBundle(
+        `stream: ${consumer.name}`,
+        join(PROJECT_ROOT, 'functions', 'streams', `${consumer.name}.ts`),
+        join(outdir, consumer.name),
+        bundling,
+      ),
+    );
+  }
+  return consumers;
 }
 
 /**

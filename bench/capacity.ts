@@ -6,6 +6,7 @@ import type { Settings } from '../shared/domain/settings-schema.ts';
 import { createNewsletter } from '../shared/newsletter.ts';
 import { type CallContext, NO_METRICS } from '../shared/operations/dependencies.ts';
 import { RecordingLogger, RecordingMailer, TestClock } from '../test/support/fixtures.ts';
+import { streamWorker } from '../test/support/stream-worker.ts';
 import {
   batchPut,
   CapacityMeter,
@@ -113,14 +114,16 @@ export async function measureCapacity(
   const mailer = new RecordingMailer();
   const clock = new TestClock();
   const logger = new RecordingLogger();
-  const newsletter = createNewsletter({
+  const deps = {
     store,
-    mailer,
     settings: async () => settings,
     now: clock.now,
     log: logger,
     metrics: NO_METRICS,
-  });
+  };
+  const newsletter = createNewsletter(deps);
+  // The stream's consumers (keyless requests, the outbox), run in-process on demand.
+  const stream = streamWorker(clients.doc, table, { ...deps, mailer });
   await seedListings(clients, store, table, settings, 20);
 
   const publicForm: CallContext = {
@@ -138,6 +141,18 @@ export async function measureCapacity(
       throw new Error(`bench: ${operation} failed: ${JSON.stringify(result)}\n${log}`);
     }
     rows.push({ operation, use: meter.snapshot() });
+    // What the stream's consumers then do for it, as a row of its own.
+    meter.reset();
+    const worked = await stream.settle();
+    if (worked.failed.length > 0) throw new Error(`bench: ${operation}: a mail failed`);
+    const work = [
+      ...(worked.settled ? ['request settled'] : []),
+      ...(worked.sent ? [`${worked.sent} mail${worked.sent > 1 ? 's' : ''} sent`] : []),
+      ...(worked.skipped ? [`${worked.skipped} skipped`] : []),
+    ];
+    if (work.length > 0) {
+      rows.push({ operation: `  then on the stream: ${work.join(', ')}`, use: meter.snapshot() });
+    }
   };
 
   const ada = 'ada@example.com';

@@ -15,6 +15,7 @@ import { startDynamoDbLocal } from '../infra/local/stand-ins/dynamodb-local.ts';
 import {
   type Bundle,
   buildBundle,
+  buildConsumers,
   buildFunctions,
   buildReference,
   PROJECT_ROOT,
@@ -127,6 +128,7 @@ async function main(): Promise<void> {
     "reference (functions' options)",
   );
   const functions = await buildFunctions(join(outdir, 'deployed'), FUNCTION_BUNDLING);
+  const consumers = await buildConsumers(join(outdir, 'streams'), FUNCTION_BUNDLING);
   const { alternatives, consumer } = await buildDecisions(join(outdir, 'decisions'));
   const warmSdk = await buildBundle(
     'warm-sdk',
@@ -138,7 +140,10 @@ async function main(): Promise<void> {
   let cdkCheck: CdkCheck = { ok: false, text: 'not checked (--skip-cdk-check)' };
   if (opts.cdkCheck) {
     progress('cdk synth, to compare its assets with these bundles');
-    cdkCheck = await checkAgainstCdk([...functions.values()], join(outdir, 'cdk.out'));
+    cdkCheck = await checkAgainstCdk(
+      [...functions.values(), ...consumers.values()],
+      join(outdir, 'cdk.out'),
+    );
     progress(`  ${cdkCheck.text}`);
   }
 
@@ -147,6 +152,7 @@ async function main(): Promise<void> {
     reference,
     referenceAsFunctions,
     ...functions.values(),
+    ...consumers.values(),
     consumer,
     ...[...alternatives].flatMap(([key, bundles]) => {
       const nodeOptions = ALTERNATIVES.find((alternative) => alternative.key === key)?.nodeOptions;
@@ -201,6 +207,7 @@ async function main(): Promise<void> {
     referenceAsFunctions,
     alternatives,
     consumer,
+    consumers,
     bundles: functions,
     init: new Map(init.map((timing) => [timing.name, timing])),
     capacity,

@@ -3,7 +3,7 @@ import { isNewsletterError } from '../shared/domain/errors.ts';
 import type { Settings } from '../shared/domain/settings-schema.ts';
 import { createNewsletter, type NewsletterOperations } from '../shared/newsletter.ts';
 import { type CallContext, NO_METRICS } from '../shared/operations/dependencies.ts';
-import { RecordingLogger, RecordingMailer } from '../test/support/fixtures.ts';
+import { RecordingLogger } from '../test/support/fixtures.ts';
 import { seedListings } from './capacity.ts';
 import { CapacityMeter, createBenchTable, type LocalClients, totalUnits } from './dynamo.ts';
 import { median, percentile, ratio } from './stats.ts';
@@ -82,7 +82,6 @@ export async function measureScaling(
   const newsletters = stores.map((store) =>
     createNewsletter({
       store,
-      mailer: new RecordingMailer(),
       settings: async () => settings,
       now: () => new Date(),
       log: new RecordingLogger(),

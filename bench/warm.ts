@@ -11,6 +11,7 @@ import { createNewsletter } from '../shared/newsletter.ts';
 import { NO_METRICS } from '../shared/operations/dependencies.ts';
 import { ENV_DEFAULTS } from '../shared/runtime/environment.ts';
 import { RecordingLogger, RecordingMailer } from '../test/support/fixtures.ts';
+import { settling, streamWorker } from '../test/support/stream-worker.ts';
 import { PROJECT_ROOT } from './bundles.ts';
 import { seedListings } from './capacity.ts';
 import { createBenchTable, type LocalClients } from './dynamo.ts';
@@ -61,14 +62,17 @@ export async function measureWarm(
 
   // Subjects for the scenarios, made through the function class like any caller would.
   const mailer = new RecordingMailer();
-  const newsletter = createNewsletter({
+  const deps = {
     store,
-    mailer,
     settings: async () => settings,
     now: () => new Date(),
     log: new RecordingLogger(),
     metrics: NO_METRICS,
-  });
+  };
+  const newsletter = settling(
+    createNewsletter(deps),
+    streamWorker(clients.doc, TABLE, { ...deps, mailer }).settle,
+  );
   const confirmedEmail = 'confirmed@example.com';
   const pendingEmail = 'pending@example.com';
   for (const result of [

@@ -9,6 +9,7 @@ import { ENV } from '../shared/runtime/environment.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerListsCommands } from './commands/lists.ts';
+import { registerMailCommands } from './commands/mail.ts';
 import { registerNewslettersCommands } from './commands/newsletters.ts';
 import { registerSettingsCommands } from './commands/settings.ts';
 import { registerSubscribersCommands } from './commands/subscribers.ts';
@@ -88,12 +89,17 @@ function buildProgram(context: CliContext): Command {
         `settings parameter (default: ${ENV.settingsParameter})`,
       ),
     )
+    .option(
+      '--dead-letter-queue <url>',
+      "the mailer's dead-letter queue (default: NEWSLETTER_MAIL_DEAD_LETTERS, the stack's MailDeadLetters output)",
+    )
     .addHelpText('after', CONFIGURATION_HELP);
   registerKeyCommands(program, context);
   registerSettingsCommands(program, context);
   registerListsCommands(program, context);
   registerNewslettersCommands(program, context);
   registerSubscribersCommands(program, context);
+  registerMailCommands(program, context);
   return program;
 }
 

@@ -91,11 +91,12 @@ export const routes = [
     formPage: true,
     summary: 'Subscribe an address and start the subscription process',
     access: {
-      // Read the subscriber; count the rate limit and take ids (UpdateItem); write it with its
-      // token items and retire old ones (PutItem and DeleteItem, in one transaction).
+      // Keyless: count the rate limit (UpdateItem) and record the request (PutItem). Keyed: read
+      // the subscriber, take an id (UpdateItem), write it with its outbox mails (PutItem) and
+      // drop expired tokens (DeleteItem), in one transaction.
       table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       queries: [],
-      sendsMail: true,
+      sendsMail: false,
       settings: true,
     },
     request: SubscribeRequestSchema,
@@ -194,11 +195,11 @@ export const routes = [
     formPage: false,
     summary: 'Activation link: GET shows a confirm button, POST confirms',
     access: {
-      // Read token and subscriber; write the confirmation with the unsubscribe link's token
-      // item, retiring expired or surplus tokens, in one transaction.
+      // Read token and subscriber; write the confirmation with its outbox mails (PutItem),
+      // dropping expired tokens (DeleteItem), in one transaction.
       table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
       queries: [],
-      sendsMail: true,
+      sendsMail: false,
       settings: true,
     },
     request: TokenRequestSchema,

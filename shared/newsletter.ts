@@ -1,4 +1,3 @@
-import { SesMailer } from './adapters/mail/ses-mailer.ts';
 import type { NewsletterError } from './domain/errors.ts';
 import type { NewsletterIssue } from './domain/newsletter-issue.ts';
 import type { RawParameters } from './domain/parameters/normalise-parameters.ts';
@@ -28,7 +27,6 @@ import { unsubscribe as unsubscribeOperation } from './operations/unsubscribe.ts
 import { readEnvironment } from './runtime/environment.ts';
 import { createLogger } from './runtime/logger.ts';
 import { serviceParameters } from './runtime/parameters.ts';
-import { sesClient } from './runtime/ses-client.ts';
 import { tableStore } from './runtime/store.ts';
 
 /**
@@ -98,8 +96,8 @@ export function createNewsletter(deps: Dependencies): NewsletterOperations {
 let environmentDeps: Dependencies | undefined;
 /**
  * Dependencies from the environment (shared/runtime/environment.ts), built on first use and
- * shared by the defaults below. No mailer: only the operations that send mail add one, so a
- * caller that never subscribes bundles no SES client and no MIME composer.
+ * shared by the defaults below: the table and the settings only. Mail goes through the
+ * outbox: the stack's mailer function sends what `subscribe` queues.
  */
 function environmentDependencies(): Dependencies {
   if (!environmentDeps) {
@@ -115,28 +113,20 @@ function environmentDependencies(): Dependencies {
   return environmentDeps;
 }
 
-let withoutMail: NewsletterOperations | undefined;
-let withMail: NewsletterOperations | undefined;
+let defaults: NewsletterOperations | undefined;
 const operations = (): NewsletterOperations => {
-  withoutMail ??= createNewsletter(environmentDependencies());
-  return withoutMail;
-};
-const mailingOperations = (): NewsletterOperations => {
-  withMail ??= createNewsletter({
-    ...environmentDependencies(),
-    mailer: new SesMailer(sesClient()),
-  });
-  return withMail;
+  defaults ??= createNewsletter(environmentDependencies());
+  return defaults;
 };
 
 // The six operations of the interface as functions over the environment's dependencies, for
 // in-process callers, who are trusted (no key). Each reaches only what it uses, so a bundler
-// keeps only the operations a caller imports: `add_subscriber` alone carries no mail code.
+// keeps only the operations a caller imports.
 
 /** Subscribes an address and starts the subscription process (interface 4.1). */
 export function subscribe(params: RawParameters): Promise<Subscriber | NewsletterError> {
   // Trusted calls always answer with the subscriber (PublicSubscribeResult is keyless only).
-  return mailingOperations().subscribe(params, TRUSTED) as Promise<Subscriber | NewsletterError>;
+  return operations().subscribe(params, TRUSTED) as Promise<Subscriber | NewsletterError>;
 }
 
 /** Unsubscribes an address (interface 4.2). */

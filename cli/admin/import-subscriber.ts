@@ -66,7 +66,7 @@ export async function importSubscriber(
   });
   const id = await (context.nextId ? context.nextId() : context.store.nextId('subscriber'));
   const record = { ...draft, id, version: 1 };
-  if (!(await context.store.createSubscriber(record, { put: [], delete: [] }))) {
+  if (!(await context.store.createSubscriber(record))) {
     return {
       kind: 'exists',
       error: newsletterError(

@@ -12,6 +12,7 @@ export interface ConnectionOptions {
   readonly settingsParameter?: string;
   readonly local?: boolean;
   readonly dataDir?: string;
+  readonly deadLetterQueue?: string;
 }
 
 /** Where the commands read and write: resolved once per run. */
@@ -23,6 +24,8 @@ export interface Connection {
   /** Undefined: the SDK's default (AWS_ENDPOINT_URL_DYNAMODB, or AWS itself). */
   readonly dynamodbEndpoint?: string;
   readonly ssmEndpoint?: string;
+  /** URL of the mailer's dead-letter queue (the stack's MailDeadLetters output). */
+  readonly mailDeadLetters?: string;
   readonly apiKeyParameter: string;
   readonly settingsParameter: string;
   /** Fixed credentials for the local stand-ins; undefined: the standard credential chain. */
@@ -52,6 +55,9 @@ export async function resolveConnection(
       region: options.region ?? LOCAL_REGION,
       dynamodbEndpoint: options.endpointDynamodb ?? local.dynamodb,
       ssmEndpoint: options.endpointSsm ?? local.ssm,
+      ...((options.deadLetterQueue ?? local.mail_dead_letters)
+        ? { mailDeadLetters: options.deadLetterQueue ?? local.mail_dead_letters }
+        : {}),
       apiKeyParameter:
         options.apiKeyParameter ?? local.api_key_parameter ?? ENV_DEFAULTS.apiKeyParameter,
       settingsParameter:
@@ -66,6 +72,9 @@ export async function resolveConnection(
     ...(options.region ? { region: options.region } : {}),
     ...(options.endpointDynamodb ? { dynamodbEndpoint: options.endpointDynamodb } : {}),
     ...(options.endpointSsm ? { ssmEndpoint: options.endpointSsm } : {}),
+    ...((options.deadLetterQueue ?? io.env.NEWSLETTER_MAIL_DEAD_LETTERS)
+      ? { mailDeadLetters: options.deadLetterQueue ?? io.env.NEWSLETTER_MAIL_DEAD_LETTERS }
+      : {}),
     apiKeyParameter:
       options.apiKeyParameter ?? (io.env[ENV.apiKeyParameter] || ENV_DEFAULTS.apiKeyParameter),
     settingsParameter:

@@ -22,6 +22,8 @@ const LocalEndpointsSchema = v.looseObject({
   ssm: url,
   /** The local SES (informational). */
   ses: v.optional(url),
+  /** The mailer's dead-letter queue at the SQS stand-in. */
+  mail_dead_letters: v.optional(url),
   /** Table name, `newsletter` under npm start. */
   table: v.pipe(v.string(), v.minLength(3)),
   /** `{api_root}` of the local API (informational). */

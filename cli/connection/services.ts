@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
@@ -21,6 +22,7 @@ const CLIENT_OPTIONS = {
 /** The AWS clients of one run, created on first use and closed by `close`. */
 export class Services {
   #ssm?: SSMClient;
+  #sqs?: SQSClient;
   #dynamo?: DynamoDBClient;
   #document?: DynamoDBDocumentClient;
 
@@ -42,6 +44,16 @@ export class Services {
       ...(this.connection.ssmEndpoint ? { endpoint: this.connection.ssmEndpoint } : {}),
     });
     return this.#ssm;
+  }
+
+  /** The SQS client (the dead-letter queue), at the queue URL's own host. */
+  get sqs(): SQSClient {
+    const queue = this.connection.mailDeadLetters;
+    this.#sqs ??= new SQSClient({
+      ...this.clientConfig,
+      ...(queue && !/amazonaws\.com/.test(queue) ? { endpoint: new URL(queue).origin } : {}),
+    });
+    return this.#sqs;
   }
 
   /** The DynamoDB document client, configured as the functions configure theirs. */
@@ -86,6 +98,7 @@ export class Services {
   /** Closes the clients' connections so the process can exit at once. */
   close(): void {
     this.#ssm?.destroy();
+    this.#sqs?.destroy();
     this.#dynamo?.destroy();
   }
 }

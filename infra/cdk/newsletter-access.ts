@@ -45,8 +45,6 @@ export interface NewsletterAccessProps {
   readonly tableArn: string;
   /** The settings parameter (default `/newsletter/settings`). */
   readonly settingsParameter?: string;
-  /** The verified SES identity the service sends from; required when calling `subscribe`. */
-  readonly senderIdentity?: string;
   /** How long the function keeps the settings (seconds, default 300). */
   readonly parameterCacheSeconds?: number;
 }
@@ -89,17 +87,13 @@ export function newsletterFunctionProps(props: NewsletterAccessProps): {
     : { environment };
 }
 
-/** The statements the operations need: the table's item actions and indexes, the settings, SES. */
+/** The statements the operations need: the table's item actions and indexes, the settings. */
 export function newsletterAccessStatements(
   scope: IFunction,
   props: NewsletterAccessProps,
 ): PolicyStatement[] {
   const stack = Stack.of(scope);
   const settingsParameter = props.settingsParameter ?? ENV_DEFAULTS.settingsParameter;
-  const needsMail = props.operations.some((operation) => inProcess(operation).access.sendsMail);
-  if (needsMail && !props.senderIdentity) {
-    throw new Error('senderIdentity is required for operations that send mail (subscribe)');
-  }
   const targets: AccessTargets = {
     tableArn: props.tableArn,
     indexArns: {
@@ -114,17 +108,9 @@ export function newsletterAccessStatements(
       resourceName: settingsParameter.replace(/^\//, ''),
       arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
     }),
-    mailIdentityArns: props.senderIdentity
-      ? [
-          stack.formatArn({
-            service: 'ses',
-            resource: 'identity',
-            resourceName: props.senderIdentity,
-            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-          }),
-        ]
-      : [],
-    senderIdentity: props.senderIdentity ?? '',
+    // No operation sends mail in-process: the outbox and the stack's mailer do.
+    mailIdentityArns: [],
+    senderIdentity: '',
     anyKeyArn: '',
     region: stack.region,
   };

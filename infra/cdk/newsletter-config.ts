@@ -45,6 +45,8 @@ export interface NewsletterConfig {
   readonly apiGatewayCloudWatchRole: boolean;
   /** An existing SNS topic the alarms notify (docs/deploy.md, "Operating"); none by default. */
   readonly alarmTopicArn?: string;
+  /** A stream consumer's first wait after a failed record (ms); it doubles each time. */
+  readonly streamRetryBaseMs: number;
 }
 
 /** The deployment context is incomplete or wrong; the message names every problem. */
@@ -215,6 +217,7 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     logRetentionDays,
     apiGatewayCloudWatchRole: flag('apiGatewayCloudWatchRole', true),
     ...(alarmTopicArn !== undefined ? { alarmTopicArn } : {}),
+    streamRetryBaseMs: count('streamRetryBaseMs', ENV_DEFAULTS.streamRetryBaseMs, 0, 10_000),
   };
   if (config.apiKeyParameter === config.settingsParameter) {
     problems.push('apiKeyParameter and settingsParameter must be different parameters');

@@ -1,9 +1,14 @@
 import { resolve } from 'node:path';
-import { ArnFormat, CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { routes } from '../../functions/routes.ts';
+import { type StreamConsumer, streamConsumers } from '../../functions/streams/consumers.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
 import { NewsletterAlarms } from './constructs/newsletter-alarms.ts';
 import { NewsletterApi } from './constructs/newsletter-api.ts';
@@ -34,6 +39,8 @@ export class NewsletterStack extends Stack {
   readonly api: NewsletterApi;
   /** The functions by route name. */
   readonly functions: ReadonlyMap<string, NewsletterFunction>;
+  /** The stream consumers by name, with the queue their dead batches go to. */
+  readonly consumers: ReadonlyMap<string, { fn: NewsletterFunction; deadLetters: Queue }>;
   readonly alarms: NewsletterAlarms;
 
   constructor(scope: Construct, id: string, props: NewsletterStackProps) {
@@ -119,9 +126,28 @@ export class NewsletterStack extends Stack {
       functions.set(route.name, handler);
     }
     this.functions = functions;
+
+    const consumers = new Map<string, { fn: NewsletterFunction; deadLetters: Queue }>();
+    for (const consumer of streamConsumers) {
+      consumers.set(
+        consumer.name,
+        this.#streamConsumer(
+          consumer,
+          targets,
+          { ...environment, [ENV.streamRetryBaseMs]: String(config.streamRetryBaseMs) },
+          logRetention,
+        ),
+      );
+    }
+    this.consumers = consumers;
+
     this.alarms = new NewsletterAlarms(this, 'Operations', {
       api: this.api,
-      functions,
+      functions: new Map([
+        ...functions,
+        ...[...consumers].map(([name, { fn }]) => [name, fn] as const),
+      ]),
+      deadLetterQueues: [...consumers.values()].map(({ deadLetters }) => deadLetters),
       table: this.table,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
     });
@@ -134,6 +160,14 @@ export class NewsletterStack extends Stack {
       description: 'DynamoDB table holding subscribers, tokens and newsletters',
       value: this.table.tableName,
     });
+    const mailer = consumers.get('mailer');
+    if (mailer) {
+      new CfnOutput(this, 'MailDeadLetters', {
+        description:
+          "The mailer's dead-letter queue: NEWSLETTER_MAIL_DEAD_LETTERS for `npx newsletter mail failed`",
+        value: mailer.deadLetters.queueUrl,
+      });
+    }
     new CfnOutput(this, 'Dashboard', {
       description: 'CloudWatch dashboard of the service (alarms: docs/deploy.md, "Operating")',
       value: this.alarms.dashboard.dashboardName,
@@ -144,6 +178,88 @@ export class NewsletterStack extends Stack {
         value: this.api.domain.domainNameAliasDomainName,
       });
     }
+  }
+
+  /**
+   * A function the table's stream drives: its event source mapping filters the records it
+   * handles, batches them, halves a failing batch, retries a bounded number of times, takes
+   * back only the records that failed, and sends what exhausts its retries to a dead-letter
+   * queue (which has an alarm).
+   */
+  #streamConsumer(
+    consumer: StreamConsumer,
+    targets: AccessTargets,
+    environment: Record<string, string>,
+    logRetention: RetentionDays,
+  ): { fn: NewsletterFunction; deadLetters: Queue } {
+    const id = pascalCase(consumer.name);
+    const statements = routePolicyStatements({ key: 'none', access: consumer.access }, targets);
+    const fn = new NewsletterFunction(this, id, {
+      entry: resolve(PROJECT_ROOT, 'functions', 'streams', `${consumer.name}.ts`),
+      projectRoot: PROJECT_ROOT,
+      description: consumer.summary,
+      environment,
+      statements,
+      logRetention,
+      readsParameters: consumer.access.settings,
+      // A consumer waits between attempts (up to 30 s) within its invocation.
+      timeout: Duration.seconds(60),
+    });
+    const deadLetters = new Queue(this, `${id}DeadLetters`, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(deadLetters).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the on-failure destination of a stream event source mapping; ' +
+        'operators read and clear it with the CLI (npx newsletter mail failed / retry).',
+    });
+    fn.addEventSource(
+      new DynamoEventSource(this.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: consumer.batchSize,
+        maxBatchingWindow: Duration.seconds(0),
+        bisectBatchOnError: true,
+        retryAttempts: consumer.retries,
+        reportBatchItemFailures: true,
+        // Only SendMessage, not the wider grant CDK's SqsDlq adds: the Lambda service sends the
+        // failed batch's description with the function's role, and does nothing else with it.
+        onFailure: {
+          bind: (_source, target) => {
+            target.addToRolePolicy(
+              new PolicyStatement({
+                sid: 'DeadLetters',
+                effect: Effect.ALLOW,
+                actions: ['sqs:SendMessage'],
+                resources: [deadLetters.queueArn],
+              }),
+            );
+            return { destination: deadLetters.queueArn };
+          },
+        },
+        filters: consumer.filters.map((filter) =>
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual(filter.eventName),
+            dynamodb: {
+              Keys: { pk: { S: FilterRule.beginsWith(filter.keyPrefix) } },
+              ...(filter.states
+                ? { NewImage: { state: { S: FilterRule.or(...filter.states) } } }
+                : {}),
+            },
+          }),
+        ),
+      }),
+    );
+    Validations.of(fn.executionRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'dynamodb:ListStreams, which the Lambda service calls with the role to read the ' +
+        "table's stream, has no resource-level permissions; every other stream action is " +
+        'granted on the stream ARN only.',
+    });
+    return { fn, deadLetters };
   }
 
   /** ARN of an SSM parameter; names with and without a leading slash both work. */

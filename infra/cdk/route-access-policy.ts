@@ -19,7 +19,10 @@ export interface AccessTargets {
 }
 
 /** Which SSM parameters a route's function reads. */
-export function parameterReads(route: Route): { readsKey: boolean; readsSettings: boolean } {
+export function parameterReads(route: Pick<Route, 'key' | 'access'>): {
+  readsKey: boolean;
+  readsSettings: boolean;
+} {
   const readsKey = route.key !== 'none';
   // A keyed route fetches key and settings together (ServiceParameters.apiKey), so it needs both.
   return { readsKey, readsSettings: readsKey || route.access.settings };
@@ -32,7 +35,10 @@ export function parameterReads(route: Route): { readsKey: boolean; readsSettings
  * the API key only for routes that accept one (`key` is not `none`), the settings where the
  * route reads them.
  */
-export function routePolicyStatements(route: Route, targets: AccessTargets): PolicyStatement[] {
+export function routePolicyStatements(
+  route: Pick<Route, 'key' | 'access'>,
+  targets: AccessTargets,
+): PolicyStatement[] {
   const statements: PolicyStatement[] = [];
   const tableActions = [...new Set(route.access.table)].sort();
   if (tableActions.length > 0) {

@@ -16,6 +16,7 @@ import { DEMO_SETTINGS, demoNewsletters } from './demo-data.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './stand-ins/dynamodb-local.ts';
 import { type ParameterStore, startParameterStore } from './stand-ins/parameter-store.ts';
 import { type SesLocal, startSesLocal } from './stand-ins/ses-local.ts';
+import { type SqsLocal, startSqsLocal } from './stand-ins/sqs-local.ts';
 import { PROJECT_ROOT, synthesize } from './synthesize.ts';
 
 /** What `npm start` (and the end-to-end tests) configure. */
@@ -45,6 +46,8 @@ export interface LocalStackOptions {
   readonly onLog?: (line: string, fn: DeployedFunction) => void;
   /** Modules each function environment imports first (test observers). */
   readonly preload?: readonly string[];
+  /** A failure of an event source mapping's poller; default: stderr. */
+  readonly onStreamError?: (error: unknown) => void;
 }
 
 /** The running local service. */
@@ -55,6 +58,7 @@ export interface LocalStack {
   readonly dynamo: DynamoDbLocal;
   readonly ses: SesLocal;
   readonly parameters: ParameterStore;
+  readonly sqs: SqsLocal;
   readonly cloud: LocalCloud;
   readonly tableName: string;
   /** Calls a function made that its role does not allow (each also failed as on AWS). */
@@ -71,6 +75,8 @@ export interface LocalEndpoints {
   readonly dynamodb: string;
   readonly ssm: string;
   readonly ses: string;
+  /** The mailer's dead-letter queue, at the SQS stand-in. */
+  readonly mail_dead_letters?: string;
   readonly table: string;
   readonly api_root: string;
 }
@@ -100,6 +106,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dataDir ? { file: join(dataDir, 'parameters.json') } : {},
     );
     started.push(parameters);
+    // Dead-letter queues of the stream consumers; in memory (they matter while a run lasts).
+    const sqs = await startSqsLocal();
+    started.push(sqs);
 
     const code = options.code ?? 'bundle';
     let cdkOut = options.cdkOut;
@@ -133,7 +142,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       cdkOut,
       code,
       projectRoot: PROJECT_ROOT,
-      upstreams: { dynamodb: dynamo.endpoint, ssm: parameters.endpoint, ses: ses.endpoint },
+      upstreams: {
+        dynamodb: dynamo.endpoint,
+        ssm: parameters.endpoint,
+        ses: ses.endpoint,
+        sqs: sqs.endpoint,
+      },
       isSecureParameter: (name) => parameters.get(name)?.type === 'SecureString',
       apiPort: options.port,
       onLog:
@@ -145,6 +159,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         process.stderr.write(`ACCESS DENIED (as AWS would): ${denial.message}\n`);
       },
       ...(options.preload ? { preload: options.preload } : {}),
+      onStreamError:
+        options.onStreamError ??
+        ((error) => process.stderr.write(`event source mapping: ${String(error)}\n`)),
     });
     started.push(cloud);
 
@@ -170,6 +187,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         dynamodb: dynamo.endpoint,
         ssm: parameters.endpoint,
         ses: ses.endpoint,
+        ...(mailDeadLetters(cloud, sqs) ? { mail_dead_letters: mailDeadLetters(cloud, sqs) } : {}),
         table: cloud.tableName,
         api_root: apiRoot,
       };
@@ -186,6 +204,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamo,
       ses,
       parameters,
+      sqs,
       cloud,
       tableName: cloud.tableName,
       denials,
@@ -195,4 +214,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await stopAll();
     throw error;
   }
+}
+
+/** URL of the mailer's dead-letter queue at the SQS stand-in, for the admin CLI. */
+function mailDeadLetters(cloud: LocalCloud, sqs: SqsLocal): string | undefined {
+  const queue = [...cloud.queues.values()].find((entry) => /MailerDeadLetters/.test(entry.name));
+  return queue ? `${sqs.endpoint}/${queue.url.split('/').slice(-2).join('/')}` : undefined;
 }

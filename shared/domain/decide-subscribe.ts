@@ -46,12 +46,9 @@ function sameVisible(a: SubscriberRecord, b: SubscriberRecord): boolean {
   );
 }
 
-/** Whether the state the process keeps differs (cooldown claim, mails awaiting a retry). */
+/** Whether the state the process keeps differs (the cooldown's claim). */
 function sameProcessState(a: SubscriberRecord, b: SubscriberRecord): boolean {
-  return (
-    a.activation_sent_at === b.activation_sent_at &&
-    a.pending_mails.join() === b.pending_mails.join()
-  );
+  return a.activation_sent_at === b.activation_sent_at;
 }
 
 /**
@@ -84,7 +81,6 @@ export function newSubscriberRecord(
     updated: stamp,
     version: 0,
     tokens: {},
-    pending_mails: [],
   };
 }
 
@@ -121,13 +117,7 @@ export function decideSubscribe(
     return { next: record, mails: confirmationMails(settings, sendToSubscriber) };
   }
 
-  // Mails that failed earlier are retried by whoever touches the subscriber next; clearing
-  // them in the same conditional write as the decision makes exactly one caller send them.
-  const retry = current.status === 'C' ? current.pending_mails : [];
-  const base: SubscriberRecord = {
-    ...current,
-    pending_mails: retry.length ? [] : current.pending_mails,
-  };
+  const base: SubscriberRecord = current;
 
   /** Writes only what changed; `updated` moves only when something a caller sees changed. */
   const write = (record: SubscriberRecord, mails: readonly MailKind[]): SubscribeDecision => {
@@ -150,7 +140,7 @@ export function decideSubscribe(
     case 'S':
       return activation(mergeFields(base, call));
     case 'C':
-      return write(trusted ? mergeFields(base, call) : base, retry);
+      return write(trusted ? mergeFields(base, call) : base, []);
     case 'U': {
       const merged = mergeFields(base, call);
       if (trusted && !double) {

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import type { MailKind } from '../adapters/mail/mail-port.ts';
 
 const isoDate = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 time, UTC.'));
 
@@ -48,10 +47,12 @@ export interface SubscriberRecord extends Subscriber {
   readonly confirm_token?: string;
   /** When the last activation mail was claimed (epoch ms); the resend cooldown counts from it. */
   readonly activation_sent_at?: number;
+  /** The outbox mail of the current activation; an older one is superseded and not sent. */
+  readonly activation_outbox?: string;
+  /** Id of the change that wrote this version; tells a writer whose answer was lost its own write. */
+  readonly change_id?: string;
   /** Every live token hash of this subscriber and when it expires (epoch s). */
   readonly tokens: Readonly<Record<string, number>>;
-  /** Mails that were due but failed to send; the next touch of the subscriber retries them. */
-  readonly pending_mails: readonly MailKind[];
 }
 
 /** Strips a record down to what callers may see. */

@@ -23,6 +23,6 @@ export async function addSubscriber(
   if (await deps.store.getSubscriber(call.email)) return exists();
   const draft = newSubscriberRecord(call.email, call, call.status, settings, deps.now());
   const record = { ...draft, id: await deps.store.nextId('subscriber'), version: 1 };
-  if (!(await deps.store.createSubscriber(record, { put: [], delete: [] }))) return exists();
+  if (!(await deps.store.createSubscriber(record))) return exists();
   return toSubscriber(record);
 }

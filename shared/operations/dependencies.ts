@@ -1,4 +1,3 @@
-import type { MailPort } from '../adapters/mail/mail-port.ts';
 import type { Store } from '../adapters/store/store-port.ts';
 import { type NewsletterError, newsletterError } from '../domain/errors.ts';
 import type { Settings } from '../domain/settings-schema.ts';
@@ -34,8 +33,9 @@ export const NO_METRICS: Metrics = { count: () => undefined };
 
 /**
  * Everything the operations need from outside. Each composition root (a handler module, the
- * function class's default, a test) passes exactly what its operations use; an operation that
- * needs one that was not passed fails with MissingDependency, a 500 naming it.
+ * function class's default, a test) passes exactly what its operations use. None of them sends
+ * mail: they queue it in the outbox, and the mailer (deliverMail) takes a MailPort of its own,
+ * so a root cannot forget one.
  */
 export interface Dependencies {
   readonly store: Store;
@@ -44,11 +44,9 @@ export interface Dependencies {
   readonly now: () => Date;
   readonly log: Logger;
   readonly metrics: Metrics;
-  /** Only the operations that send mail need one. */
-  readonly mailer?: MailPort;
 }
 
-/** An operation needed a dependency its composition root did not wire: a bug, not an outage. */
+/** A composition root did not wire something its adapter needs: a bug, not an outage. */
 export class MissingDependency extends Error {
   override readonly name = 'MissingDependency';
   constructor(readonly dependency: string) {

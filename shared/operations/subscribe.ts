@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { decideSubscribe } from '../domain/decide-subscribe.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../domain/errors.ts';
@@ -7,7 +8,7 @@ import {
   type SubscribeParameters,
 } from '../domain/parameters/parse-parameters.ts';
 import type { Settings } from '../domain/settings-schema.ts';
-import { type Subscriber, toSubscriber } from '../domain/subscriber.ts';
+import { type Subscriber, type SubscriberRecord, toSubscriber } from '../domain/subscriber.ts';
 import { commitChange } from './commit-change.ts';
 import type { CallContext, Dependencies } from './dependencies.ts';
 import { withinRateLimit } from './rate-limit.ts';
@@ -58,7 +59,14 @@ function checkPublicCall(
   return undefined;
 }
 
-/** `subscribe`: stores the subscriber and starts the subscription process (decisions part 4). */
+/**
+ * `subscribe` (decisions part 4). A trusted call applies the rules at once and answers with the
+ * subscriber. A keyless call checks what needs no stored state (parameters, public-form rules,
+ * honeypot, rate limit), records the request with one write and answers the same for every
+ * address, in the same time: the stream processor applies the rules
+ * (`settleSubscribeRequest`), so neither the answer nor its timing tells who is subscribed.
+ * Mails go out through the outbox either way.
+ */
 export async function subscribe(
   deps: Dependencies,
   raw: RawParameters,
@@ -67,30 +75,76 @@ export async function subscribe(
   const settings = await deps.settings();
   const call = parseSubscribeParameters(raw, settings);
   if (isNewsletterError(call)) return call;
+  if (context.trusted) {
+    const record = await applySubscribe(deps, settings, call, context);
+    return isNewsletterError(record) ? record : toSubscriber(record);
+  }
   const publicAnswer: PublicSubscribeResult = {
     email: call.email,
     status: settings.opt_in === 'double' ? 'pending' : 'subscribed',
   };
-  if (!context.trusted) {
-    const problem = checkPublicCall(call, settings);
-    if (problem) return problem;
-    const honeypot = settings.honeypot_field ? raw[settings.honeypot_field] : undefined;
-    if (honeypot !== undefined && honeypot !== '') {
-      // Bots get the usual answer, so they learn nothing; nothing is stored or sent.
-      deps.log.warn('honeypot_filled', { field: settings.honeypot_field });
-      return publicAnswer;
-    }
-    if (
-      context.clientIp &&
-      !(await withinRateLimit(deps.store, settings, context.clientIp, deps.now()))
-    ) {
-      deps.metrics.count('RateLimited');
-      return newsletterError(
-        'rate_limited',
-        'Too many subscription requests from your network. Please try again later.',
-      );
-    }
+  const problem = checkPublicCall(call, settings);
+  if (problem) return problem;
+  const honeypot = settings.honeypot_field ? raw[settings.honeypot_field] : undefined;
+  if (honeypot !== undefined && honeypot !== '') {
+    // Bots get the usual answer, so they learn nothing; nothing is stored or sent.
+    deps.log.warn('honeypot_filled', { field: settings.honeypot_field });
+    return publicAnswer;
   }
+  const now = deps.now();
+  if (context.clientIp && !(await withinRateLimit(deps.store, settings, context.clientIp, now))) {
+    deps.metrics.count('RateLimited');
+    return newsletterError(
+      'rate_limited',
+      'Too many subscription requests from your network. Please try again later.',
+    );
+  }
+  await deps.store.putSubscribeRequest({
+    request_id: randomUUID(),
+    params: call,
+    ...(context.apiRoot ? { api_root: context.apiRoot } : {}),
+    ...(context.clientIp ? { client_ip: context.clientIp } : {}),
+    received_at: now.toISOString(),
+  });
+  return publicAnswer;
+}
+
+/** What settling a keyless request found. */
+export type SettleOutcome = 'settled' | 'gone';
+
+/**
+ * Applies the subscribe rules to a keyless request the API recorded (the stream processor's
+ * work): the subscriber change, its outbox mails and the request's deletion commit together,
+ * so a redelivered stream record finds the request gone and does nothing twice.
+ */
+export async function settleSubscribeRequest(
+  deps: Pick<Dependencies, 'store' | 'settings' | 'now' | 'log' | 'metrics'>,
+  requestId: string,
+): Promise<SettleOutcome | NewsletterError> {
+  const request = await deps.store.getSubscribeRequest(requestId);
+  if (!request) return 'gone';
+  if (typeof request.params?.email !== 'string') {
+    // Not what the API writes: left for the retries and the dead-letter queue, never guessed at.
+    throw new Error(`subscribe request ${requestId} is malformed`);
+  }
+  const settings = await deps.settings();
+  const context: CallContext = {
+    trusted: false,
+    ...(request.api_root ? { apiRoot: request.api_root } : {}),
+    ...(request.client_ip ? { clientIp: request.client_ip } : {}),
+  };
+  const outcome = await applySubscribe(deps, settings, request.params, context, requestId);
+  return isNewsletterError(outcome) ? outcome : 'settled';
+}
+
+/** The read–decide–write of a subscribe; the record as it stands afterwards. */
+async function applySubscribe(
+  deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'>,
+  settings: Settings,
+  call: SubscribeParameters,
+  context: CallContext,
+  settlesRequest?: string,
+): Promise<SubscriberRecord | NewsletterError> {
   return retryOnConflict('subscribe', deps.log, async () => {
     const current = await deps.store.getSubscriber(call.email);
     const decision = decideSubscribe(current, call, {
@@ -98,24 +152,24 @@ export async function subscribe(
       settings,
       now: deps.now(),
     });
-    let record = current;
-    if (decision.next) {
-      const result = await commitChange(
-        deps,
-        settings,
-        context,
-        current,
-        decision.next,
-        decision.mails,
-      );
-      if (result.kind === 'conflict') return CONFLICT;
-      if (result.kind === 'failed') return result.error;
-      record = result.record;
-      if (!current || current.status === 'U') deps.metrics.count('Subscriptions');
+    if (!decision.next) {
+      // Nothing to change: only the request, if any, is settled.
+      if (settlesRequest) await deps.store.deleteSubscribeRequest(settlesRequest);
+      if (!current) throw new Error('subscribe decided nothing for a new address');
+      return current;
     }
-    if (!context.trusted) return publicAnswer;
-    // A trusted call on a blocked address changes nothing but still learns its state.
-    if (!record) throw new Error('subscribe decided nothing for a new address');
-    return toSubscriber(record);
+    const result = await commitChange(
+      deps,
+      settings,
+      context,
+      current,
+      decision.next,
+      decision.mails,
+      settlesRequest ? { settlesRequest } : {},
+    );
+    if (result.kind === 'conflict') return CONFLICT;
+    if (result.kind === 'failed') return result.error;
+    if (!current || current.status === 'U') deps.metrics.count('Subscriptions');
+    return result.record;
   });
 }

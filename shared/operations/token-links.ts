@@ -49,11 +49,12 @@ export async function checkLink(
 }
 
 /**
- * Confirms through an activation link: `S` becomes `C` and the welcome and admin mails go out.
- * Confirming again is a success; racing confirmations commit once and mail once.
+ * Confirms through an activation link: `S` becomes `C` and the welcome and admin mails are
+ * queued with it. Confirming again is a success; racing confirmations commit once and queue
+ * once.
  */
 export async function confirmByLink(
-  deps: Dependencies,
+  deps: Pick<Dependencies, 'store' | 'settings' | 'now' | 'log' | 'metrics'>,
   raw: unknown,
   context: CallContext,
 ): Promise<LinkOutcome | NewsletterError> {
@@ -61,21 +62,17 @@ export async function confirmByLink(
   return retryOnConflict('confirm_subscription', deps.log, async () => {
     const current = await holderOf(deps, raw, 'confirm');
     if (!current) return 'invalid';
-    let draft: SubscriberRecord;
-    let mails = current.pending_mails;
-    if (current.status === 'C') {
-      if (mails.length === 0) return 'already_confirmed';
-      draft = { ...current, pending_mails: [] };
-    } else if (current.status === 'S') {
-      mails = ['welcome', ...(settings.admin_address ? (['admin'] as const) : [])];
-      draft = { ...current, status: 'C', updated: deps.now().toISOString(), pending_mails: [] };
-    } else {
-      return 'invalid';
-    }
+    if (current.status === 'C') return 'already_confirmed';
+    if (current.status !== 'S') return 'invalid';
+    const draft: SubscriberRecord = {
+      ...current,
+      status: 'C',
+      updated: deps.now().toISOString(),
+    };
+    const mails = ['welcome', ...(settings.admin_address ? (['admin'] as const) : [])] as const;
     const result = await commitChange(deps, settings, context, current, draft, mails);
     if (result.kind === 'conflict') return CONFLICT;
     if (result.kind === 'failed') return result.error;
-    if (current.status === 'C') return 'already_confirmed';
     deps.metrics.count('Confirmations');
     return 'confirmed';
   });

@@ -25,10 +25,9 @@ export async function unsubscribeAddress(
       status: 'U',
       updated: deps.now().toISOString(),
       version: current.version + 1,
-      pending_mails: [],
     };
-    if (!(await deps.store.replaceSubscriber(next, current.version, { put: [], delete: [] })))
-      return CONFLICT;
+    // Mails still in the outbox are not withdrawn: the mailer reads the status before sending.
+    if (!(await deps.store.replaceSubscriber(next, current.version))) return CONFLICT;
     deps.metrics.count('Unsubscriptions');
     return { record: next };
   });

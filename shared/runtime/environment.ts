@@ -14,6 +14,8 @@ export const ENV = {
   settingsParameter: 'NEWSLETTER_SETTINGS_PARAMETER',
   /** Seconds the key and the settings are cached in a warm function (default 300). */
   parameterCacheSeconds: 'NEWSLETTER_PARAMETER_CACHE_SECONDS',
+  /** A stream consumer's first wait after a failed record, doubling each time (default 1000). */
+  streamRetryBaseMs: 'NEWSLETTER_STREAM_RETRY_BASE_MS',
 } as const;
 
 /** Defaults used where an operator sets nothing. */
@@ -21,6 +23,7 @@ export const ENV_DEFAULTS = {
   apiKeyParameter: '/newsletter/api-key',
   settingsParameter: '/newsletter/settings',
   parameterCacheSeconds: 300,
+  streamRetryBaseMs: 1000,
 } as const;
 
 /** Configuration of the domain layer as read from the environment. */
@@ -29,6 +32,7 @@ export interface Environment {
   readonly apiKeyParameter: string;
   readonly settingsParameter: string;
   readonly parameterCacheMs: number;
+  readonly streamRetryBaseMs: number;
 }
 
 /** Reads the environment; throws naming the variable when one is missing or malformed. */
@@ -45,8 +49,15 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
       `Environment variable ${ENV.parameterCacheSeconds} must be a number of seconds`,
     );
   }
+  const retryText = env[ENV.streamRetryBaseMs];
+  const streamRetryBaseMs =
+    retryText === undefined ? ENV_DEFAULTS.streamRetryBaseMs : Number(retryText);
+  if (!Number.isFinite(streamRetryBaseMs) || streamRetryBaseMs < 0) {
+    throw new Error(`Environment variable ${ENV.streamRetryBaseMs} must be a number of ms`);
+  }
   return {
     tableName,
+    streamRetryBaseMs,
     apiKeyParameter: env[ENV.apiKeyParameter] || ENV_DEFAULTS.apiKeyParameter,
     settingsParameter: env[ENV.settingsParameter] || ENV_DEFAULTS.settingsParameter,
     parameterCacheMs: cacheSeconds * 1000,

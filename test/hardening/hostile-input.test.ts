@@ -170,14 +170,22 @@ function accountFor(
     if (route.path === '/subscribe') counted = true;
   }
   const tokenOwners = new Map<string, string>();
+  // Outbox items name their subscriber by id (a sent one keeps no address).
+  const emailOfId = new Map<number, string>();
+  const mailOwners = new Map<string, number>();
   for (const item of [...before, ...after]) {
     if (String(item.pk).startsWith('TOKEN#'))
       tokenOwners.set(`${String(item.pk)}|${String(item.sk)}`, String(item.email));
+    if (String(item.pk).startsWith('SUBSCRIBER#'))
+      emailOfId.set(Number(item.id), String(item.email));
+    if (String(item.pk).startsWith('OUTBOX#'))
+      mailOwners.set(`${String(item.pk)}|${String(item.sk)}`, Number(item.subscriber_id));
   }
   return (key) => {
     const pk = key.split('|')[0] ?? '';
     if (pk.startsWith('SUBSCRIBER#')) return emails.has(pk.slice('SUBSCRIBER#'.length));
     if (pk.startsWith('TOKEN#')) return emails.has(tokenOwners.get(key) ?? '');
+    if (pk.startsWith('OUTBOX#')) return emails.has(emailOfId.get(mailOwners.get(key) ?? 0) ?? '');
     if (pk === 'COUNTER#subscriber') return created;
     if (pk.startsWith('RATE#')) return counted;
     return false;
@@ -199,7 +207,7 @@ function found(kind: string, example: string): void {
 
 /** Sends one batch, checks every answer, and compares the table before and after. */
 async function runBatch(batch: readonly HostileRequest[]): Promise<void> {
-  const before = await dumpTable(db, stack.tableName);
+  const before = await settledTable();
   const answered = await inPool(batch, WIDTH, async (request) => {
     const response = await send(stack.apiRoot, {
       method: request.method,
@@ -209,7 +217,7 @@ async function runBatch(batch: readonly HostileRequest[]): Promise<void> {
     });
     return { request, response };
   });
-  const after = await dumpTable(db, stack.tableName);
+  const after = await settledTable();
 
   let wrote = false;
   for (const { request, response } of answered) {
@@ -240,6 +248,12 @@ async function runBatch(batch: readonly HostileRequest[]): Promise<void> {
   stats.batches += 1;
   if (wrote) stats.writingBatches += 1;
   else if (changed.length === 0) stats.cleanBatches += 1;
+}
+
+/** The table once the stream has applied what the calls so far recorded. */
+async function settledTable() {
+  await stack.settled();
+  return dumpTable(db, stack.tableName);
 }
 
 describe('hostile input', () => {
@@ -316,11 +330,11 @@ describe('hostile input', () => {
   it('a refused subscribers/add (email_exists) leaves the table exactly as it was, id counter included', async () => {
     const body = { email: 'exists-twice@example.com', api_key: stack.apiKey };
     expect((await postJson(stack.apiRoot, '/subscribers/add', body)).status).toBe(200);
-    const before = await dumpTable(db, stack.tableName);
+    const before = await settledTable();
     const again = await postJson(stack.apiRoot, '/subscribers/add', body);
     expect(again.status).toBe(400);
     expect(JSON.parse(again.text)).toMatchObject({ code: 'email_exists' });
-    expect(changedKeys(before, await dumpTable(db, stack.tableName))).toEqual([]);
+    expect(changedKeys(before, await settledTable())).toEqual([]);
   });
 
   it('the per-client limit answers 429 in the JSON error shape and the refused call writes nothing', async () => {
@@ -340,7 +354,7 @@ describe('hostile input', () => {
         );
         expect(ok.status, ok.text).toBe(200);
       }
-      const before = await dumpTable(db, stack.tableName);
+      const before = await settledTable();
       const refused = await postJson(
         stack.apiRoot,
         '/subscribe',
@@ -350,7 +364,7 @@ describe('hostile input', () => {
       expect(refused.status).toBe(429);
       expect(errorShapeProblems(refused)).toEqual([]);
       expect(JSON.parse(refused.text)).toMatchObject({ code: 'rate_limited' });
-      expect(changedKeys(before, await dumpTable(db, stack.tableName))).toEqual([]);
+      expect(changedKeys(before, await settledTable())).toEqual([]);
     } finally {
       putSettings(
         stack.parameters,

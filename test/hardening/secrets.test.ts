@@ -290,9 +290,14 @@ describe('no secret reaches a log line', () => {
     await call('ssm throttled', postJson(root, '/subscribers', { api_key: key }));
     await call('ssm throttled, wrong key', postJson(root, '/subscribers', { api_key: w1 }));
     stack.cloud.endpoint.setFault('ssm', undefined);
+    // SES away: the answer is as usual, and the mailer's failure is logged with its cause.
     await stack.stopSes();
+    const failedBefore = stack.logLines.filter((line) => line.includes('"mail_failed"')).length;
     await call('ses down', postJson(root, '/subscribe', { email: 'secret-dee@example.com' }));
+    while (stack.logLines.filter((line) => line.includes('"mail_failed"')).length === failedBefore)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     await stack.restartSes();
+    await stack.settled();
     await call('ses back', postJson(root, '/subscribe', { email: 'secret-dee@example.com' }));
     stack.parameters.put(ENV_DEFAULTS.settingsParameter, JSON.stringify({ lists: 'broken' }));
     await call('broken settings', postJson(root, '/subscribe', { email: 'e@example.com' }));

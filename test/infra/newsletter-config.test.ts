@@ -24,7 +24,25 @@ describe('readNewsletterConfig', () => {
       throttleBurst: 100,
       logRetentionDays: 30,
       apiGatewayCloudWatchRole: true,
+      streamRetryBaseMs: 1000,
     });
+  });
+
+  it('reads an alarm topic and the mailer backoff, and names bad ones', () => {
+    const config = readNewsletterConfig(
+      from({
+        senderIdentity: 'example.com',
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
+        streamRetryBaseMs: '250',
+      }),
+    );
+    expect(config.alarmTopicArn).toBe('arn:aws:sns:eu-west-1:123456789012:ops');
+    expect(config.streamRetryBaseMs).toBe(250);
+    expect(() =>
+      readNewsletterConfig(
+        from({ senderIdentity: 'example.com', alarmTopicArn: 'ops', streamRetryBaseMs: '-1' }),
+      ),
+    ).toThrow(/alarmTopicArn "ops" is not an SNS topic ARN[\s\S]*streamRetryBaseMs/);
   });
 
   it('[http.cors] reads CORS origins: * by default, a list of origins, and names a bad one', () => {

@@ -3,6 +3,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { type Route, routes } from '../../functions/routes.ts';
+import { streamConsumers } from '../../functions/streams/consumers.ts';
 import { parameterReads } from '../../infra/cdk/route-access-policy.ts';
 import {
   INDEX,
@@ -63,8 +64,8 @@ describe('functions', () => {
   it('has exactly one function per route, on Node.js 22 or newer and arm64', () => {
     // Arrange / Act
     const functions = resourcesOfType(template, 'AWS::Lambda::Function');
-    // Assert
-    expect(functions.size).toBe(routes.length);
+    // Assert: one per route, and one per stream consumer.
+    expect(functions.size).toBe(routes.length + streamConsumers.length);
     for (const route of routes) {
       const properties = functionOf(route).Properties;
       expect(properties.Runtime).toMatch(/^nodejs(2[2-9]|[3-9]\d)\.x$/);
@@ -135,7 +136,7 @@ describe('functions', () => {
       expect(logGroups.get(target)?.Properties.RetentionInDays).toBe(30);
     }
     // Functions, API access logs and API execution logs: nothing keeps logs forever.
-    expect(logGroups.size).toBe(routes.length + 2);
+    expect(logGroups.size).toBe(routes.length + streamConsumers.length + 2);
     for (const logGroup of logGroups.values()) {
       expect(logGroup.Properties.RetentionInDays).toBe(30);
     }
@@ -223,6 +224,12 @@ describe('permissions', () => {
     expect(statements.length).toBeGreaterThan(routes.length);
     for (const statement of statements) {
       for (const action of list(statement.Action)) expect(action).not.toContain('*');
+      // dynamodb:ListStreams has no resource-level permissions: the one unscoped action, which
+      // the Lambda service needs to read the table's stream for the stream consumers.
+      if (list(statement.Action).join() === 'dynamodb:ListStreams') {
+        expect(statement.Resource).toBe('*');
+        continue;
+      }
       for (const resource of list(statement.Resource)) {
         expect(resource).not.toBe('*');
         // A wildcard inside an ARN is allowed only where conditions narrow it (the aws/ssm
@@ -415,6 +422,7 @@ describe('outputs', () => {
     expect(Object.keys(template.toJSON().Outputs ?? {}).sort()).toEqual([
       'ApiRoot',
       'Dashboard',
+      'MailDeadLetters',
       'TableName',
     ]);
   });
@@ -435,6 +443,48 @@ describe('outputs', () => {
     withDomain.hasResourceProperties('AWS::ApiGateway::BasePathMapping', { BasePath: 'api' });
     withDomain.hasOutput('ApiRoot', { Value: 'https://news.example.com/api/newsletter/v1' });
     withDomain.hasOutput('CustomDomainTarget', {});
+  });
+});
+
+describe('[subscribe.mail-failure] the stream consumers', () => {
+  it('read the table stream filtered, batched, halved on error, retried a bounded number of times, into a dead-letter queue with an alarm', () => {
+    const mappings = [...resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').values()];
+    expect(mappings).toHaveLength(streamConsumers.length);
+    const alarms = [...resourcesOfType(template, 'AWS::CloudWatch::Alarm').values()];
+    for (const consumer of streamConsumers) {
+      const entry = stack.consumers.get(consumer.name);
+      if (!entry) throw new Error(`no function for ${consumer.name}`);
+      const mapping = mappings.find(
+        (candidate) =>
+          JSON.stringify(candidate.Properties.FunctionName) ===
+          JSON.stringify({ Ref: logicalId(entry.fn) }),
+      );
+      if (!mapping) throw new Error(`no event source mapping for ${consumer.name}`);
+      expect(mapping.Properties).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.table), 'StreamArn'] },
+        BatchSize: 10,
+        BisectBatchOnFunctionError: true,
+        MaximumRetryAttempts: 8,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        DestinationConfig: {
+          OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(entry.deadLetters), 'Arn'] } },
+        },
+      });
+      const patterns = (
+        mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] }
+      ).Filters.map((filter) => JSON.parse(filter.Pattern) as Record<string, unknown>);
+      const prefix = consumer.name === 'mailer' ? 'OUTBOX#' : 'REQUEST#';
+      for (const pattern of patterns) {
+        expect(pattern).toMatchObject({ dynamodb: { Keys: { pk: { S: [{ prefix }] } } } });
+      }
+      const watched = alarms.filter((alarm) =>
+        JSON.stringify(alarm.Properties).includes(logicalId(entry.deadLetters)),
+      );
+      expect(watched).toHaveLength(1);
+    }
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+    });
   });
 });
 
@@ -483,9 +533,10 @@ describe('[ops.alarms] alarms and dashboard', () => {
         .filter((metric) => metric.Namespace === 'AWS/Lambda' && metric.MetricName === 'Throttles')
         .map((metric) => JSON.stringify(dimension(metric, 'FunctionName'))),
     );
-    const expected = routes.map((route) =>
-      JSON.stringify({ Ref: logicalId(stack.functions.get(route.name) ?? stack) }),
-    );
+    const expected = [
+      ...routes.map((route) => stack.functions.get(route.name)),
+      ...streamConsumers.map((consumer) => stack.consumers.get(consumer.name)?.fn),
+    ].map((fn) => JSON.stringify({ Ref: logicalId(fn ?? stack) }));
     expect(functionNames.sort()).toEqual(expected.sort());
     const table = throttled.flatMap((alarm) =>
       stats(alarm).filter((metric) => metric.Namespace === 'AWS/DynamoDB'),

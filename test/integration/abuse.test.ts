@@ -9,6 +9,7 @@ import {
   testSettings,
 } from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
+import { settling, streamWorker } from '../support/stream-worker.ts';
 
 let newsletter: NewsletterOperations;
 let mailer: RecordingMailer;
@@ -21,7 +22,7 @@ beforeEach(async () => {
   const { store, client, tableName } = await freshStore();
   const deps = testDependencies(store);
   ({ mailer, clock, current } = deps);
-  newsletter = createNewsletter(deps);
+  newsletter = settling(createNewsletter(deps), streamWorker(client, tableName, deps).settle);
   scanAll = async () => (await client.send(new ScanCommand({ TableName: tableName }))).Items ?? [];
   subscribers = async () =>
     (await scanAll()).filter((item) => String(item.pk).startsWith('SUBSCRIBER#')).length;

@@ -4,15 +4,16 @@ import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
 import { type RecordingMailer, testDependencies } from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
+import { settling, streamWorker } from '../support/stream-worker.ts';
 
 let newsletter: NewsletterOperations;
 let mailer: RecordingMailer;
 
 beforeEach(async () => {
-  const { store } = await freshStore();
+  const { store, client, tableName } = await freshStore();
   const deps = testDependencies(store);
   mailer = deps.mailer;
-  newsletter = createNewsletter(deps);
+  newsletter = settling(createNewsletter(deps), streamWorker(client, tableName, deps).settle);
 });
 
 describe('races', () => {

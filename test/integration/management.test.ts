@@ -7,23 +7,29 @@ import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
 import { type RecordingMailer, type TestClock, testDependencies } from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
+import { settling, streamWorker } from '../support/stream-worker.ts';
 
 let newsletter: NewsletterOperations;
 let mailer: RecordingMailer;
 let clock: TestClock;
 let store: Store;
 let itemCount: () => Promise<number>;
+let items: () => Promise<Record<string, unknown>[]>;
 
 beforeEach(async () => {
   const fresh = await freshStore();
   store = fresh.store;
   const deps = testDependencies(store);
   ({ mailer, clock } = deps);
-  newsletter = createNewsletter(deps);
-  itemCount = async () =>
+  newsletter = settling(
+    createNewsletter(deps),
+    streamWorker(fresh.client, fresh.tableName, deps).settle,
+  );
+  items = async () =>
     ((await fresh.client.send(new ScanCommand({ TableName: fresh.tableName }))).Items ?? []).filter(
       (item) => !String(item.pk).startsWith('COUNTER#'),
-    ).length;
+    );
+  itemCount = async () => (await items()).length;
 });
 
 describe('add_subscriber', () => {
@@ -119,12 +125,14 @@ describe('delete_subscriber', () => {
   it('removes the subscriber and every item that belongs to it', async () => {
     await newsletter.subscribe({ email: 'd@example.com' });
     await newsletter.subscribe({ email: 'keep@example.com' });
-    expect(await itemCount()).toBe(4); // two subscribers, two activation tokens
+    // Two subscribers, their activation tokens, and the two sent mails' items.
+    expect(await itemCount()).toBe(6);
     expect(await newsletter.delete_subscriber({ email: 'D@example.com' })).toEqual({
       deleted: true,
       email: 'd@example.com',
     });
-    expect(await itemCount()).toBe(2);
+    expect(await itemCount()).toBe(4);
+    expect(JSON.stringify(await items())).not.toContain('d@example.com');
     expect(((await newsletter.subscribers()) as Subscriber[]).map((s) => s.email)).toEqual([
       'keep@example.com',
     ]);

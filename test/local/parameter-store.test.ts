@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   GetParameterCommand,
-  GetParametersCommand,
   ParameterAlreadyExists,
   ParameterNotFound,
   PutParameterCommand,

@@ -20,7 +20,10 @@ declare module 'vitest' {
  * this template gives them. The deployment choices made for tests: functions do not cache the
  * key and settings (parameterCacheSeconds=0), so a test's change applies to the next call; and
  * the stage throttle is at its maximum, since a hardening suite sends thousands of requests a
- * minute from one machine (the local API applies the stage throttle as API Gateway does).
+ * minute from one machine (the local API applies the stage throttle as API Gateway does); and
+ * the stream consumers' backoff after a failure starts at 50 ms instead of a second, so a test
+ * of SES coming back does not wait minutes (the retries and their doubling are the deployed
+ * ones: 8 retries, about 13 s in all here).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const scratch = await mkdtemp(join(tmpdir(), 'newsletter-test-'));
@@ -30,7 +33,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       outdir: join(scratch, 'cdk.out'),
       parameterCacheSeconds: 0,
       bundle: true,
-      context: { throttleRate: '10000', throttleBurst: '5000' },
+      context: { throttleRate: '10000', throttleBurst: '5000', streamRetryBaseMs: '50' },
     }),
   ]);
   project.provide('dynamoEndpoint', dynamo.endpoint);

@@ -11,18 +11,34 @@ import {
   type LocalStackOptions,
   startLocalStack,
 } from '../../infra/local/local-stack.ts';
-import { type SesLocal, startSesLocal } from '../../infra/local/stand-ins/ses-local.ts';
+import {
+  type SesLocal,
+  type StoredMail,
+  startSesLocal,
+} from '../../infra/local/stand-ins/ses-local.ts';
 
 /** The local service with what a test looks at and pulls. */
 export interface TestStack extends LocalStack {
   /** Every line the functions wrote, in order (JSON log lines, mostly). */
   readonly logLines: string[];
-  /** The SES stand-in currently serving (a new one after `restartSes`). */
+  /**
+   * The SES stand-in currently serving (a new one after `restartSes`); its `messages()` waits
+   * for the outbox to be worked off first.
+   */
   readonly liveSes: SesLocal;
   /** Stops the SES stand-in: sends fail as when SES cannot be reached. */
   stopSes(): Promise<void>;
   /** Starts a new SES stand-in on a fresh port and sends go there (stored mail survives). */
   restartSes(): Promise<void>;
+  /**
+   * Waits until the stream's consumers have processed everything written so far: keyless
+   * requests settled, outbox mails sent (or failed). Mails arrive asynchronously, as deployed.
+   */
+  settled(): Promise<void>;
+  /** Failures of the event source mappings' pollers (none in a healthy run). */
+  readonly streamErrors: readonly unknown[];
+  /** The mailbox as it is this moment, without waiting for the outbox (during an outage). */
+  mailboxNow(): Promise<StoredMail[]>;
 }
 
 /** Thrown by `stop()` when a function made a call its role does not allow. */
@@ -40,6 +56,7 @@ export class AccessDeniedInTest extends Error {
 /** Starts the service of this run's synth on free ports, in memory, seeded. */
 export async function startTestStack(options: Partial<LocalStackOptions> = {}): Promise<TestStack> {
   const logLines: string[] = [];
+  const streamErrors: unknown[] = [];
   const show = Boolean(process.env.NEWSLETTER_TEST_LOGS);
   const stack = await startLocalStack({
     port: 0,
@@ -50,15 +67,31 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
       logLines.push(line);
       if (show) process.stderr.write(`${fn.logicalId} ${line}\n`);
     },
+    onStreamError: (error) => {
+      streamErrors.push(error);
+      if (show) process.stderr.write(`event source mapping: ${String(error)}\n`);
+    },
     ...options,
   });
   let ses = stack.ses;
   let sesStopped = false;
+  // A test reads the mailbox after the outbox has been worked off, as a person reads theirs
+  // after the mailer ran: `messages()` first waits for the stream's consumers to settle.
+  const settledView = (stored: SesLocal): SesLocal => ({
+    ...stored,
+    messages: async () => {
+      await stack.cloud.settled();
+      return stored.messages();
+    },
+  });
   return {
     ...stack,
     logLines,
+    streamErrors,
+    settled: () => stack.cloud.settled(),
+    mailboxNow: () => ses.messages(),
     get liveSes() {
-      return ses;
+      return settledView(ses);
     },
     stopSes: async () => {
       sesStopped = true;

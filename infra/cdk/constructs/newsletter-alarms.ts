@@ -14,6 +14,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { MetricName } from '../../../shared/operations/dependencies.ts';
 import { SERVICE_NAME } from '../../../shared/runtime/logger.ts';
@@ -26,6 +27,8 @@ export interface NewsletterAlarmsProps {
   /** The functions by route name. */
   readonly functions: ReadonlyMap<string, IFunction>;
   readonly table: Table;
+  /** Queues that receive what the stream consumers could not process. */
+  readonly deadLetterQueues: readonly IQueue[];
   /** An SNS topic the alarms notify (an existing one; the stack creates none). */
   readonly alarmTopicArn?: string;
 }
@@ -55,6 +58,8 @@ export class NewsletterAlarms extends Construct {
   /** Lambda throttles (one alarm per ten functions: an alarm reads at most ten metrics) and table throttles. */
   readonly throttles: readonly Alarm[];
   readonly mailFailures: Alarm;
+  /** One per dead-letter queue: anything in it is work that was given up. */
+  readonly deadLetters: readonly Alarm[];
   readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: NewsletterAlarmsProps) {
@@ -136,9 +141,31 @@ export class NewsletterAlarms extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
+    this.deadLetters = props.deadLetterQueues.map(
+      (queue, index) =>
+        new Alarm(this, `DeadLetters${index ? index + 1 : ''}`, {
+          alarmDescription:
+            'A stream batch exhausted its retries: `npx newsletter mail failed` shows the ' +
+            'mails, `npx newsletter mail retry` sends them again.',
+          metric: queue.metricApproximateNumberOfMessagesVisible({
+            period: PERIOD,
+            statistic: 'Maximum',
+          }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+    );
+
     if (props.alarmTopicArn) {
       const topic = Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn);
-      for (const alarm of [this.serverErrors, ...this.throttles, this.mailFailures]) {
+      for (const alarm of [
+        this.serverErrors,
+        ...this.throttles,
+        this.mailFailures,
+        ...this.deadLetters,
+      ]) {
         alarm.addAlarmAction(new SnsAction(topic));
         alarm.addOkAction(new SnsAction(topic));
       }

@@ -32,6 +32,8 @@ export interface NewsletterFunctionProps {
   readonly logRetention: RetentionDays;
   /** Whether the function reads SSM parameters (through the Parameters and Secrets extension). */
   readonly readsParameters: boolean;
+  /** How long an invocation may run (default 10 s). */
+  readonly timeout?: Duration;
 }
 
 /**
@@ -140,7 +142,7 @@ export class NewsletterFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: 256,
       // API Gateway gives up after 29 s; a stuck dependency should fail well before that.
-      timeout: Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(10),
       role,
       logGroup,
       environment: { ...props.environment },

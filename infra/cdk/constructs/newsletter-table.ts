@@ -1,5 +1,11 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+} from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { IndexName } from '../../../functions/routes.ts';
 import {
@@ -34,6 +40,9 @@ export class NewsletterTable extends Table {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // The outbox and the keyless requests are processed from the stream (functions/streams/);
+      // its filters look at the new image.
+      stream: StreamViewType.NEW_IMAGE,
       deletionProtection: props.deletionProtection,
       removalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });

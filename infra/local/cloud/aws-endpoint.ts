@@ -37,6 +37,12 @@ export interface Caller {
   readonly name: string;
   readonly roleArn: string;
   readonly policy: PolicyDocument;
+  /**
+   * Record only the first of identical calls (same operation, same authorizations): for a
+   * caller that repeats itself without end, such as a stream poller, so the record stays the
+   * size of what it does, not of how long it ran.
+   */
+  readonly recordDistinctOnly?: boolean;
 }
 
 /** One authorization of a recorded call and its verdict. */
@@ -157,6 +163,7 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
   const faults = new Map<string, Fault>();
   const byAccessKey = new Map<string, Registered>();
   const calls: RecordedCall[] = [];
+  const seen = new Set<string>();
   const denials: Denial[] = [];
   const counts: AwsEndpoint['counts'] = {};
   const facts: AccountFacts = { ...options.facts, ssmKeyArn: SSM_KEY_ARN };
@@ -223,14 +230,21 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
     const allowed = anyOneSuffices(call)
       ? authorizations.some((each) => each.allowed)
       : authorizations.every((each) => each.allowed);
-    calls.push({
+    const recorded: RecordedCall = {
       caller: caller.name,
       service,
       operation: call.operation,
       summary: summarizeCall(call),
       authorizations,
       allowed,
-    });
+    };
+    const signature = caller.recordDistinctOnly
+      ? JSON.stringify([caller.name, recorded.summary, recorded.allowed, requests])
+      : undefined;
+    if (signature === undefined || !seen.has(signature)) {
+      if (signature !== undefined) seen.add(signature);
+      calls.push(recorded);
+    }
     if (!allowed) {
       const refused = authorizations.find((each) => !each.allowed) ?? authorizations[0];
       const action = refused?.action ?? `${service}:${call.operation}`;

@@ -135,12 +135,19 @@ function dynamodbAuthorizations(
       return [{ action: `dynamodb:${operation}`, resource: '*' }];
     case 'DescribeStream':
     case 'GetShardIterator':
-      return [{ action: `dynamodb:${operation}`, resource: String(input.StreamArn) }];
+      return [
+        { action: `dynamodb:${operation}`, resource: cloudStreamArn(String(input.StreamArn)) },
+      ];
     case 'GetRecords': {
       // A shard iterator is opaque; DynamoDB Local's starts with the stream ARN it belongs to.
       const iterator = String(input.ShardIterator ?? '');
       const stream = /arn:aws:dynamodb:[^|]*?\/stream\/[^|]+/.exec(iterator)?.[0];
-      return [{ action: 'dynamodb:GetRecords', resource: stream ?? arn('dynamodb', 'table/*') }];
+      return [
+        {
+          action: 'dynamodb:GetRecords',
+          resource: stream ? cloudStreamArn(stream) : arn('dynamodb', 'table/*'),
+        },
+      ];
     }
     default:
       return [{ action: `dynamodb:${operation}`, resource: tableArn(input.TableName) }];
@@ -275,4 +282,15 @@ export function summarizeCall(call: WireCall): string {
 /** Whether the authorizations of a call are an either-or (SES identities), not all-of. */
 export function anyOneSuffices(call: WireCall): boolean {
   return call.service === 'ses';
+}
+
+/**
+ * The local cloud's ARN of a stream ARN as DynamoDB Local writes it (region `ddblocal`, account
+ * zeros): what the stack's policies name, so the role's grants decide.
+ */
+export function cloudStreamArn(localArn: string): string {
+  return localArn.replace(
+    /^arn:aws:dynamodb:[^:]*:\d*:/,
+    `arn:aws:dynamodb:${LOCAL_REGION}:${LOCAL_ACCOUNT}:`,
+  );
 }

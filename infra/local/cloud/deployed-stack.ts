@@ -103,6 +103,26 @@ export interface InvokePermission {
   readonly sourceArn: string;
 }
 
+/** An event source mapping of a stream to a function, as the template has it. */
+export interface DeployedStreamMapping {
+  readonly logicalId: string;
+  readonly functionLogicalId: string;
+  /** The stream's ARN as the template resolves it (what Lambda puts in each record). */
+  readonly streamArn: string;
+  /** Logical id of the table whose stream it reads. */
+  readonly tableLogicalId: string;
+  readonly batchSize: number;
+  readonly bisectOnError: boolean;
+  /** Retries of a failing batch; -1 is unlimited, as on AWS. */
+  readonly maximumRetryAttempts: number;
+  readonly reportBatchItemFailures: boolean;
+  readonly startingPosition: 'TRIM_HORIZON' | 'LATEST';
+  /** Event filter patterns (parsed); a record passes if any matches. None: every record. */
+  readonly filters: readonly unknown[];
+  /** ARN of the on-failure destination (an SQS queue), if any. */
+  readonly onFailureArn?: string;
+}
+
 /** The REST API of the stack. */
 export interface DeployedApi {
   readonly restApiId: string;
@@ -119,6 +139,8 @@ export interface DeployedApi {
 export interface LocalPhysicalIds {
   /** URL of the loopback endpoint every SDK call goes to (queue URLs point there). */
   readonly endpoint?: string;
+  /** The label of the table's stream, once the table exists (its StreamArn ends with it). */
+  readonly streamLabel?: string;
   /** Extra `Ref`/`GetAtt` answers, e.g. a table's StreamArn once the table exists. */
   readonly extra?: (logicalId: string, attribute: string | undefined) => string | undefined;
 }
@@ -202,6 +224,10 @@ export class DeployedStack {
         const name = named('TableName');
         if (!attribute) return name;
         if (attribute === 'Arn') return arn('dynamodb', `table/${name}`);
+        // The label DynamoDB gives the stream when the table is created (withIds supplies it).
+        if (attribute === 'StreamArn' && this.ids.streamLabel) {
+          return arn('dynamodb', `table/${name}/stream/${this.ids.streamLabel}`);
+        }
         return unknown();
       }
       case 'AWS::Logs::LogGroup': {
@@ -320,6 +346,71 @@ export class DeployedStack {
     return documents.flatMap(
       (document) => (this.resolve(document) as unknown as PolicyDocument).Statement,
     );
+  }
+
+  /**
+   * The stack's event source mappings. Only the properties the local cloud implements are
+   * accepted; any other (a batching window, parallelization, tumbling windows, ...) fails
+   * loudly rather than running differently from Lambda.
+   */
+  streamMappings(): DeployedStreamMapping[] {
+    const known = new Set([
+      'BatchSize',
+      'BisectBatchOnFunctionError',
+      'DestinationConfig',
+      'EventSourceArn',
+      'FilterCriteria',
+      'FunctionName',
+      'FunctionResponseTypes',
+      'MaximumBatchingWindowInSeconds',
+      'MaximumRetryAttempts',
+      'StartingPosition',
+    ]);
+    return this.ofType('AWS::Lambda::EventSourceMapping').map(([logicalId, resource]) => {
+      const p = resource.Properties ?? {};
+      const unknown = Object.keys(p).filter((key) => !known.has(key));
+      if (unknown.length > 0) {
+        throw new TemplateError(`${logicalId}: the local cloud cannot run ${unknown.join(', ')}`);
+      }
+      if (Number(p.MaximumBatchingWindowInSeconds ?? 0) !== 0) {
+        throw new TemplateError(`${logicalId}: only a batching window of 0 runs locally`);
+      }
+      const source = p.EventSourceArn as { 'Fn::GetAtt'?: [string, string] };
+      const [tableLogicalId, attribute] = source['Fn::GetAtt'] ?? [];
+      if (!tableLogicalId || attribute !== 'StreamArn') {
+        throw new TemplateError(`${logicalId}: only a stream of this stack's table runs locally`);
+      }
+      const functionLogicalId = logicalIdOf(p.FunctionName);
+      if (!functionLogicalId) throw new TemplateError(`${logicalId}: no function of this stack`);
+      const destination = (p.DestinationConfig as { OnFailure?: { Destination?: unknown } })
+        ?.OnFailure?.Destination;
+      const filters = (
+        (p.FilterCriteria as { Filters?: { Pattern: string }[] } | undefined)?.Filters ?? []
+      ).map((filter) => JSON.parse(this.resolveString(filter.Pattern)) as unknown);
+      return {
+        logicalId,
+        functionLogicalId,
+        tableLogicalId,
+        streamArn: this.resolveString(p.EventSourceArn),
+        batchSize: Number(p.BatchSize ?? 100),
+        bisectOnError: p.BisectBatchOnFunctionError === true,
+        maximumRetryAttempts: Number(p.MaximumRetryAttempts ?? -1),
+        reportBatchItemFailures: ((p.FunctionResponseTypes ?? []) as string[]).includes(
+          'ReportBatchItemFailures',
+        ),
+        startingPosition: p.StartingPosition === 'LATEST' ? 'LATEST' : 'TRIM_HORIZON',
+        filters,
+        ...(destination ? { onFailureArn: this.resolveString(destination) } : {}),
+      };
+    });
+  }
+
+  /** The stack's SQS queues: logical id and physical name. */
+  queues(): { readonly logicalId: string; readonly name: string }[] {
+    return this.ofType('AWS::SQS::Queue').map(([logicalId]) => ({
+      logicalId,
+      name: this.reference(logicalId, 'QueueName'),
+    }));
   }
 
   /** The REST API: its stage, methods by path, gateway responses and invoke permissions. */

@@ -11,6 +11,7 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type ApiGateway, startApiGateway } from './api-gateway.ts';
 import {
   type AwsEndpoint,
@@ -19,8 +20,9 @@ import {
   startAwsEndpoint,
 } from './aws-endpoint.ts';
 import { type DeployedFunction, DeployedStack } from './deployed-stack.ts';
-import { LOCAL_REGION } from './intrinsics.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import { type CodeSource, type InvocationResult, LambdaHost } from './lambda-host.ts';
+import { type StreamMappings, startStreamMappings } from './stream-mappings.ts';
 
 /** How to run the stack. */
 export interface LocalCloudOptions {
@@ -30,7 +32,7 @@ export interface LocalCloudOptions {
   readonly code: CodeSource;
   readonly projectRoot: string;
   /** Where the stand-ins listen. */
-  readonly upstreams: Record<Exclude<ServiceName, 'sqs'>, string> & { sqs?: string };
+  readonly upstreams: Record<ServiceName, string>;
   /** Whether an SSM parameter is a SecureString. */
   readonly isSecureParameter: (name: string) => boolean;
   /** API port (0 picks a free one). */
@@ -40,6 +42,8 @@ export interface LocalCloudOptions {
   readonly onDenied?: (denial: Denial) => void;
   /** Modules each execution environment imports first (test observers). */
   readonly preload?: readonly string[];
+  /** A failure of an event source mapping's poller (it goes on polling, as Lambda's does). */
+  readonly onStreamError?: (error: unknown) => void;
 }
 
 /** The running stack. */
@@ -50,16 +54,30 @@ export interface LocalCloud {
   /** Physical name of the table. */
   readonly tableName: string;
   readonly functions: ReadonlyMap<string, LambdaHost>;
+  /** The stack's queues by logical id: name and URL (at the AWS endpoint). */
+  readonly queues: ReadonlyMap<string, { readonly name: string; readonly url: string }>;
   /** Invokes a function directly, as an event source would. */
   invoke(logicalId: string, event: unknown): Promise<InvocationResult>;
+  /**
+   * Resolves once the stream's event source mappings have delivered everything written so far
+   * (keyless requests settled, outbox mails sent or dead-lettered).
+   */
+  settled(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** The queue name of a queue URL (its last path segment). */
+const queueNameOf = (url: string): string => url.split('/').at(-1) ?? '';
 
 /** Starts the stack of `cdkOut` against the stand-ins. */
 export async function startLocalCloud(options: LocalCloudOptions): Promise<LocalCloud> {
   const endpoint = await startAwsEndpoint({
     upstreams: options.upstreams,
-    facts: { isSecureParameter: options.isSecureParameter, queueArn: () => undefined },
+    facts: {
+      isSecureParameter: options.isSecureParameter,
+      queueArn: (url) =>
+        url ? `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${queueNameOf(url)}` : undefined,
+    },
     ...(options.onDenied ? { onDenied: options.onDenied } : {}),
   });
   const stopping: (() => Promise<void>)[] = [() => endpoint.stop()];
@@ -67,8 +85,13 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     for (const part of stopping.splice(0).reverse()) await part().catch(() => undefined);
   };
   try {
-    const stack = new DeployedStack(options.cdkOut, { endpoint: endpoint.url });
-    const tableName = await createTableOf(stack, options.upstreams.dynamodb);
+    const template = new DeployedStack(options.cdkOut, { endpoint: endpoint.url });
+    const table = await createTableOf(template, options.upstreams.dynamodb);
+    const tableName = table.tableName;
+    const stack = table.streamLabel
+      ? template.withIds({ streamLabel: table.streamLabel })
+      : template;
+    const queues = await createQueuesOf(stack, options.upstreams.sqs, endpoint.url);
     const functions = new Map<string, LambdaHost>();
     for (const fn of stack.functions()) {
       const credentials = endpoint.register({
@@ -95,9 +118,52 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       if (!host) throw new Error(`no function ${logicalId} in the stack`);
       return host.invoke(event);
     };
+    let mappings: StreamMappings | undefined;
+    const streamMappings = stack.streamMappings();
+    if (streamMappings.length > 0) {
+      if (!table.localStreamArn)
+        throw new Error('event source mappings, but the table has no stream');
+      const byId = new Map(stack.functions().map((fn) => [fn.logicalId, fn]));
+      mappings = startStreamMappings({
+        mappings: streamMappings,
+        localStreamArn: table.localStreamArn,
+        invoke,
+        // The Lambda service reads the stream with the function's role, as a caller of its own
+        // so that its calls are told apart from the function's.
+        credentialsOf: (mapping) => {
+          const fn = byId.get(mapping.functionLogicalId);
+          if (!fn) throw new Error(`no function ${mapping.functionLogicalId} in the stack`);
+          return endpoint.register({
+            name: `${fn.functionName} (event source mapping)`,
+            roleArn: fn.roleArn,
+            policy: fn.policy,
+            recordDistinctOnly: true,
+          });
+        },
+        endpoint: endpoint.url,
+        queueUrlOf: (arn) => {
+          const name = arn.split(':').at(-1) ?? '';
+          return `${endpoint.url}/${LOCAL_ACCOUNT}/${name}`;
+        },
+        functionArnOf: (logicalId) => byId.get(logicalId)?.functionArn ?? logicalId,
+        ...(options.onStreamError ? { onError: options.onStreamError } : {}),
+      });
+      const running = mappings;
+      stopping.push(() => running.stop());
+    }
     const api = await startApiGateway({ api: stack.api(), invoke, port: options.apiPort });
     stopping.push(() => api.stop());
-    return { stack, endpoint, api, tableName, functions, invoke, stop };
+    return {
+      stack,
+      endpoint,
+      api,
+      tableName,
+      functions,
+      queues,
+      invoke,
+      settled: () => mappings?.settled() ?? Promise.resolve(),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -110,7 +176,10 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
  * has no use for (deletion protection, recovery, encryption) are left out. An existing table
  * (kept data) is left as it is.
  */
-async function createTableOf(stack: DeployedStack, dynamodbEndpoint: string): Promise<string> {
+async function createTableOf(
+  stack: DeployedStack,
+  dynamodbEndpoint: string,
+): Promise<{ tableName: string; localStreamArn?: string; streamLabel?: string }> {
   const { tableName, properties: p } = stack.tableDefinition();
   const client = new DynamoDBClient({
     endpoint: dynamodbEndpoint,
@@ -155,9 +224,44 @@ async function createTableOf(stack: DeployedStack, dynamodbEndpoint: string): Pr
     }
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+  }
+  try {
+    const described = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { LatestStreamArn, LatestStreamLabel } = described.Table ?? {};
+    return {
+      tableName,
+      ...(LatestStreamArn ? { localStreamArn: LatestStreamArn } : {}),
+      ...(LatestStreamLabel ? { streamLabel: LatestStreamLabel } : {}),
+    };
   } finally {
     client.destroy();
   }
-  return tableName;
+}
+
+/** Creates the stack's queues in the SQS stand-in, as CloudFormation would. */
+async function createQueuesOf(
+  stack: DeployedStack,
+  sqsEndpoint: string,
+  awsEndpoint: string,
+): Promise<Map<string, { name: string; url: string }>> {
+  const queues = new Map<string, { name: string; url: string }>();
+  const definitions = stack.queues();
+  if (definitions.length === 0) return queues;
+  const client = new SQSClient({
+    endpoint: sqsEndpoint,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'cloudformation', secretAccessKey: 'local' },
+  });
+  try {
+    for (const queue of definitions) {
+      await client.send(new CreateQueueCommand({ QueueName: queue.name }));
+      queues.set(queue.logicalId, {
+        name: queue.name,
+        url: `${awsEndpoint}/${LOCAL_ACCOUNT}/${queue.name}`,
+      });
+    }
+  } finally {
+    client.destroy();
+  }
+  return queues;
 }

@@ -1,5 +1,6 @@
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -10,12 +11,21 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { DependencyError } from '../../domain/errors.ts';
 import { isPublicIssue, type NewsletterIssueRecord } from '../../domain/newsletter-issue.ts';
+import type { OutboxMail, SubscribeRequest } from '../../domain/outbox.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
-import type { IdSequence, Store, TokenChanges, TokenRecord } from './store-port.ts';
+import type {
+  IdSequence,
+  MailClaim,
+  Store,
+  SubscriberWrites,
+  TokenChanges,
+  TokenRecord,
+} from './store-port.ts';
 import { INDEX, KEY, TTL_ATTRIBUTE } from './table-design.ts';
 
 type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 type DocumentCommand =
+  | DeleteCommand
   | GetCommand
   | PutCommand
   | UpdateCommand
@@ -39,7 +49,18 @@ const keys = {
     [KEY.sort]: 'counter',
   }),
   rate: (key: string) => ({ [KEY.partition]: `RATE#${key}`, [KEY.sort]: 'rate' }),
+  outbox: (id: string) => ({ [KEY.partition]: `OUTBOX#${id}`, [KEY.sort]: 'outbox' }),
+  request: (id: string) => ({ [KEY.partition]: `REQUEST#${id}`, [KEY.sort]: 'request' }),
 };
+
+/** `recent` index partition of mails whose last attempt failed (sparse; the CLI lists them). */
+const FAILED_MAIL = 'mail_failed';
+const DAY_SECONDS = 86_400;
+/** An unsent mail or request is kept this long at most (a safety net; both settle in seconds). */
+const UNSETTLED_LIFETIME_SECONDS = 14 * DAY_SECONDS;
+const epochSeconds = (date: Date): number => Math.floor(date.getTime() / 1000);
+/** How long a mailer's claim on a mail holds: longer than the mailer's timeout (60 s). */
+const CLAIM_LIFETIME_MS = 90_000;
 
 /** Which end of the id order a full listing starts at, and how many items per Query page. */
 export interface ListingOptions {
@@ -149,26 +170,28 @@ export class DynamoStore implements Store {
     return output.Item ? fromSubscriberItem(output.Item) : undefined;
   }
 
-  async createSubscriber(record: SubscriberRecord, tokens: TokenChanges): Promise<boolean> {
+  async createSubscriber(
+    record: SubscriberRecord,
+    writes: SubscriberWrites = {},
+  ): Promise<boolean> {
     const put = {
       TableName: this.table,
       Item: toSubscriberItem(record),
       ConditionExpression: 'attribute_not_exists(#pk)',
       ExpressionAttributeNames: { '#pk': KEY.partition },
     };
-    if (tokens.put.length === 0 && tokens.delete.length === 0) {
-      return this.conditional('createSubscriber', new PutCommand(put));
-    }
+    const along = this.writesAlong(writes);
+    if (along.length === 0) return this.conditional('createSubscriber', new PutCommand(put));
     return this.conditional(
       'createSubscriber',
-      new TransactWriteCommand({ TransactItems: [{ Put: put }, ...this.tokenWrites(tokens)] }),
+      new TransactWriteCommand({ TransactItems: [{ Put: put }, ...along] }),
     );
   }
 
   async replaceSubscriber(
     record: SubscriberRecord,
     expectedVersion: number,
-    tokens: TokenChanges,
+    writes: SubscriberWrites = {},
   ): Promise<boolean> {
     const put = {
       TableName: this.table,
@@ -179,13 +202,32 @@ export class DynamoStore implements Store {
       ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
       ExpressionAttributeValues: { ':expected': expectedVersion, ':id': record.id },
     };
-    if (tokens.put.length === 0 && tokens.delete.length === 0) {
-      return this.conditional('replaceSubscriber', new PutCommand(put));
-    }
+    const along = this.writesAlong(writes);
+    if (along.length === 0) return this.conditional('replaceSubscriber', new PutCommand(put));
     return this.conditional(
       'replaceSubscriber',
-      new TransactWriteCommand({ TransactItems: [{ Put: put }, ...this.tokenWrites(tokens)] }),
+      new TransactWriteCommand({ TransactItems: [{ Put: put }, ...along] }),
     );
+  }
+
+  /** The items a subscriber write carries: tokens, outbox mails, the request it settles. */
+  private writesAlong(writes: SubscriberWrites): TransactItems {
+    return [
+      ...this.tokenWrites(writes.tokens ?? { put: [], delete: [] }),
+      ...(writes.outbox ?? []).map((mail) => ({
+        Put: {
+          TableName: this.table,
+          Item: {
+            ...keys.outbox(mail.mail_id),
+            ...mail,
+            [TTL_ATTRIBUTE]: epochSeconds(new Date(mail.created)) + UNSETTLED_LIFETIME_SECONDS,
+          },
+        },
+      })),
+      ...(writes.settlesRequest
+        ? [{ Delete: { TableName: this.table, Key: keys.request(writes.settlesRequest) } }]
+        : []),
+    ];
   }
 
   async deleteSubscriber(record: SubscriberRecord): Promise<boolean> {
@@ -289,6 +331,189 @@ export class DynamoStore implements Store {
     );
   }
 
+  async putSubscribeRequest(request: SubscribeRequest): Promise<void> {
+    await this.send(
+      'putSubscribeRequest',
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          ...keys.request(request.request_id),
+          ...request,
+          [TTL_ATTRIBUTE]: epochSeconds(new Date(request.received_at)) + UNSETTLED_LIFETIME_SECONDS,
+        },
+      }),
+    );
+  }
+
+  async getSubscribeRequest(id: string): Promise<SubscribeRequest | undefined> {
+    const output = await this.send<{ Item?: Item }>(
+      'getSubscribeRequest',
+      new GetCommand({ TableName: this.table, Key: keys.request(id), ConsistentRead: true }),
+    );
+    const item = output.Item;
+    if (!item) return undefined;
+    return {
+      request_id: id,
+      params: item.params as SubscribeRequest['params'],
+      ...(typeof item.api_root === 'string' ? { api_root: item.api_root } : {}),
+      ...(typeof item.client_ip === 'string' ? { client_ip: item.client_ip } : {}),
+      received_at: String(item.received_at),
+    };
+  }
+
+  async deleteSubscribeRequest(id: string): Promise<void> {
+    await this.send(
+      'deleteSubscribeRequest',
+      new DeleteCommand({ TableName: this.table, Key: keys.request(id) }),
+    );
+  }
+
+  async getOutboxMail(id: string): Promise<OutboxMail | undefined> {
+    const output = await this.send<{ Item?: Item }>(
+      'getOutboxMail',
+      new GetCommand({ TableName: this.table, Key: keys.outbox(id), ConsistentRead: true }),
+    );
+    return output.Item ? fromOutboxItem(output.Item) : undefined;
+  }
+
+  async claimMail(claim: MailClaim): Promise<boolean> {
+    const now = Date.now();
+    const attempt = {
+      TableName: this.table,
+      Key: keys.outbox(claim.mailId),
+      UpdateExpression: 'SET #state = :sending, attempts = attempts + :one, claimed_at = :now',
+      // A claim lasts longer than the mailer may run: an attempt that died mid-send is taken
+      // over once its claim is stale, a running one never.
+      ConditionExpression:
+        '#state IN (:queued, :requeued) OR (#state = :sending AND claimed_at < :stale)',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':sending': 'sending',
+        ':queued': 'queued',
+        ':requeued': 'requeued',
+        ':one': 1,
+        ':now': now,
+        ':stale': now - CLAIM_LIFETIME_MS,
+      },
+    };
+    if (!('subscriber' in claim)) {
+      return this.conditional('claimMail', new UpdateCommand(attempt));
+    }
+    return this.conditional(
+      'claimMail',
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: attempt },
+          {
+            Put: {
+              TableName: this.table,
+              Item: toSubscriberItem(claim.subscriber),
+              ConditionExpression: '#version = :expected AND #id = :id',
+              ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
+              ExpressionAttributeValues: {
+                ':expected': claim.expectedVersion,
+                ':id': claim.subscriber.id,
+              },
+            },
+          },
+          ...this.tokenWrites(claim.tokens),
+        ],
+      }),
+    );
+  }
+
+  async finishMail(id: string, state: 'sent' | 'skipped', at: Date): Promise<void> {
+    await this.send(
+      'finishMail',
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.outbox(id),
+        // A settled mail keeps no address: it is there for the operator's counts, not a record
+        // of the person.
+        UpdateExpression: `SET #state = :state, #expires = :expires${state === 'sent' ? ', sent_at = :at' : ''} REMOVE last_error, #failed, #order, email, link_base`,
+        ConditionExpression: 'attribute_exists(#pk)',
+        ExpressionAttributeNames: {
+          '#pk': KEY.partition,
+          '#state': 'state',
+          '#expires': TTL_ATTRIBUTE,
+          '#failed': INDEX.recent.partition,
+          '#order': INDEX.recent.sort,
+        },
+        ExpressionAttributeValues: {
+          ':state': state,
+          ':expires': epochSeconds(at) + DAY_SECONDS,
+          ...(state === 'sent' ? { ':at': at.toISOString() } : {}),
+        },
+      }),
+    ).catch((error: unknown) => {
+      // Deleted meanwhile (its subscriber was): nothing left to mark.
+      if (!(error instanceof Error && CONDITION_FAILED.has(error.name))) throw error;
+    });
+  }
+
+  async failMail(id: string, error: string, at: Date): Promise<void> {
+    await this.conditional(
+      'failMail',
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.outbox(id),
+        UpdateExpression:
+          'SET #state = :queued, last_error = :error, #failed = :failed, #order = :order',
+        ConditionExpression: 'attribute_exists(#pk) AND #state <> :sent',
+        ExpressionAttributeNames: {
+          '#pk': KEY.partition,
+          '#state': 'state',
+          '#failed': INDEX.recent.partition,
+          '#order': INDEX.recent.sort,
+        },
+        ExpressionAttributeValues: {
+          ':queued': 'queued',
+          ':sent': 'sent',
+          ':error': error.slice(0, 500),
+          ':failed': FAILED_MAIL,
+          ':order': at.getTime(),
+        },
+      }),
+    );
+  }
+
+  async deleteMail(id: string): Promise<void> {
+    await this.send(
+      'deleteMail',
+      new DeleteCommand({ TableName: this.table, Key: keys.outbox(id) }),
+    );
+  }
+
+  async failedMails(limit: number): Promise<OutboxMail[]> {
+    const listed = await this.queryRecent(INDEX.recent, FAILED_MAIL, limit);
+    const mails: OutboxMail[] = [];
+    for (const item of listed) {
+      const id = String(item[KEY.partition]).slice('OUTBOX#'.length);
+      const mail = await this.getOutboxMail(id);
+      if (mail && mail.state !== 'sent' && mail.state !== 'skipped') mails.push(mail);
+    }
+    return mails;
+  }
+
+  async requeueMail(id: string): Promise<boolean> {
+    return this.conditional(
+      'requeueMail',
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.outbox(id),
+        UpdateExpression: 'SET #state = :requeued, attempts = :zero',
+        ConditionExpression: '#state IN (:queued, :sending, :requeued)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':requeued': 'requeued',
+          ':queued': 'queued',
+          ':sending': 'sending',
+          ':zero': 0,
+        },
+      }),
+    );
+  }
+
   /**
    * Every subscriber, page by page through the `recent` index (only one page held at once), for
    * operator tooling such as the CSV export. Index items carry only the listed attributes, so
@@ -381,8 +606,26 @@ function fromSubscriberItem(item: Item): SubscriberRecord {
     ...(typeof item.activation_sent_at === 'number'
       ? { activation_sent_at: item.activation_sent_at }
       : {}),
+    ...(typeof item.activation_outbox === 'string'
+      ? { activation_outbox: item.activation_outbox }
+      : {}),
+    ...(typeof item.change_id === 'string' ? { change_id: item.change_id } : {}),
     tokens: (item.tokens ?? {}) as Record<string, number>,
-    pending_mails: (item.pending_mails ?? []) as SubscriberRecord['pending_mails'],
+  };
+}
+
+function fromOutboxItem(item: Item): OutboxMail {
+  return {
+    mail_id: String(item.mail_id),
+    kind: item.kind as OutboxMail['kind'],
+    email: String(item.email ?? ''),
+    subscriber_id: Number(item.subscriber_id),
+    ...(typeof item.link_base === 'string' ? { link_base: item.link_base } : {}),
+    state: item.state as OutboxMail['state'],
+    attempts: Number(item.attempts ?? 0),
+    created: String(item.created),
+    ...(typeof item.last_error === 'string' ? { last_error: item.last_error } : {}),
+    ...(typeof item.sent_at === 'string' ? { sent_at: item.sent_at } : {}),
   };
 }
 

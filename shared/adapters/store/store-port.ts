@@ -1,4 +1,5 @@
 import type { NewsletterIssueRecord } from '../../domain/newsletter-issue.ts';
+import type { OutboxMail, SubscribeRequest } from '../../domain/outbox.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
 
 /** What a token proves: the right to confirm, or to unsubscribe. */
@@ -19,6 +20,28 @@ export interface TokenChanges {
   readonly delete: readonly string[];
 }
 
+/** What a subscriber write carries along in the same transaction. */
+export interface SubscriberWrites {
+  readonly tokens?: TokenChanges;
+  /** Mails it starts (the outbox). */
+  readonly outbox?: readonly OutboxMail[];
+  /** The keyless subscribe request it settles, deleted with it. */
+  readonly settlesRequest?: string;
+}
+
+/**
+ * An attempt of the mailer: the mail, and for a mail with a link the subscriber with the fresh
+ * token listed (written if it still has `expectedVersion`) and the token items.
+ */
+export type MailClaim =
+  | { readonly mailId: string }
+  | {
+      readonly mailId: string;
+      readonly subscriber: SubscriberRecord;
+      readonly expectedVersion: number;
+      readonly tokens: TokenChanges;
+    };
+
 /** Id sequences; each kind counts on its own. */
 export type IdSequence = 'subscriber' | 'newsletter';
 
@@ -31,12 +54,12 @@ export interface Store {
   nextId(sequence: IdSequence): Promise<number>;
   getSubscriber(email: string): Promise<SubscriberRecord | undefined>;
   /** Creates the subscriber unless the address exists; never reads first. */
-  createSubscriber(record: SubscriberRecord, tokens: TokenChanges): Promise<boolean>;
+  createSubscriber(record: SubscriberRecord, writes?: SubscriberWrites): Promise<boolean>;
   /** Replaces the subscriber if it still has `expectedVersion`. */
   replaceSubscriber(
     record: SubscriberRecord,
     expectedVersion: number,
-    tokens: TokenChanges,
+    writes?: SubscriberWrites,
   ): Promise<boolean>;
   /** Deletes the subscriber and its tokens if it still has the version read. */
   deleteSubscriber(record: SubscriberRecord): Promise<boolean>;
@@ -50,4 +73,27 @@ export interface Store {
    * counter item expires through TTL after `expiresAt` (epoch s).
    */
   countRequest(key: string, limit: number, expiresAt: number): Promise<boolean>;
+
+  /** Stores a keyless subscribe request (one unconditional write). */
+  putSubscribeRequest(request: SubscribeRequest): Promise<void>;
+  getSubscribeRequest(id: string): Promise<SubscribeRequest | undefined>;
+  deleteSubscribeRequest(id: string): Promise<void>;
+
+  getOutboxMail(id: string): Promise<OutboxMail | undefined>;
+  /**
+   * Claims a mail for one attempt: counts the attempt (only while the mail is still sendable)
+   * and writes the subscriber with the token the mail will carry, if it still has the version
+   * read. False when either condition failed.
+   */
+  claimMail(claim: MailClaim): Promise<boolean>;
+  /** Marks a mail sent or skipped; it expires a day later. */
+  finishMail(id: string, state: 'sent' | 'skipped', at: Date): Promise<void>;
+  /** Records a failed attempt: queued again, with the error, listed among the failed mails. */
+  failMail(id: string, error: string, at: Date): Promise<void>;
+  /** Removes a mail (its subscriber is gone). */
+  deleteMail(id: string): Promise<void>;
+  /** Mails whose last attempt failed and that are not sent yet, newest first. */
+  failedMails(limit: number): Promise<OutboxMail[]>;
+  /** Queues a failed mail for another round of attempts; false when it was sent meanwhile. */
+  requeueMail(id: string): Promise<boolean>;
 }

@@ -60,6 +60,11 @@ export interface MailLinks {
 export interface PostOptions {
   readonly type?: BodyType;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Wait for the stream to apply a keyless subscribe before returning (default true). Off
+   * for a test that must act while the outbox is stuck (SES down).
+   */
+  readonly settle?: boolean;
 }
 
 /** The running local service and the helpers the tests use on it. */
@@ -203,9 +208,17 @@ export async function startLocalService(): Promise<LocalService> {
   const urlOf = (path: string): string =>
     /^https?:/.test(path) ? path : `${stack.apiRoot}${path}`;
 
-  const request = async (method: string, path: string, init: RequestInit = {}) => {
+  const request = async (
+    method: string,
+    path: string,
+    init: RequestInit = {},
+    { settle = true }: { settle?: boolean } = {},
+  ) => {
     const url = urlOf(path);
     const response = await fetch(url, { ...init, method, redirect: 'manual' });
+    // A keyless subscribe is applied by the stream a moment after its answer; tests look at
+    // the state after that moment, as a person reloading a page would.
+    if (settle && /\/subscribe\/?$/.test(new URL(url).pathname)) await stack.settled();
     const text = await response.text();
     const contentType = response.headers.get('content-type') ?? '';
     exchanges.push({ method, url, status: response.status, contentType, text });
@@ -218,7 +231,12 @@ export async function startLocalService(): Promise<LocalService> {
     const encoded = encodeBody(body, options.type ?? 'json');
     const headers: Record<string, string> = { ...options.headers };
     if (encoded.contentType) headers['Content-Type'] = encoded.contentType;
-    return request('POST', path, { body: encoded.body, headers });
+    return request(
+      'POST',
+      path,
+      { body: encoded.body, headers },
+      { settle: options.settle ?? true },
+    );
   };
 
   const get = (path: string, query?: FormFields, headers: Record<string, string> = {}) => {
@@ -229,6 +247,8 @@ export async function startLocalService(): Promise<LocalService> {
   };
 
   const subscribers = async (): Promise<Subscriber[]> => {
+    // What a keyless subscribe recorded is applied by the stream a moment later.
+    await stack.settled();
     const response = await post('/subscribers', { api_key: stack.apiKey });
     if (response.status !== 200) throw new Error(`POST /subscribers: ${response.text}`);
     return response.json as Subscriber[];

@@ -1,0 +1,72 @@
+/**
+ * The functions the table's stream drives, as functions/routes.ts is for the API: the CDK stack
+ * builds each one's function, event source mapping and permissions from this table, and the
+ * local cloud runs them from what the stack synthesizes.
+ */
+import type { RouteAccess } from '../routes.ts';
+
+/** Stream records a consumer receives: the item kind (key prefix), and which events. */
+export interface StreamFilter {
+  /** `pk` prefix of the items, e.g. `OUTBOX#`. */
+  readonly keyPrefix: string;
+  readonly eventName: 'INSERT' | 'MODIFY';
+  /** Only items whose `state` attribute (a string) has one of these values. */
+  readonly states?: readonly string[];
+}
+
+/** One consumer of the stream. */
+export interface StreamConsumer {
+  /** Handler file `functions/streams/<name>.ts`; Lambda id. */
+  readonly name: string;
+  readonly summary: string;
+  /** Any filter passes a record (CloudFormation's filters are ORed). */
+  readonly filters: readonly StreamFilter[];
+  readonly access: RouteAccess;
+  /** Records per invocation. */
+  readonly batchSize: number;
+  /**
+   * Retries of a failing batch (halved on each failure) before it is dead-lettered; with the
+   * consumer's doubling wait (1 s, capped at 30 s) eight retries ride out about two minutes.
+   */
+  readonly retries: number;
+}
+
+/** Both consumers; DynamoDB streams allow two readers per shard, and these are the two. */
+export const streamConsumers = [
+  {
+    name: 'subscribe-requests',
+    summary: 'Applies the subscribe rules to keyless subscribe requests',
+    filters: [{ keyPrefix: 'REQUEST#', eventName: 'INSERT' }],
+    access: {
+      // As the subscribe route, plus deleting the settled request.
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+    },
+    batchSize: 10,
+    retries: 8,
+  },
+  {
+    name: 'mailer',
+    summary: 'Sends the mails of the outbox through SES',
+    filters: [
+      { keyPrefix: 'OUTBOX#', eventName: 'INSERT', states: ['queued'] },
+      // `npx newsletter mail retry` sets a failed mail to `requeued`.
+      { keyPrefix: 'OUTBOX#', eventName: 'MODIFY', states: ['requeued'] },
+    ],
+    access: {
+      // Read the mail and the subscriber; claim (UpdateItem the mail, PutItem the subscriber and
+      // its token, DeleteItem retired tokens), mark sent, remove a mail whose subscriber is gone.
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      queries: [],
+      sendsMail: true,
+      settings: true,
+    },
+    batchSize: 10,
+    retries: 8,
+  },
+] as const satisfies readonly StreamConsumer[];
+
+/** Names of the consumers; a typo fails the type check. */
+export type StreamConsumerName = (typeof streamConsumers)[number]['name'];
