@@ -19,6 +19,8 @@ export const LOCAL_CREDENTIALS = { accessKeyId: 'bench', secretAccessKey: 'bench
 export interface LocalClients {
   readonly raw: DynamoDBClient;
   readonly doc: DynamoDBDocumentClient;
+  /** The DynamoDB Local these clients call. */
+  readonly endpoint: string;
   /**
    * DynamoDB API calls (`GetItem`, `Query`…) sent through these clients, in order; a
    * transaction whose capacity was modelled (see below) is marked `TransactWriteItems*`.
@@ -61,22 +63,22 @@ export function localClients(endpoint: string, options: LocalClientOptions = {})
     { step: 'initialize', name: 'benchCallCounter' },
   );
   if (options.modelTransactions) {
-    // A separate client, so that looking up the items a transaction replaces or deletes is
-    // neither counted nor metered.
+    // A separate client, so that reading the items a transaction touches, before and after,
+    // is neither counted nor metered.
     const lookup = new DynamoDBClient(config);
     raw.middlewareStack.add(
       (next, context) => async (args) => {
         const { body } = args.request as { body?: unknown };
-        if (context.commandName === 'TransactWriteItemsCommand') {
-          // The serialiser leaves the JSON as a string or as UTF-8 bytes (whose valueOf warns).
-          const text =
-            body instanceof Uint8Array
-              ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
-              : body;
-          if (typeof text !== 'string') throw new Error('bench: cannot read a transaction body');
-          modelled.set(context, await transactionCapacity(lookup, JSON.parse(text)));
-        }
-        return next(args);
+        if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+        // The serialiser leaves the JSON as a string or as UTF-8 bytes (whose valueOf warns).
+        const text =
+          body instanceof Uint8Array
+            ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
+            : body;
+        if (typeof text !== 'string') throw new Error('bench: cannot read a transaction body');
+        const model = await transactionCapacity(lookup, JSON.parse(text), () => next(args));
+        modelled.set(context, model.capacity);
+        return model.result;
       },
       { step: 'build', name: 'benchTransactionModel' },
     );
@@ -84,7 +86,7 @@ export function localClients(endpoint: string, options: LocalClientOptions = {})
   const doc = DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true },
   });
-  return { raw, doc, calls, lastCompleted: () => lastCompleted };
+  return { raw, doc, endpoint, calls, lastCompleted: () => lastCompleted };
 }
 
 type AttributeMap = Record<string, AttributeValue>;
@@ -95,49 +97,63 @@ interface TransactRequest {
   TransactItems?: {
     Put?: { TableName: string; Item: AttributeMap };
     Delete?: { TableName: string; Key: AttributeMap };
-    Update?: unknown;
-    ConditionCheck?: unknown;
+    Update?: { TableName: string; Key: AttributeMap };
+    ConditionCheck?: { TableName: string; Key: AttributeMap };
   }[];
 }
 
 /**
  * Write units of a TransactWriteItems request by DynamoDB's rules: every item costs twice
- * its units (1 KB each, rounded up; a replaced item counts at the larger of old and new),
- * and so does every index entry the write creates, changes or removes. An index entry is
- * the table key, the index key and the projected attributes; a put that leaves them as
- * they were does not write the index.
+ * its units (1 KB each, rounded up; a changed item counts at the larger of old and new, a
+ * condition check at the item's size), and so does every index entry the write creates,
+ * changes or removes. An index entry is the table key, the index key and the projected
+ * attributes; a write that leaves them as they were does not write the index. Each item is
+ * read before and after the transaction runs, so updates are measured, not predicted.
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html
  */
-async function transactionCapacity(
+async function transactionCapacity<T>(
   lookup: DynamoDBClient,
   request: TransactRequest,
-): Promise<ConsumedCapacity[]> {
-  const byTable = new Map<string, { table: number; indexes: Map<string, number> }>();
+  run: () => Promise<T>,
+): Promise<{ capacity: ConsumedCapacity[]; result: T }> {
   const units = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
-  for (const action of request.TransactItems ?? []) {
-    if (action.Update || action.ConditionCheck) {
-      throw new Error('bench: model Update and ConditionCheck in transactions before using them');
-    }
-    const tableName = action.Put?.TableName ?? action.Delete?.TableName ?? '';
-    const key = action.Delete?.Key ?? keyOf(action.Put?.Item ?? {});
-    const old = (
+  const read = async (tableName: string, key: AttributeMap) =>
+    (
       await lookup.send(
         new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
       )
     ).Item;
-    const next = action.Put?.Item;
-    const totals = byTable.get(tableName) ?? { table: 0, indexes: new Map<string, number>() };
-    byTable.set(tableName, totals);
+  const targets = (request.TransactItems ?? []).map((action) => {
+    const target = action.Put ?? action.Delete ?? action.Update ?? action.ConditionCheck;
+    if (!target) throw new Error('bench: a transaction action of an unknown kind');
+    const key = action.Put ? keyOf(action.Put.Item) : (target as { Key: AttributeMap }).Key;
+    return { tableName: target.TableName, key, check: Boolean(action.ConditionCheck) };
+  });
+  const before = await Promise.all(targets.map((target) => read(target.tableName, target.key)));
+  const result = await run();
+  const after = await Promise.all(targets.map((target) => read(target.tableName, target.key)));
+  const byTable = new Map<string, { table: number; indexes: Map<string, number> }>();
+  targets.forEach((target, position) => {
+    const old = before[position];
+    const next = target.check ? old : after[position];
+    const totals = byTable.get(target.tableName) ?? {
+      table: 0,
+      indexes: new Map<string, number>(),
+    };
+    byTable.set(target.tableName, totals);
     totals.table += 2 * units(Math.max(attributeMapSize(old ?? {}), attributeMapSize(next ?? {})));
     for (const index of Object.values(INDEX)) {
-      const before = old ? indexEntry(old, index) : undefined;
-      const after = next ? indexEntry(next, index) : undefined;
-      if (JSON.stringify(before) === JSON.stringify(after)) continue;
-      const bytes = Math.max(attributeMapSize(before ?? {}), attributeMapSize(after ?? {}));
+      const entryBefore = old ? indexEntry(old, index) : undefined;
+      const entryAfter = next ? indexEntry(next, index) : undefined;
+      if (JSON.stringify(entryBefore) === JSON.stringify(entryAfter)) continue;
+      const bytes = Math.max(
+        attributeMapSize(entryBefore ?? {}),
+        attributeMapSize(entryAfter ?? {}),
+      );
       totals.indexes.set(index.name, (totals.indexes.get(index.name) ?? 0) + 2 * units(bytes));
     }
-  }
-  return [...byTable].map(([TableName, totals]) => {
+  });
+  const capacity = [...byTable].map(([TableName, totals]) => {
     const indexUnits = [...totals.indexes.values()].reduce((sum, value) => sum + value, 0);
     return {
       TableName,
@@ -148,6 +164,7 @@ async function transactionCapacity(
       ),
     };
   });
+  return { capacity, result };
 }
 
 function keyOf(item: AttributeMap): AttributeMap {

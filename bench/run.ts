@@ -361,7 +361,8 @@ same machine, 31 pairs per bundle); the rest are rows of the table above.
 - **Hand-written SigV4 SSM client** (C1, rejected): it saved 81.9 KB, but owning a request
   signer is the wrong trade, and the extension saves more without one.
 - **Hand-written MIME writer** (C3, rejected): it saved 136.0 KB in the mail functions;
-  nodemailer's MailComposer stays. The mail functions carry no bundle target for that reason.
+  nodemailer's MailComposer stays. Since the outbox (issue 14) only the stream mailer carries
+  it, off the request path, and it has no bundle target for that reason.
 - **Environment credentials only** (B2, adopted): \`@aws-sdk/credential-provider-node\` is aliased
   to infra/cdk/bundling/lambda-credentials.ts (\`fromEnv\`) in \`FUNCTION_BUNDLING\`; Lambda
   always provides the role's credentials in the environment. Adopted because the deployed
