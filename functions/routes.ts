@@ -111,8 +111,9 @@ export const routes = [
     formPage: false,
     summary: 'Unsubscribe an address',
     access: {
-      // Read, then a whole-item put conditional on the version read.
-      table: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      // Read, then a whole-item put conditional on the version read; a pending activation
+      // link's token item is deleted in the same transaction.
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
       queries: [],
       sendsMail: false,
       settings: false,
@@ -214,8 +215,9 @@ export const routes = [
     formPage: false,
     summary: 'Unsubscribe link: GET shows a button, POST (or RFC 8058 one-click) unsubscribes',
     access: {
-      // Read token and subscriber, then a conditional put of the unsubscribed record.
-      table: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      // Read token and subscriber, then a conditional put of the unsubscribed record, with
+      // the activation link's token item deleted in the same transaction.
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
       queries: [],
       sendsMail: false,
       settings: false,

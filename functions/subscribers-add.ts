@@ -10,5 +10,6 @@ export const handler = apiHandler(
   'subscribers-add',
   runtime,
   { apiKey: parameters.apiKey },
-  (params) => runOperation(deps, 'add_subscriber', () => addSubscriber(deps, params)),
+  (params, context) =>
+    runOperation(deps, 'add_subscriber', () => addSubscriber(deps, params, context)),
 );

@@ -43,7 +43,10 @@ export interface NewsletterOperations {
   /** Unsubscribes an address (interface 4.2). */
   unsubscribe(params: RawParameters): Promise<Subscriber | NewsletterError>;
   /** Adds a subscriber directly, no process, no mail (interface 4.3). */
-  add_subscriber(params: RawParameters): Promise<Subscriber | NewsletterError>;
+  add_subscriber(
+    params: RawParameters,
+    context?: CallContext,
+  ): Promise<Subscriber | NewsletterError>;
   /** Deletes a subscriber and everything stored for it (interface 4.4). */
   delete_subscriber(params: RawParameters): Promise<DeleteResult | NewsletterError>;
   /** The 20 most recently created subscribers, newest first (interface 4.5). */
@@ -77,8 +80,8 @@ export function createNewsletter(deps: Dependencies): NewsletterOperations {
       runOperation(deps, 'subscribe', () => subscribeOperation(deps, params, context)),
     unsubscribe: (params) =>
       runOperation(deps, 'unsubscribe', () => unsubscribeOperation(deps, params)),
-    add_subscriber: (params) =>
-      runOperation(deps, 'add_subscriber', () => addSubscriber(deps, params)),
+    add_subscriber: (params, context = TRUSTED) =>
+      runOperation(deps, 'add_subscriber', () => addSubscriber(deps, params, context)),
     delete_subscriber: (params) =>
       runOperation(deps, 'delete_subscriber', () => deleteSubscriber(deps, params)),
     subscribers: () => runOperation(deps, 'subscribers', () => listSubscribers(deps)),

@@ -61,11 +61,14 @@ export async function importSubscriber(
     context.settings,
   );
   if (isNewsletterError(call)) return { kind: 'rejected', error: call };
-  const draft = newSubscriberRecord(call.email, call, wanted, context.settings, context.now(), {
+  const now = context.now();
+  const draft = newSubscriberRecord(call.email, call, wanted, context.settings, now, {
     preassigned: false,
   });
   const id = await (context.nextId ? context.nextId() : context.store.nextId('subscriber'));
-  const record = { ...draft, id, version: 1 };
+  // The file says nothing of how each person joined elsewhere: the evidence is the import.
+  const consent = { channel: 'import' as const, subscribed: { at: now.toISOString() } };
+  const record = { ...draft, consent, id, version: 1 };
   if (!(await context.store.createSubscriber(record))) {
     return {
       kind: 'exists',

@@ -5,6 +5,7 @@ import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { type CallContext, required } from '../../shared/operations/dependencies.ts';
 import { type Route, type RouteName, routeNamed } from '../routes.ts';
 import { apiRootOf } from './api-root.ts';
+import { requestClient, trustedProxyHops } from './client-address.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
 import { formAnswer, isBrowserFormPost } from './form-answer.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
@@ -70,6 +71,9 @@ export function apiHandler(
   });
 }
 
+/** Read once per container, like the rest of the function's configuration. */
+const proxyHops = trustedProxyHops();
+
 /** Parses the request, settles the key and runs the operation: its result or why not. */
 async function answerOf(
   route: Route,
@@ -92,11 +96,11 @@ async function answerOf(
     trusted = check.trusted;
   }
   const apiRoot = apiRootOf(event, route.path);
-  const clientIp = event.requestContext?.identity?.sourceIp;
   return operation(params, {
     trusted,
+    channel: trusted ? 'api' : 'public_form',
     ...(apiRoot ? { apiRoot } : {}),
-    ...(clientIp ? { clientIp } : {}),
+    ...requestClient(event, proxyHops),
   });
 }
 

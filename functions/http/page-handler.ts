@@ -6,6 +6,7 @@ import type { LinkOutcome } from '../../shared/operations/token-links.ts';
 import { type RouteName, routeNamed } from '../routes.ts';
 import type { ProxyHandler } from './api-handler.ts';
 import { apiRootOf } from './api-root.ts';
+import { requestClient, trustedProxyHops } from './client-address.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { methodNotAllowed } from './method-guard.ts';
 import { observability, requestIdOf } from './observability.ts';
@@ -22,6 +23,9 @@ export interface LinkPage {
   /** Carries the link out; POST of the button or an RFC 8058 one-click POST. */
   readonly act: (token: unknown, context: CallContext) => Promise<LinkOutcome | NewsletterError>;
 }
+
+/** Read once per container, like the rest of the function's configuration. */
+const proxyHops = trustedProxyHops();
 
 const OUTCOME_PAGES: Record<LinkOutcome, MessagePageKind> = {
   confirmed: 'confirmed',
@@ -65,7 +69,11 @@ export function pageHandler(
         );
       }
       const apiRoot = apiRootOf(event, route.path);
-      const outcome = await page.act(token, { trusted: false, ...(apiRoot ? { apiRoot } : {}) });
+      const outcome = await page.act(token, {
+        trusted: false,
+        ...(apiRoot ? { apiRoot } : {}),
+        ...requestClient(event, proxyHops),
+      });
       if (isNewsletterError(outcome)) return failure(outcome);
       return toResponse(messagePage(OUTCOME_PAGES[outcome], { requestId }));
     });

@@ -47,6 +47,11 @@ export interface NewsletterConfig {
   readonly alarmTopicArn?: string;
   /** A stream consumer's first wait after a failed record (ms); it doubles each time. */
   readonly streamRetryBaseMs: number;
+  /**
+   * Proxies in front of API Gateway (CloudFront: 1) whose X-Forwarded-For entries the rate
+   * limit and the consent evidence believe; 0 by default: the header is never trusted.
+   */
+  readonly trustedProxyHops: number;
 }
 
 /** The deployment context is incomplete or wrong; the message names every problem. */
@@ -218,6 +223,7 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     apiGatewayCloudWatchRole: flag('apiGatewayCloudWatchRole', true),
     ...(alarmTopicArn !== undefined ? { alarmTopicArn } : {}),
     streamRetryBaseMs: count('streamRetryBaseMs', ENV_DEFAULTS.streamRetryBaseMs, 0, 10_000),
+    trustedProxyHops: count('trustedProxyHops', 0, 0, 5),
   };
   if (config.apiKeyParameter === config.settingsParameter) {
     problems.push('apiKeyParameter and settingsParameter must be different parameters');

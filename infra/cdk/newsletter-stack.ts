@@ -6,6 +6,7 @@ import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { TRUSTED_PROXY_HOPS_ENV } from '../../functions/http/client-address.ts';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { routes } from '../../functions/routes.ts';
 import { type StreamConsumer, streamConsumers } from '../../functions/streams/consumers.ts';
@@ -102,12 +103,18 @@ export class NewsletterStack extends Stack {
         entry: resolve(PROJECT_ROOT, 'functions', `${route.name}.ts`),
         projectRoot: PROJECT_ROOT,
         description: route.summary,
-        environment: route.cors
-          ? {
-              ...environment,
-              [CORS_ORIGINS_ENV]: config.corsOrigins === '*' ? '*' : config.corsOrigins.join(','),
-            }
-          : environment,
+        environment: {
+          ...environment,
+          ...(route.cors
+            ? {
+                [CORS_ORIGINS_ENV]: config.corsOrigins === '*' ? '*' : config.corsOrigins.join(','),
+              }
+            : {}),
+          // Only set when the operator declared proxies: the header is never trusted otherwise.
+          ...(config.trustedProxyHops > 0
+            ? { [TRUSTED_PROXY_HOPS_ENV]: String(config.trustedProxyHops) }
+            : {}),
+        },
         statements,
         logRetention,
         readsParameters: parameterReads(route).readsSettings,

@@ -1,4 +1,6 @@
 import type { MailKind } from '../adapters/mail/mail-port.ts';
+import type { Consent } from './consent.ts';
+import type { OnConfirm } from './outbox.ts';
 import type { SubscribeParameters, SubscriberFields } from './parameters/parse-parameters.ts';
 import type { Settings } from './settings-schema.ts';
 import type { SubscriberRecord, SubscriberStatus } from './subscriber.ts';
@@ -9,6 +11,8 @@ export interface SubscribeDecision {
   readonly next?: SubscriberRecord;
   /** Mails due, in sending order. */
   readonly mails: readonly MailKind[];
+  /** With an `activation` mail: what confirming it applies. */
+  readonly onConfirm?: OnConfirm;
 }
 
 /** The facts the rules look at besides the stored subscriber and the call. */
@@ -16,6 +20,8 @@ export interface SubscribeSituation {
   readonly trusted: boolean;
   readonly settings: Settings;
   readonly now: Date;
+  /** The call's consent evidence (channel, time, client); kept when the call subscribes someone. */
+  readonly consent?: Consent;
 }
 
 const union = (a: readonly number[], b: readonly number[] = []): number[] =>
@@ -48,7 +54,7 @@ function sameVisible(a: SubscriberRecord, b: SubscriberRecord): boolean {
 
 /** Whether the state the process keeps differs (the cooldown's claim). */
 function sameProcessState(a: SubscriberRecord, b: SubscriberRecord): boolean {
-  return a.activation_sent_at === b.activation_sent_at;
+  return a.activation_sent_at === b.activation_sent_at && a.consent === b.consent;
 }
 
 /**
@@ -85,7 +91,7 @@ export function newSubscriberRecord(
 }
 
 /** Mails that go out when a subscriber becomes confirmed. */
-function confirmationMails(settings: Settings, mailSubscriber: boolean): MailKind[] {
+export function confirmationMails(settings: Settings, mailSubscriber: boolean): MailKind[] {
   return [
     ...(mailSubscriber ? (['welcome'] as const) : []),
     ...(settings.admin_address ? (['admin'] as const) : []),
@@ -93,61 +99,130 @@ function confirmationMails(settings: Settings, mailSubscriber: boolean): MailKin
 }
 
 /**
- * The subscribe state machine of decisions part 4, as a pure function of the stored
- * subscriber (or none), the call, and who calls. Writing and sending happen elsewhere.
+ * Whether a never-confirmed `S` is past its expiry. DynamoDB's TTL deletes it up to days
+ * late, so the rules treat it as gone at once.
+ */
+export function isExpired(record: SubscriberRecord, now: Date): boolean {
+  return (
+    record.status === 'S' &&
+    record.expires_at !== undefined &&
+    record.expires_at * 1000 <= now.getTime()
+  );
+}
+
+/** The fields a call provided, as they travel with an activation. */
+function providedFields(call: SubscribeParameters): SubscriberFields {
+  return {
+    ...(call.name === undefined ? {} : { name: call.name }),
+    ...(call.surname === undefined ? {} : { surname: call.surname }),
+    ...(call.gender === undefined ? {} : { gender: call.gender }),
+    ...(call.lists === undefined ? {} : { lists: call.lists }),
+    ...(call.profile === undefined ? {} : { profile: call.profile }),
+  };
+}
+
+/**
+ * The subscribe state machine of decisions part 4 and docs/behaviour.md, as a pure function
+ * of the stored subscriber (or none), the call, and who calls. Writing and sending happen
+ * elsewhere. A keyless call never changes what a caller sees of an existing subscriber: its
+ * fields, its consent and its welcome choice travel with the activation it queues.
  */
 export function decideSubscribe(
-  current: SubscriberRecord | undefined,
+  stored: SubscriberRecord | undefined,
   call: SubscribeParameters,
-  { trusted, settings, now }: SubscribeSituation,
+  { trusted, settings, now, consent }: SubscribeSituation,
 ): SubscribeDecision {
   const double = settings.opt_in === 'double';
-  const sendToSubscriber = call.send_emails;
   const nowMs = now.getTime();
   const stamp = now.toISOString();
+  const expiresAt = Math.floor(nowMs / 1000) + settings.unconfirmed_expiry_days * 86_400;
 
+  // The cooldown and the rolling cap hold for every activation mail of the address, whoever
+  // asks; the log survives an expired record, so expiry does not reset the cap.
+  const windowMs = settings.activation_cap.window_hours * 3_600_000;
+  const log = (stored?.activation_log ?? []).filter((at) => nowMs - at < windowMs);
+  const cooledDown =
+    stored?.activation_sent_at === undefined ||
+    nowMs - stored.activation_sent_at >= settings.resend_cooldown_minutes * 60_000;
+  const mayActivate = cooledDown && log.length < settings.activation_cap.max_mails;
+  // In double opt-in the activation is the person's only way to consent: a keyless
+  // send_emails=false cannot suppress it, only the welcome.
+  const activationWanted = trusted ? call.send_emails : true;
+  const activated = (record: SubscriberRecord): SubscriberRecord => ({
+    ...record,
+    activation_sent_at: nowMs,
+    activation_log: [...log, nowMs],
+    // A fresh link gets a full lifetime before a never-confirmed record expires.
+    ...(record.expires_at === undefined ? {} : { expires_at: expiresAt }),
+  });
+
+  const current = stored && !isExpired(stored, now) ? stored : undefined;
   if (!current) {
-    const status: SubscriberStatus = double ? 'S' : 'C';
-    const record = newSubscriberRecord(call.email, call, status, settings, now);
-    if (double) {
-      return sendToSubscriber
-        ? { next: { ...record, activation_sent_at: nowMs }, mails: ['activation'] }
-        : { next: record, mails: [] };
-    }
-    return { next: record, mails: confirmationMails(settings, sendToSubscriber) };
+    const fresh = newSubscriberRecord(call.email, call, double ? 'S' : 'C', settings, now);
+    const record: SubscriberRecord = {
+      ...fresh,
+      ...(consent ? { consent } : {}),
+      ...(log.length > 0 ? { activation_log: log } : {}),
+    };
+    if (!double) return { next: record, mails: confirmationMails(settings, call.send_emails) };
+    const pending: SubscriberRecord = { ...record, expires_at: expiresAt };
+    return activationWanted && mayActivate
+      ? {
+          next: activated(pending),
+          mails: ['activation'],
+          onConfirm: { welcome: call.send_emails },
+        }
+      : { next: pending, mails: [] };
   }
 
-  const base: SubscriberRecord = current;
-
   /** Writes only what changed; `updated` moves only when something a caller sees changed. */
-  const write = (record: SubscriberRecord, mails: readonly MailKind[]): SubscribeDecision => {
+  const write = (
+    record: SubscriberRecord,
+    mails: readonly MailKind[],
+    onConfirm?: OnConfirm,
+  ): SubscribeDecision => {
     const visible = sameVisible(record, current);
     if (visible && sameProcessState(record, current) && mails.length === 0) return { mails: [] };
-    return { next: { ...record, updated: visible ? current.updated : stamp }, mails };
+    return {
+      next: { ...record, updated: visible ? current.updated : stamp },
+      mails,
+      ...(onConfirm ? { onConfirm } : {}),
+    };
   };
 
-  /** Sends the activation mail again unless one went out within the cooldown. */
-  const activation = (record: SubscriberRecord): SubscribeDecision => {
-    const cooledDown =
-      current.activation_sent_at === undefined ||
-      nowMs - current.activation_sent_at >= settings.resend_cooldown_minutes * 60_000;
-    return sendToSubscriber && cooledDown
-      ? write({ ...record, activation_sent_at: nowMs }, ['activation'])
+  /** Queues an activation unless the cooldown, the cap or a trusted send_emails=false holds it. */
+  const activation = (record: SubscriberRecord, onConfirm: OnConfirm): SubscribeDecision =>
+    activationWanted && mayActivate
+      ? write(activated(record), ['activation'], onConfirm)
       : write(record, []);
-  };
+
+  /** A keyless call's activation: the record stays as it is; the call travels with the link. */
+  const keylessActivation = (): SubscribeDecision =>
+    activation(current, {
+      fields: providedFields(call),
+      welcome: call.send_emails,
+      ...(consent ? { consent } : {}),
+    });
 
   switch (current.status) {
     case 'S':
-      return activation(mergeFields(base, call));
+      return trusted
+        ? activation(mergeFields(current, call), { welcome: call.send_emails })
+        : keylessActivation();
     case 'C':
-      return write(trusted ? mergeFields(base, call) : base, []);
+      return write(trusted ? mergeFields(current, call) : current, []);
     case 'U': {
-      const merged = mergeFields(base, call);
-      if (trusted && !double) {
-        return write({ ...merged, status: 'C' }, confirmationMails(settings, sendToSubscriber));
+      // Only the address owner may put an address back on the list: a keyless call leaves
+      // the opt-out standing until the link is confirmed.
+      if (!trusted) return keylessActivation();
+      const merged: SubscriberRecord = {
+        ...mergeFields(current, call),
+        ...(consent ? { consent } : {}),
+      };
+      if (!double) {
+        return write({ ...merged, status: 'C' }, confirmationMails(settings, call.send_emails));
       }
-      // Only the address owner may put an address back on the list: it must confirm again.
-      return activation({ ...merged, status: 'S' });
+      return activation({ ...merged, status: 'S' }, { welcome: call.send_emails });
     }
     case 'B':
     case 'P':

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MailKind } from '../adapters/mail/mail-port.ts';
-import type { SubscribeParameters } from './parameters/parse-parameters.ts';
+import type { Consent } from './consent.ts';
+import type { SubscribeParameters, SubscriberFields } from './parameters/parse-parameters.ts';
 
 /**
  * Where a mail of the outbox stands. `queued`: waiting for the mailer (also after a failed
@@ -30,6 +31,8 @@ export interface OutboxMail {
   readonly created: string;
   readonly last_error?: string;
   readonly sent_at?: string;
+  /** Of an activation: what its confirmation applies. */
+  readonly on_confirm?: OnConfirm;
 }
 
 /** States in which the mailer may still send a mail. */
@@ -41,6 +44,7 @@ export function outboxMail(
   subscriber: { readonly email: string; readonly id: number },
   linkBase: string | undefined,
   now: Date,
+  onConfirm?: OnConfirm,
 ): OutboxMail {
   return {
     mail_id: randomUUID(),
@@ -51,6 +55,7 @@ export function outboxMail(
     state: 'queued',
     attempts: 0,
     created: now.toISOString(),
+    ...(onConfirm ? { on_confirm: onConfirm } : {}),
   };
 }
 
@@ -64,5 +69,20 @@ export interface SubscribeRequest {
   /** `{api_root}` as the request reached us, for links. */
   readonly api_root?: string;
   readonly client_ip?: string;
+  readonly user_agent?: string;
   readonly received_at: string;
+}
+
+/**
+ * What confirming an activation applies, carried by the activation's outbox item and then by
+ * its token: a keyless call changes nothing stored until the person confirms, so its fields,
+ * its welcome choice and its consent evidence travel with the link instead.
+ */
+export interface OnConfirm {
+  /** Fields of a keyless call on an existing address; applied at confirmation. */
+  readonly fields?: SubscriberFields;
+  /** `send_emails=false` on a keyless call suppresses the welcome mail, not the activation. */
+  readonly welcome: boolean;
+  /** The subscribe request's evidence, for an existing address (a new one stores it at once). */
+  readonly consent?: Consent;
 }

@@ -42,6 +42,9 @@ const RequiredFieldSchema = v.pipe(
   ),
 );
 
+/** A cooldown below this would let a form mail an address every few seconds. */
+export const MIN_RESEND_COOLDOWN_MINUTES = 5;
+
 export const DEFAULT_TEXTS = {
   activation: {
     subject: 'Please confirm your subscription',
@@ -74,7 +77,27 @@ export const SettingsSchema = v.pipe(
       v.pipe(v.number(), v.minValue(1), v.maxValue(24 * 90)),
       24 * 7,
     ),
-    resend_cooldown_minutes: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(24 * 60)), 10),
+    /**
+     * The least time between two activation mails to one address. Its minimum keeps a mailbox
+     * from being flooded even when the cap below is set high.
+     */
+    resend_cooldown_minutes: v.optional(
+      v.pipe(v.number(), v.minValue(MIN_RESEND_COOLDOWN_MINUTES), v.maxValue(24 * 60)),
+      10,
+    ),
+    /** At most this many activation mails per address in any rolling window. */
+    activation_cap: v.optional(
+      v.strictObject({
+        max_mails: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20)),
+        window_hours: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(24 * 7)),
+      }),
+      { max_mails: 3, window_hours: 24 },
+    ),
+    /** An `S` subscriber that never confirms is deleted (DynamoDB TTL) this long after its last activation mail. */
+    unconfirmed_expiry_days: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(365)),
+      30,
+    ),
     /** How long an unsubscribe link in a sent mail keeps working (CAN-SPAM asks for 30 days). */
     unsubscribe_link_lifetime_days: v.optional(
       v.pipe(v.number(), v.minValue(30), v.maxValue(3650)),

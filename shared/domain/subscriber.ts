@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ConsentSchema } from './consent.ts';
 
 const isoDate = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 time, UTC.'));
 
@@ -26,6 +27,12 @@ export const SubscriberSchema = v.pipe(
     ),
     created: isoDate,
     updated: isoDate,
+    consent: v.optional(
+      v.pipe(
+        ConsentSchema,
+        v.description('How and when the subscriber joined and confirmed; keyed callers only.'),
+      ),
+    ),
   }),
   v.title('Subscriber'),
 );
@@ -53,6 +60,13 @@ export interface SubscriberRecord extends Subscriber {
   readonly change_id?: string;
   /** Every live token hash of this subscriber and when it expires (epoch s). */
   readonly tokens: Readonly<Record<string, number>>;
+  /** When recent activation mails were queued (epoch ms), for the rolling cap. */
+  readonly activation_log?: readonly number[];
+  /**
+   * Epoch seconds after which DynamoDB's TTL deletes the record: set only while it is an `S`
+   * that was never confirmed, so an unconfirmed address does not stay forever.
+   */
+  readonly expires_at?: number;
 }
 
 /** Strips a record down to what callers may see. */
@@ -68,5 +82,6 @@ export function toSubscriber(record: SubscriberRecord): Subscriber {
     status: record.status,
     created: record.created,
     updated: record.updated,
+    ...(record.consent ? { consent: record.consent } : {}),
   };
 }

@@ -1,9 +1,10 @@
+import { consentEvent } from '../domain/consent.ts';
 import { newSubscriberRecord } from '../domain/decide-subscribe.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../domain/errors.ts';
 import type { RawParameters } from '../domain/parameters/normalise-parameters.ts';
 import { parseAddSubscriberParameters } from '../domain/parameters/parse-parameters.ts';
 import { type Subscriber, toSubscriber } from '../domain/subscriber.ts';
-import type { Dependencies } from './dependencies.ts';
+import { type CallContext, channelOf, type Dependencies, TRUSTED } from './dependencies.ts';
 
 /**
  * `add_subscriber`: writes a new subscriber directly, no process and no mail. Uniqueness of the
@@ -12,6 +13,7 @@ import type { Dependencies } from './dependencies.ts';
 export async function addSubscriber(
   deps: Dependencies,
   raw: RawParameters,
+  context: CallContext = TRUSTED,
 ): Promise<Subscriber | NewsletterError> {
   const settings = await deps.settings();
   const call = parseAddSubscriberParameters(raw, settings);
@@ -21,8 +23,14 @@ export async function addSubscriber(
   // A refused call must leave the table as it was: look before taking an id. The conditional
   // write below still decides a race; only its loser burns an id.
   if (await deps.store.getSubscriber(call.email)) return exists();
-  const draft = newSubscriberRecord(call.email, call, call.status, settings, deps.now());
-  const record = { ...draft, id: await deps.store.nextId('subscriber'), version: 1 };
+  const now = deps.now();
+  const draft = newSubscriberRecord(call.email, call, call.status, settings, now);
+  const record = {
+    ...draft,
+    consent: { channel: channelOf(context), subscribed: consentEvent(now, context) },
+    id: await deps.store.nextId('subscriber'),
+    version: 1,
+  };
   if (!(await deps.store.createSubscriber(record))) return exists();
   return toSubscriber(record);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MailKind } from '../adapters/mail/mail-port.ts';
 import type { SubscriberWrites } from '../adapters/store/store-port.ts';
 import { DependencyError, type NewsletterError, newsletterError } from '../domain/errors.ts';
-import { type OutboxMail, outboxMail } from '../domain/outbox.ts';
+import { type OnConfirm, type OutboxMail, outboxMail } from '../domain/outbox.ts';
 import type { Settings } from '../domain/settings-schema.ts';
 import type { SubscriberRecord } from '../domain/subscriber.ts';
 import type { CallContext, Dependencies } from './dependencies.ts';
@@ -35,7 +35,7 @@ export async function commitChange(
   current: SubscriberRecord | undefined,
   draft: SubscriberRecord,
   mails: readonly MailKind[],
-  { settlesRequest }: { settlesRequest?: string } = {},
+  { settlesRequest, onConfirm }: { settlesRequest?: string; onConfirm?: OnConfirm } = {},
 ): Promise<CommitResult> {
   const now = deps.now();
   const base = linkBase(settings, context);
@@ -61,7 +61,13 @@ export async function commitChange(
   }
   const id = current?.id ?? (await deps.store.nextId('subscriber'));
   const outbox: OutboxMail[] = mails.map((kind) =>
-    outboxMail(kind, { email: draft.email, id }, base, now),
+    outboxMail(
+      kind,
+      { email: draft.email, id },
+      base,
+      now,
+      kind === 'activation' ? onConfirm : undefined,
+    ),
   );
   const activation = outbox.find((mail) => mail.kind === 'activation');
   const { confirm_token: confirm, activation_outbox: previous, ...rest } = draft;

@@ -38,8 +38,12 @@ export class MailNotSent extends Error {
 function stillWanted(mail: OutboxMail, subscriber: SubscriberRecord): boolean {
   switch (mail.kind) {
     case 'activation':
-      // Only the newest activation is sent; confirming or leaving ends the need for it.
-      return subscriber.status === 'S' && subscriber.activation_outbox === mail.mail_id;
+      // Only the newest activation is sent; confirming or leaving ends the need for it. A `U`
+      // asked to come back through a keyless call: it stays `U` until the link is confirmed.
+      return (
+        (subscriber.status === 'S' || subscriber.status === 'U') &&
+        subscriber.activation_outbox === mail.mail_id
+      );
     case 'welcome':
       return subscriber.status === 'C';
     case 'admin':
@@ -136,9 +140,19 @@ function prepare(
       deletes.push(confirmToken);
     }
     const token = mintToken();
-    const expires = nowSeconds + settings.activation_lifetime_hours * 3600;
+    // The link dies with a never-confirmed record that expires first.
+    const expires = Math.min(
+      nowSeconds + settings.activation_lifetime_hours * 3600,
+      subscriber.expires_at ?? Number.POSITIVE_INFINITY,
+    );
     tokens[token.hash] = expires;
-    puts.push({ hash: token.hash, email: mail.email, purpose: 'confirm', expires_at: expires });
+    puts.push({
+      hash: token.hash,
+      email: mail.email,
+      purpose: 'confirm',
+      expires_at: expires,
+      ...(mail.on_confirm ? { on_confirm: mail.on_confirm } : {}),
+    });
     confirmToken = token.hash;
     link = { confirmUrl: pageLink(base, 'confirm', token.raw) };
   } else if (mail.kind === 'welcome') {

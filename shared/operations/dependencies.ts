@@ -1,4 +1,5 @@
 import type { Store } from '../adapters/store/store-port.ts';
+import type { JoinChannel } from '../domain/consent.ts';
 import { type NewsletterError, newsletterError } from '../domain/errors.ts';
 import type { Settings } from '../domain/settings-schema.ts';
 
@@ -78,8 +79,22 @@ export interface CallContext {
   readonly trusted: boolean;
   /** `{api_root}` as the request reached us, for links in mails; settings may override it. */
   readonly apiRoot?: string;
-  /** The caller's IP address, for the per-client rate limit of public calls. */
+  /** The caller's IP address, for the per-client rate limit and the consent evidence. */
   readonly clientIp?: string;
+  /** The caller's User-Agent, for the consent evidence. */
+  readonly userAgent?: string;
+  /** When the request arrived, when it is applied later (a keyless request on the stream). */
+  readonly receivedAt?: Date;
+  /**
+   * How the call reached us, recorded as consent evidence; absent: `public_form` for a keyless
+   * call, `function_class` for a trusted one (an in-process caller).
+   */
+  readonly channel?: JoinChannel;
+}
+
+/** The channel a call is recorded under. */
+export function channelOf(context: CallContext): JoinChannel {
+  return context.channel ?? (context.trusted ? 'function_class' : 'public_form');
 }
 
 /** The context of an in-process call: trusted, links from the settings. */

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
+import { consentEvent } from '../domain/consent.ts';
 import { decideSubscribe } from '../domain/decide-subscribe.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../domain/errors.ts';
-import type { RawParameters } from '../domain/parameters/normalise-parameters.ts';
+import { isNotGiven, type RawParameters } from '../domain/parameters/normalise-parameters.ts';
 import {
   parseSubscribeParameters,
   type SubscribeParameters,
@@ -10,7 +11,7 @@ import {
 import type { Settings } from '../domain/settings-schema.ts';
 import { type Subscriber, type SubscriberRecord, toSubscriber } from '../domain/subscriber.ts';
 import { commitChange } from './commit-change.ts';
-import type { CallContext, Dependencies } from './dependencies.ts';
+import { type CallContext, channelOf, type Dependencies } from './dependencies.ts';
 import { withinRateLimit } from './rate-limit.ts';
 import { CONFLICT, retryOnConflict } from './retry-on-conflict.ts';
 
@@ -86,7 +87,8 @@ export async function subscribe(
   const problem = checkPublicCall(call, settings);
   if (problem) return problem;
   const honeypot = settings.honeypot_field ? raw[settings.honeypot_field] : undefined;
-  if (honeypot !== undefined && honeypot !== '') {
+  // `null` is "not given" here as everywhere: a JSON form that sends the empty field is a person.
+  if (!isNotGiven(honeypot)) {
     // Bots get the usual answer, so they learn nothing; nothing is stored or sent.
     deps.log.warn('honeypot_filled', { field: settings.honeypot_field });
     return publicAnswer;
@@ -104,6 +106,7 @@ export async function subscribe(
     params: call,
     ...(context.apiRoot ? { api_root: context.apiRoot } : {}),
     ...(context.clientIp ? { client_ip: context.clientIp } : {}),
+    ...(context.userAgent ? { user_agent: context.userAgent } : {}),
     received_at: now.toISOString(),
   });
   return publicAnswer;
@@ -132,6 +135,8 @@ export async function settleSubscribeRequest(
     trusted: false,
     ...(request.api_root ? { apiRoot: request.api_root } : {}),
     ...(request.client_ip ? { clientIp: request.client_ip } : {}),
+    ...(request.user_agent ? { userAgent: request.user_agent } : {}),
+    receivedAt: new Date(request.received_at),
   };
   const outcome = await applySubscribe(deps, settings, request.params, context, requestId);
   return isNewsletterError(outcome) ? outcome : 'settled';
@@ -147,10 +152,15 @@ async function applySubscribe(
 ): Promise<SubscriberRecord | NewsletterError> {
   return retryOnConflict('subscribe', deps.log, async () => {
     const current = await deps.store.getSubscriber(call.email);
+    const now = deps.now();
     const decision = decideSubscribe(current, call, {
       trusted: context.trusted,
       settings,
-      now: deps.now(),
+      now,
+      consent: {
+        channel: channelOf(context),
+        subscribed: consentEvent(context.receivedAt ?? now, context),
+      },
     });
     if (!decision.next) {
       // Nothing to change: only the request, if any, is settled.
@@ -165,11 +175,16 @@ async function applySubscribe(
       current,
       decision.next,
       decision.mails,
-      settlesRequest ? { settlesRequest } : {},
+      {
+        ...(settlesRequest ? { settlesRequest } : {}),
+        ...(decision.onConfirm ? { onConfirm: decision.onConfirm } : {}),
+      },
     );
     if (result.kind === 'conflict') return CONFLICT;
     if (result.kind === 'failed') return result.error;
-    if (!current || current.status === 'U') deps.metrics.count('Subscriptions');
+    if (!current || (current.status === 'U' && result.record.status !== 'U')) {
+      deps.metrics.count('Subscriptions');
+    }
     return result.record;
   });
 }

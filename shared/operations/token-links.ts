@@ -1,4 +1,6 @@
-import type { TokenPurpose } from '../adapters/store/store-port.ts';
+import type { TokenPurpose, TokenRecord } from '../adapters/store/store-port.ts';
+import { consentEvent } from '../domain/consent.ts';
+import { confirmationMails, isExpired, mergeFields } from '../domain/decide-subscribe.ts';
 import { isNewsletterError, type NewsletterError } from '../domain/errors.ts';
 import type { SubscriberRecord } from '../domain/subscriber.ts';
 import { hashToken, isWellFormedToken, sameHash } from '../domain/tokens.ts';
@@ -10,6 +12,12 @@ import { unsubscribeAddress } from './unsubscribe.ts';
 /** What following a link in a mail achieved; `invalid` covers unknown, expired and superseded. */
 export type LinkOutcome = 'confirmed' | 'already_confirmed' | 'unsubscribed' | 'invalid';
 
+/** A link's token and the subscriber it belongs to. */
+interface Holder {
+  readonly subscriber: SubscriberRecord;
+  readonly token: TokenRecord;
+}
+
 /**
  * Finds the subscriber a raw token belongs to, or nothing. The token must be well formed, known,
  * of the right purpose, not expired (DynamoDB TTL deletes late, so expiry is checked here), and
@@ -19,14 +27,14 @@ async function holderOf(
   deps: Pick<Dependencies, 'store' | 'now'>,
   raw: unknown,
   purpose: TokenPurpose,
-): Promise<SubscriberRecord | undefined> {
+): Promise<Holder | undefined> {
   if (!isWellFormedToken(raw)) return undefined;
   const hash = hashToken(raw);
   const token = await deps.store.getToken(hash);
   if (!token || token.purpose !== purpose || token.expires_at * 1000 <= deps.now().getTime())
     return undefined;
   const subscriber = await deps.store.getSubscriber(token.email);
-  if (!subscriber) return undefined;
+  if (!subscriber || isExpired(subscriber, deps.now())) return undefined;
   const listed = Object.keys(subscriber.tokens).some((stored) => sameHash(stored, hash));
   if (!listed) return undefined;
   if (
@@ -34,8 +42,12 @@ async function holderOf(
     !(subscriber.confirm_token && sameHash(subscriber.confirm_token, hash))
   )
     return undefined;
-  return subscriber;
+  return { subscriber, token };
 }
+
+/** Whether an activation link can still confirm (or has): `S`, a `U` asked back, or `C`. */
+const confirmable = (status: SubscriberRecord['status']): boolean =>
+  status === 'S' || status === 'U' || status === 'C';
 
 /** Whether a link is worth showing its button for (GET of a page); changes nothing. */
 export async function checkLink(
@@ -45,13 +57,14 @@ export async function checkLink(
 ): Promise<boolean> {
   const holder = await holderOf(deps, raw, purpose);
   if (!holder) return false;
-  return purpose === 'unsubscribe' || holder.status === 'S' || holder.status === 'C';
+  return purpose === 'unsubscribe' || confirmable(holder.subscriber.status);
 }
 
 /**
- * Confirms through an activation link: `S` becomes `C` and the welcome and admin mails are
- * queued with it. Confirming again is a success; racing confirmations commit once and queue
- * once.
+ * Confirms through an activation link: `S` (or a `U` that asked to come back) becomes `C`, with
+ * what the activation carried (the fields and consent of a keyless call), the confirmation's
+ * own evidence, and the welcome and admin mails queued with it. Confirming again is a
+ * success; racing confirmations commit once and queue once.
  */
 export async function confirmByLink(
   deps: Pick<Dependencies, 'store' | 'settings' | 'now' | 'log' | 'metrics'>,
@@ -60,16 +73,24 @@ export async function confirmByLink(
 ): Promise<LinkOutcome | NewsletterError> {
   const settings = await deps.settings();
   return retryOnConflict('confirm_subscription', deps.log, async () => {
-    const current = await holderOf(deps, raw, 'confirm');
-    if (!current) return 'invalid';
+    const holder = await holderOf(deps, raw, 'confirm');
+    if (!holder) return 'invalid';
+    const { subscriber: current, token } = holder;
     if (current.status === 'C') return 'already_confirmed';
-    if (current.status !== 'S') return 'invalid';
+    if (current.status !== 'S' && current.status !== 'U') return 'invalid';
+    const now = deps.now();
+    const carried = token.on_confirm;
+    const joined = carried?.consent ?? current.consent;
+    const { expires_at: _expiry, ...kept } = carried?.fields
+      ? mergeFields(current, carried.fields)
+      : current;
     const draft: SubscriberRecord = {
-      ...current,
+      ...kept,
       status: 'C',
-      updated: deps.now().toISOString(),
+      updated: now.toISOString(),
+      ...(joined ? { consent: { ...joined, confirmed: consentEvent(now, context) } } : {}),
     };
-    const mails = ['welcome', ...(settings.admin_address ? (['admin'] as const) : [])] as const;
+    const mails = confirmationMails(settings, carried?.welcome ?? true);
     const result = await commitChange(deps, settings, context, current, draft, mails);
     if (result.kind === 'conflict') return CONFLICT;
     if (result.kind === 'failed') return result.error;
@@ -85,7 +106,7 @@ export async function unsubscribeByLink(
 ): Promise<LinkOutcome | NewsletterError> {
   const holder = await holderOf(deps, raw, 'unsubscribe');
   if (!holder) return 'invalid';
-  const outcome = await unsubscribeAddress(deps, holder.email);
+  const outcome = await unsubscribeAddress(deps, holder.subscriber.email);
   if (!outcome) return 'invalid';
   return isNewsletterError(outcome) ? outcome : 'unsubscribed';
 }

@@ -10,7 +10,8 @@ export type UnsubscribeOutcome = { readonly record: SubscriberRecord } | Newslet
 
 /**
  * Moves a subscriber to `U`: `S` and `C` become `U`; `U` stays (a success); `B` and `P` stay,
- * since they already block every mail and are stronger facts than an unsubscription.
+ * since they already block every mail and are stronger facts than an unsubscription. Any
+ * pending activation link dies with it.
  */
 export async function unsubscribeAddress(
   deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'>,
@@ -19,16 +20,31 @@ export async function unsubscribeAddress(
   return retryOnConflict('unsubscribe', deps.log, async () => {
     const current = await deps.store.getSubscriber(email);
     if (!current) return undefined;
-    if (current.status !== 'S' && current.status !== 'C') return { record: current };
+    if (current.status === 'B' || current.status === 'P') return { record: current };
+    const leaving = current.status !== 'U';
+    // An activation link sent before the unsubscribe must not bring the address back: it is
+    // retired with it (a `U` keeps one only when a keyless call asked it back since).
+    if (!leaving && current.confirm_token === undefined) return { record: current };
+    const {
+      confirm_token: retired,
+      activation_outbox: _superseded,
+      expires_at: _expiry,
+      ...kept
+    } = current;
+    const tokens = { ...current.tokens };
+    if (retired !== undefined) delete tokens[retired];
     const next: SubscriberRecord = {
-      ...current,
+      ...kept,
       status: 'U',
-      updated: deps.now().toISOString(),
+      tokens,
+      ...(leaving ? { updated: deps.now().toISOString() } : {}),
       version: current.version + 1,
     };
-    // Mails still in the outbox are not withdrawn: the mailer reads the status before sending.
-    if (!(await deps.store.replaceSubscriber(next, current.version))) return CONFLICT;
-    deps.metrics.count('Unsubscriptions');
+    // Mails still in the outbox are not withdrawn: the mailer reads the subscriber before
+    // sending, and no activation of it is current any more.
+    const writes = retired === undefined ? {} : { tokens: { put: [], delete: [retired] } };
+    if (!(await deps.store.replaceSubscriber(next, current.version, writes))) return CONFLICT;
+    if (leaving) deps.metrics.count('Unsubscriptions');
     return { record: next };
   });
 }

@@ -8,6 +8,8 @@ export interface FailingProxy {
   readonly puts: number;
   /** Resolves once a PutItem beyond the allowed ones is being held (mode `hold`). */
   readonly holding: Promise<void>;
+  /** Resolves once DynamoDB has answered every allowed PutItem (each is applied by then). */
+  readonly answered: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -29,9 +31,14 @@ export async function startFailingProxy(
   mode: FailureMode = 'fail',
 ): Promise<FailingProxy> {
   let puts = 0;
+  let answeredPuts = 0;
   let held!: () => void;
   const holding = new Promise<void>((resolve) => {
     held = resolve;
+  });
+  let allAnswered!: () => void;
+  const answered = new Promise<void>((resolve) => {
+    allAnswered = resolve;
   });
   const upstream = new URL(target);
   const server = createServer((req, res) => {
@@ -66,6 +73,11 @@ export async function startFailingProxy(
           (answer) => {
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             answer.pipe(res);
+            // DynamoDB has applied the write once it answers.
+            if (isPut) {
+              answeredPuts += 1;
+              if (answeredPuts === allowedPuts) allAnswered();
+            }
           },
         );
         forward.on('error', () => res.destroy());
@@ -81,6 +93,7 @@ export async function startFailingProxy(
       return puts;
     },
     holding,
+    answered,
     stop: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -138,6 +138,7 @@ describe('subscribers import and export', () => {
       ),
     );
     expect(Object.keys(subscribers[0] ?? {}).sort()).toEqual([
+      'consent',
       'created',
       'email',
       'gender',
@@ -149,6 +150,8 @@ describe('subscribers import and export', () => {
       'surname',
       'updated',
     ]);
+    // [subscribe.consent] The export carries the evidence: these joined through the import.
+    expect(subscribers[0]?.consent).toMatchObject({ channel: 'import' });
     const empty = await (await cliWorld()).cli(['subscribers', 'export', '--format', 'json']);
     expect(JSON.parse(empty.stdout)).toEqual([]);
   });
@@ -446,6 +449,9 @@ describe('subscribers import: checkpoint and --resume', () => {
       child.on('exit', (_code, signal) => resolve(signal)),
     );
     await proxy.holding;
+    // The allowed writes are forwarded after a small delay each: wait until DynamoDB applied
+    // them all, so the count below does not race them.
+    await proxy.answered;
     // The checkpoint of the rows done so far is written as they complete; wait for the file
     // itself (the test's timeout bounds the wait, not a clock of ours).
     while (!existsSync(file('killed.csv.checkpoint'))) await sleep(10);

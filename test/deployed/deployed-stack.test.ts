@@ -184,7 +184,7 @@ describe('the whole scenario, from cdk.out', () => {
     await step('subscribe, unsubscribed, keyless, after the cooldown', () =>
       service.post('/subscribe', { email: ada }),
     );
-    await step('unsubscribe, pending', () =>
+    await step('unsubscribe, U asked back by a keyless call (pending activation)', () =>
       service.post('/unsubscribe', { email: ada, api_key: key() }),
     );
     await step('unsubscribe, already unsubscribed', () =>

@@ -26,6 +26,8 @@ function examples(): { title: string; command: string; answer: unknown }[] {
 function normalise(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalise);
   if (typeof value === 'string' && ISO_TIME.test(value)) return '<time>';
+  // The consent evidence keeps the client's User-Agent: curl's own version varies by machine.
+  if (typeof value === 'string' && /^curl\/\S+$/.test(value)) return 'curl/<version>';
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, normalise(inner)]));
   }

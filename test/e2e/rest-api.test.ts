@@ -45,7 +45,9 @@ function address(tag: string): string {
   return `${tag}-${counter}@example.com`;
 }
 
+/** The interface document's subscriber object, plus `consent` for keyed callers (issue 15). */
 const SUBSCRIBER_FIELDS = [
+  'consent',
   'created',
   'email',
   'gender',
@@ -428,10 +430,16 @@ describe('POST /subscribe: send_emails (4.1, decisions part 2)', () => {
     [0, 'json'],
     ['no', 'form'],
     ['off', 'multipart'],
-  ])('%j (%s) stores the subscriber and sends nothing', async (value, type) => {
+  ])('%j (%s) with the key stores the subscriber and sends nothing', async (value, type) => {
     const email = address('quiet');
-    expect((await publicSubscribe({ email, send_emails: value }, type)).status).toBe('S');
+    expect((await trustedSubscribe({ email, send_emails: value }, type)).status).toBe('S');
     expect(await service.mails(email)).toHaveLength(0);
+  });
+
+  it('[subscribe.keyless-activation] false without the key still sends the activation mail', async () => {
+    const email = address('quiet-public');
+    expect((await publicSubscribe({ email, send_emails: false })).status).toBe('S');
+    expect(await service.mails(email)).toHaveLength(1);
   });
 
   it.each([['maybe'], [2], ['nope']])('rejects %j with 400', async (value) => {

@@ -327,11 +327,11 @@ describe('subscribing again', () => {
     const again = await service.post('/subscribe', { email, name: 'Second' });
     expect(again.json).toEqual({ email, status: 'pending' });
     expect(await mailsOfKind(email, 'activation')).toHaveLength(1);
-    // Provided fields of a pending subscriber are updated even when no mail goes out.
-    expect(await service.subscriber(email)).toMatchObject({ status: 'S', name: 'Second' });
+    // [subscribe.keyless-no-rewrite] A keyless call changes nothing stored before confirmation.
+    expect(await service.subscriber(email)).toMatchObject({ status: 'S', name: 'First' });
 
-    service.setSettings({ resend_cooldown_minutes: 0 });
-    expect((await service.post('/subscribe', { email })).status).toBe(200);
+    await service.ageActivations(email);
+    expect((await service.post('/subscribe', { email, name: 'Third' })).status).toBe(200);
     const activations = await mailsOfKind(email, 'activation');
     expect(activations).toHaveLength(2);
     const secondLink = activations[1] ? linksIn(activations[1]).confirm : undefined;
@@ -344,10 +344,12 @@ describe('subscribing again', () => {
     expect(await status(email)).toBe('S');
     expectHtml(await confirm(secondLink), 200, 'Subscription confirmed');
     expect(await status(email)).toBe('C');
+    // The fields of the call whose link was confirmed are applied with it.
+    expect(await service.subscriber(email)).toMatchObject({ name: 'Third' });
   });
 
   it('a confirmed address is left alone and gets no mail from a keyless call', async () => {
-    service.setSettings({ opt_in: 'single', resend_cooldown_minutes: 0 });
+    service.setSettings({ opt_in: 'single' });
     const email = address('confirmed');
     await service.post('/subscribe', { email, name: 'Kept' });
     const before = await service.mails(email);
@@ -358,7 +360,7 @@ describe('subscribing again', () => {
     expect(await service.subscriber(email)).toMatchObject({ status: 'C', name: 'Kept' });
   });
 
-  it('an unsubscribed address must confirm again: a fresh activation mail, status S', async () => {
+  it('[subscribe.keyless-no-rewrite] an unsubscribed address must confirm again: a fresh activation mail, still U until the link is confirmed', async () => {
     const email = address('back');
     expect(
       (await service.post('/subscribers/add', { email, api_key: service.apiKey })).status,
@@ -367,24 +369,77 @@ describe('subscribing again', () => {
       (await service.post('/unsubscribe', { email, api_key: service.apiKey })).json,
     ).toMatchObject({ status: 'U' });
     await service.post('/subscribe', { email });
-    expect(await status(email)).toBe('S');
+    expect(await status(email)).toBe('U');
     const link = await activationLink(email);
     expectHtml(await confirm(link), 200, 'Subscription confirmed');
     expect(await status(email)).toBe('C');
   });
 });
 
+describe('consent evidence', () => {
+  it('[subscribe.consent] keeps the channel, time, client address and user agent of the form post and of the confirmation, for keyed callers only', async () => {
+    const email = address('consent');
+    const form = await service.post(
+      '/subscribe',
+      { email },
+      { headers: { 'User-Agent': 'SignupForm/2.0' } },
+    );
+    expect(form.json).toEqual({ email, status: 'pending' });
+    const link = await activationLink(email);
+    const confirmed = await service.post(
+      link,
+      { token: tokenOf(link) },
+      { type: 'form', headers: { 'User-Agent': 'MailClient/7' } },
+    );
+    expect(confirmed.status).toBe(200);
+    const consent = (await service.subscriber(email))?.consent;
+    expect(consent).toMatchObject({
+      channel: 'public_form',
+      subscribed: { user_agent: 'SignupForm/2.0', ip: expect.any(String) },
+      confirmed: { user_agent: 'MailClient/7', ip: expect.any(String) },
+    });
+    expect(Date.parse(consent?.confirmed?.at ?? '')).toBeGreaterThanOrEqual(
+      Date.parse(consent?.subscribed.at ?? ''),
+    );
+    // A keyless call learns nothing of it.
+    expect((await service.post('/subscribe', { email })).json).toEqual({
+      email,
+      status: 'pending',
+    });
+    // A keyed add is recorded as the API.
+    const added = await service.post('/subscribers/add', {
+      email: address('consent-api'),
+      api_key: service.apiKey,
+    });
+    expect(added.json).toMatchObject({ consent: { channel: 'api' } });
+  });
+});
+
 describe('mail choices', () => {
-  it('send_emails=false stores the subscriber and sends nothing', async () => {
+  it('send_emails=false with the key stores the subscriber and sends nothing', async () => {
     const email = address('quiet');
+    const answer = await service.post(
+      '/subscribe',
+      { email, send_emails: 'false', api_key: service.apiKey },
+      { type: 'form' },
+    );
+    expect(answer.json).toMatchObject({ email, status: 'S' });
+    expect(await service.mails(email)).toHaveLength(0);
+  });
+
+  it('[subscribe.keyless-activation] send_emails=false without the key still sends the activation, answers 200, and holds back only the welcome', async () => {
+    const email = address('quiet-form');
     const answer = await service.post(
       '/subscribe',
       { email, send_emails: 'false' },
       { type: 'form' },
     );
+    expect(answer.status).toBe(200);
     expect(answer.json).toEqual({ email, status: 'pending' });
-    expect(await status(email)).toBe('S');
-    expect(await service.mails(email)).toHaveLength(0);
+    expectHtml(await confirm(await activationLink(email)), 200, 'Subscription confirmed');
+    expect(await status(email)).toBe('C');
+    expect((await service.mails(email)).map(kindOf)).toEqual(['activation']);
+    expect(await adminMailsAbout(email)).toHaveLength(1);
   });
 
   it('single opt-in confirms at once: status C, welcome mail with one-click headers, admin mail', async () => {

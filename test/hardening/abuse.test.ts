@@ -97,6 +97,36 @@ describe('resend cooldown', () => {
   });
 });
 
+describe('activation cap', () => {
+  it('[subscribe.activation-cap] one address driven through 50 cooldowns from 50 client addresses gets at most 3 activation mails', async () => {
+    const email = 'bomb-target@example.com';
+    const answers: RawResponse[] = [];
+    for (let round = 0; round < 50; round += 1) {
+      answers.push(await subscribe({ email, name: `Spam ${round}` }, newClient()));
+      await stack.settled();
+      // As if the cooldown had passed since the last activation (the rounds stay inside one
+      // day: 50 cooldowns of 10 minutes are about 8 hours).
+      await db.send(
+        new UpdateCommand({
+          TableName: stack.tableName,
+          Key: { pk: `SUBSCRIBER#${email}`, sk: 'subscriber' },
+          UpdateExpression: 'SET activation_sent_at = activation_sent_at - :cooldown',
+          ConditionExpression: 'attribute_exists(activation_sent_at)',
+          ExpressionAttributeValues: { ':cooldown': 11 * 60_000 },
+        }),
+      );
+    }
+    expect(new Set(answers.map((answer) => `${answer.status} ${answer.text}`))).toEqual(
+      new Set([`200 ${JSON.stringify({ email, status: 'pending' })}`]),
+    );
+    // The documented default cap: 3 per rolling 24 hours, the first mail included.
+    expect(await activationsTo(email)).toHaveLength(3);
+    // Nothing the callers sent was stored: the name is the first call's, never a later one's.
+    expect((await subscriber(email))?.name).toBe('Spam 0');
+    summary.push('50 cooldowns from 50 addresses → 3 activation mails');
+  });
+});
+
 describe('per-client rate limit', () => {
   it('answers 429 after the configured number of calls, per client, whatever the headers say', async () => {
     putSettings(
@@ -278,7 +308,8 @@ describe('the answer does not tell who is subscribed', () => {
     expect(await newMails(addresses.C)).toBe(0);
     expect(await newMails(addresses.B)).toBe(0);
     expect(await newMails(addresses.P)).toBe(0);
-    expect((await subscriber(addresses.U))?.status).toBe('S');
+    // [subscribe.keyless-no-rewrite] The opt-out stands until the activation link is confirmed.
+    expect((await subscriber(addresses.U))?.status).toBe('U');
     expect((await subscriber(addresses.C))?.status).toBe('C');
     expect((await subscriber(addresses.B))?.status).toBe('B');
     expect((await subscriber(addresses.P))?.status).toBe('P');

@@ -25,6 +25,8 @@ describe('readNewsletterConfig', () => {
       logRetentionDays: 30,
       apiGatewayCloudWatchRole: true,
       streamRetryBaseMs: 1000,
+      // X-Forwarded-For is never believed unless the operator declares proxies.
+      trustedProxyHops: 0,
     });
   });
 

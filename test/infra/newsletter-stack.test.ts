@@ -370,6 +370,29 @@ describe('API Gateway', () => {
     }
   });
 
+  it('[subscribe.trusted-proxy] tells every function of the API how many proxies to believe only when the operator declares them', () => {
+    const proxyVariable = 'NEWSLETTER_TRUSTED_PROXY_HOPS';
+    const variablesOf = (built: typeof template) =>
+      [...resourcesOfType(built, 'AWS::Lambda::Function').values()].map(
+        (fn) =>
+          ((fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+            ?.Variables ?? {}) as Record<string, unknown>,
+      );
+    for (const variables of variablesOf(template)) expect(variables[proxyVariable]).toBeUndefined();
+    const behindCloudFront = buildApp({ trustedProxyHops: '1' }).template;
+    const apiFunctions = [...resourcesOfType(behindCloudFront, 'AWS::ApiGateway::Method').values()]
+      .map((method) =>
+        JSON.stringify((method.Properties.Integration as { Uri?: unknown } | undefined)?.Uri ?? ''),
+      )
+      .filter((uri) => uri.includes('Arn'));
+    expect(apiFunctions.length).toBeGreaterThan(0);
+    const withHops = variablesOf(behindCloudFront).filter(
+      (variables) => variables[proxyVariable] === '1',
+    );
+    // One per API function: each route's own function reads it.
+    expect(withHops.length).toBe(new Set(apiFunctions).size);
+  });
+
   it('names the stage after the path prefix and throttles it', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'api',

@@ -89,8 +89,14 @@ describe('[subscribe.rate-limit] per-client rate limit', () => {
     const counters = (await scanAll()).filter((item) => String(item.pk).startsWith('RATE#'));
     expect(counters).toHaveLength(1);
     const [counter] = counters;
-    // The address itself is stored nowhere; its SHA-256 (hex) stands in for it.
-    expect(JSON.stringify(await scanAll())).not.toContain(ip);
+    // The counter keeps no address: its SHA-256 (hex) stands in for it. The address is kept
+    // only as consent evidence on the subscribers it created ([subscribe.consent]).
+    const items = await scanAll();
+    const evidence = items.filter((item) => String(item.pk).startsWith('SUBSCRIBER#'));
+    expect(
+      evidence.map((item) => (item.consent as { subscribed: { ip?: string } }).subscribed.ip),
+    ).toEqual(Array(20).fill(ip));
+    expect(JSON.stringify(items.filter((item) => !evidence.includes(item)))).not.toContain(ip);
     expect(String(counter?.pk)).toMatch(/^RATE#ip#[0-9a-f]{32}#10#\d+$/);
     expect(counter?.request_count).toBe(20);
     // The counter dies with its window (TTL), a minute after it ends.

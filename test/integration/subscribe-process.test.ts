@@ -143,6 +143,7 @@ describe('subscribe, new address', () => {
     const result = await newsletter.subscribe({ email: 'io@example.com', name: 'Io' });
     expect(Object.keys(result).sort()).toEqual(
       [
+        'consent',
         'created',
         'email',
         'gender',
@@ -155,26 +156,47 @@ describe('subscribe, new address', () => {
         'updated',
       ].sort(),
     );
+    // [subscribe.consent] An in-process call is recorded as the function class, with its time.
+    expect((result as Subscriber).consent).toEqual({
+      channel: 'function_class',
+      subscribed: { at: (result as Subscriber).created },
+    });
   });
 });
 
 describe('subscribe, existing address', () => {
-  it('S: updates provided fields; the activation mail is resent only after the cooldown', async () => {
+  it('[subscribe.keyless-no-rewrite] S: a keyless call changes nothing stored; the activation is resent only after the cooldown and confirming the newest applies its fields', async () => {
     await newsletter.subscribe({ email: 'ka@example.com', name: 'Ka' }, PUBLIC);
     const first = tokenOf(mailer.sent[0]?.confirmUrl);
+    const before = await stored('ka@example.com');
     clock.advance(9 * 60_000);
-    await newsletter.subscribe({ email: 'ka@example.com', name: 'Karla', lists: [4] }, PUBLIC);
+    await newsletter.subscribe({ email: 'ka@example.com', name: 'Mallory', lists: [1] }, PUBLIC);
     expect(mailer.of('activation')).toHaveLength(1);
-    const updated = await stored('ka@example.com');
-    expect(updated).toMatchObject({ name: 'Karla', lists: [3, 4], status: 'S' });
+    expect(await stored('ka@example.com')).toEqual(before);
     clock.advance(60_000);
-    await newsletter.subscribe({ email: 'ka@example.com' }, PUBLIC);
+    await newsletter.subscribe({ email: 'ka@example.com', name: 'Karla', lists: [4] }, PUBLIC);
     expect(mailer.of('activation')).toHaveLength(2);
-    // Only the newest link confirms.
+    expect(await stored('ka@example.com')).toEqual(before);
+    // Only the newest link confirms, with the fields of the call that sent it.
     expect(await newsletter.confirm_subscription({ token: first })).toBe('invalid');
     expect(
       await newsletter.confirm_subscription({ token: tokenOf(mailer.sent[1]?.confirmUrl) }),
     ).toBe('confirmed');
+    expect(await stored('ka@example.com')).toMatchObject({
+      name: 'Karla',
+      lists: [3, 4],
+      status: 'C',
+    });
+  });
+
+  it('S: a trusted call updates the provided fields at once', async () => {
+    await newsletter.subscribe({ email: 'kb@example.com', name: 'Kb' }, PUBLIC);
+    await newsletter.subscribe({ email: 'kb@example.com', name: 'Kira', lists: [4] });
+    expect(await stored('kb@example.com')).toMatchObject({
+      name: 'Kira',
+      lists: [3, 4],
+      status: 'S',
+    });
   });
 
   it('C: a keyless call changes nothing and sends nothing, and answers like a new address', async () => {
@@ -202,13 +224,28 @@ describe('subscribe, existing address', () => {
     expect(mailer.sent).toHaveLength(0);
   });
 
-  it('U: becomes S with a fresh activation mail; nobody can put it back on the list directly', async () => {
-    await newsletter.add_subscriber({ email: 'ne@example.com' });
+  it('[subscribe.keyless-no-rewrite] U: a keyless call leaves it U and mails an activation; confirming makes it C with the call’s fields', async () => {
+    await newsletter.add_subscriber({ email: 'ne@example.com', name: 'Ne', lists: [1] });
     await newsletter.unsubscribe({ email: 'ne@example.com' });
-    const result = await newsletter.subscribe({ email: 'ne@example.com' }, PUBLIC);
+    const before = await stored('ne@example.com');
+    const result = await newsletter.subscribe(
+      { email: 'ne@example.com', name: 'Nea', lists: [4], send_emails: false },
+      PUBLIC,
+    );
     expect(result).toEqual({ email: 'ne@example.com', status: 'pending' });
-    expect((await stored('ne@example.com')).status).toBe('S');
-    expect(mailer.of('activation', 'ne@example.com')).toHaveLength(1);
+    // Nothing a caller sees has changed: the opt-out stands until the owner confirms.
+    const after = await stored('ne@example.com');
+    expect(after).toEqual(before);
+    // send_emails=false cannot hold back the activation of a keyless call.
+    const [activation] = mailer.of('activation', 'ne@example.com');
+    expect(activation).toBeDefined();
+    expect(
+      await newsletter.confirm_subscription({ token: tokenOf(activation?.confirmUrl) }, PUBLIC),
+    ).toBe('confirmed');
+    const confirmed = await stored('ne@example.com');
+    expect(confirmed).toMatchObject({ status: 'C', name: 'Nea', lists: [1, 3, 4] });
+    // ...but it still holds back the welcome.
+    expect(mailer.of('welcome', 'ne@example.com')).toHaveLength(0);
   });
 
   it('U: a trusted call in single opt-in mode makes it C with a welcome mail', async () => {
@@ -222,7 +259,8 @@ describe('subscribe, existing address', () => {
     // A public call in single mode still must not resubscribe without confirmation.
     await newsletter.unsubscribe({ email: 'ny@example.com' });
     await newsletter.subscribe({ email: 'ny@example.com' }, PUBLIC);
-    expect((await stored('ny@example.com')).status).toBe('S');
+    expect((await stored('ny@example.com')).status).toBe('U');
+    expect(mailer.of('activation', 'ny@example.com')).toHaveLength(1);
   });
 
   it('B and P: nothing is changed or sent', async () => {
@@ -437,7 +475,7 @@ describe('rules of docs/behaviour.md, in-process', () => {
   it('[subscribe.u-keeps-lists] a subscriber back from U keeps its lists and gets the new ones', async () => {
     await newsletter.add_subscriber({ email: 'uma@example.com', lists: [1, 2] });
     await newsletter.unsubscribe({ email: 'uma@example.com' });
-    await newsletter.subscribe({ email: 'uma@example.com', lists: [4] }, PUBLIC);
+    await newsletter.subscribe({ email: 'uma@example.com', lists: [4] });
     const back = await stored('uma@example.com');
     expect(back.status).toBe('S');
     expect(back.lists).toEqual([1, 2, 3, 4]);
@@ -511,5 +549,105 @@ describe('rules of docs/behaviour.md, in-process', () => {
       'skipped',
       'skipped',
     ]);
+  });
+});
+
+describe('expiry of unconfirmed subscribers and consent evidence, in DynamoDB', () => {
+  const DAY_S = 86_400;
+  const item = async (email: string) =>
+    (await scanAll()).find((entry) => entry.pk === `SUBSCRIBER#${email}`);
+  const tokenItem = async (raw: string) => {
+    const { createHash } = await import('node:crypto');
+    const hash = createHash('sha256').update(raw).digest('hex');
+    return (await scanAll()).find((entry) => entry.pk === `TOKEN#${hash}`);
+  };
+  const FORM = { trusted: false, clientIp: '203.0.113.5', userAgent: 'Mozilla/5.0 (Form)' };
+
+  it('[subscribe.unconfirmed-expiry] stores a new S with the TTL attribute 30 days on; its link dies with it; confirming removes the expiry', async () => {
+    await newsletter.subscribe({ email: 'ex@example.com' }, FORM);
+    const nowS = Math.floor(clock.current.getTime() / 1000);
+    expect((await item('ex@example.com'))?.expires_at).toBe(nowS + 30 * DAY_S);
+    const token = tokenOf(mailer.of('activation', 'ex@example.com')[0]?.confirmUrl);
+    // The link's token item expires no later than the record (default lifetime: 7 days).
+    expect(Number((await tokenItem(token))?.expires_at)).toBeLessThanOrEqual(nowS + 30 * DAY_S);
+    expect(await newsletter.confirm_subscription({ token }, FORM)).toBe('confirmed');
+    expect((await item('ex@example.com'))?.expires_at).toBeUndefined();
+  });
+
+  it('[subscribe.unconfirmed-expiry] treats an expired S as gone before TTL deletes it', async () => {
+    current.settings = testSettings({
+      activation_lifetime_hours: 24 * 60,
+      unconfirmed_expiry_days: 1,
+    });
+    await newsletter.subscribe({ email: 'late@example.com', name: 'Late' }, FORM);
+    const token = tokenOf(mailer.of('activation', 'late@example.com')[0]?.confirmUrl);
+    clock.advance(DAY_S * 1000 + 60_000);
+    expect(await newsletter.check_link({ token, purpose: 'confirm' })).toBe(false);
+    expect(await newsletter.confirm_subscription({ token }, FORM)).toBe('invalid');
+    // A new subscribe starts afresh: a new record, a new activation.
+    await newsletter.subscribe({ email: 'late@example.com', name: 'Again' }, FORM);
+    expect(await stored('late@example.com')).toMatchObject({ name: 'Again', status: 'S' });
+    expect(mailer.of('activation', 'late@example.com')).toHaveLength(2);
+  });
+
+  it('[subscribe.consent] records how, when and from where a person subscribed and confirmed; deleting the subscriber deletes it', async () => {
+    await newsletter.subscribe({ email: 'gdpr@example.com' }, FORM);
+    const subscribedAt = clock.current.toISOString();
+    clock.advance(3_600_000);
+    const token = tokenOf(mailer.of('activation', 'gdpr@example.com')[0]?.confirmUrl);
+    const confirmer = { trusted: false, clientIp: '198.51.100.23', userAgent: 'Mail app' };
+    expect(await newsletter.confirm_subscription({ token }, confirmer)).toBe('confirmed');
+    expect((await stored('gdpr@example.com')).consent).toEqual({
+      channel: 'public_form',
+      subscribed: { at: subscribedAt, ip: '203.0.113.5', user_agent: 'Mozilla/5.0 (Form)' },
+      confirmed: { at: clock.current.toISOString(), ip: '198.51.100.23', user_agent: 'Mail app' },
+    });
+    expect(await newsletter.delete_subscriber({ email: 'gdpr@example.com' })).toMatchObject({
+      deleted: true,
+    });
+    expect(JSON.stringify(await scanAll())).not.toContain('203.0.113.5');
+    expect(JSON.stringify(await scanAll())).not.toContain('198.51.100.23');
+  });
+
+  it('[subscribe.consent] a keyless call on an existing subscriber carries its evidence to the confirmation only', async () => {
+    await newsletter.add_subscriber({ email: 'back@example.com' });
+    await newsletter.unsubscribe({ email: 'back@example.com' });
+    const added = (await stored('back@example.com')).consent;
+    expect(added).toMatchObject({ channel: 'function_class' });
+    await newsletter.subscribe({ email: 'back@example.com' }, FORM);
+    expect((await stored('back@example.com')).consent).toEqual(added);
+    const token = tokenOf(mailer.of('activation', 'back@example.com')[0]?.confirmUrl);
+    await newsletter.confirm_subscription({ token }, FORM);
+    expect((await stored('back@example.com')).consent).toMatchObject({
+      channel: 'public_form',
+      subscribed: { ip: '203.0.113.5' },
+      confirmed: { ip: '203.0.113.5' },
+    });
+  });
+});
+
+describe('found by the mutation round', () => {
+  it('[subscribe.u-keeps-lists] a trusted single opt-in subscribe back from U keeps its lists (U → C)', async () => {
+    current.settings = testSettings({ opt_in: 'single' });
+    await newsletter.add_subscriber({ email: 'uc@example.com', lists: [1, 2] });
+    await newsletter.unsubscribe({ email: 'uc@example.com' });
+    const back = (await newsletter.subscribe({
+      email: 'uc@example.com',
+      lists: [4],
+    })) as Subscriber;
+    expect(back.status).toBe('C');
+    expect(back.lists).toEqual([1, 2, 3, 4]);
+    expect((await stored('uc@example.com')).lists).toEqual([1, 2, 3, 4]);
+    expect(mailer.of('welcome', 'uc@example.com')).toHaveLength(1);
+  });
+
+  it('[params.null] a honeypot field sent as null (a JSON form) is not given: a person, subscribed', async () => {
+    const answer = await newsletter.subscribe(
+      { email: 'jsonperson@example.com', nl_website: null },
+      PUBLIC,
+    );
+    expect(answer).toEqual({ email: 'jsonperson@example.com', status: 'pending' });
+    expect((await stored('jsonperson@example.com')).status).toBe('S');
+    expect(mailer.of('activation', 'jsonperson@example.com')).toHaveLength(1);
   });
 });

@@ -9,9 +9,10 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { Consent } from '../../domain/consent.ts';
 import { DependencyError } from '../../domain/errors.ts';
 import { isPublicIssue, type NewsletterIssueRecord } from '../../domain/newsletter-issue.ts';
-import type { OutboxMail, SubscribeRequest } from '../../domain/outbox.ts';
+import type { OnConfirm, OutboxMail, SubscribeRequest } from '../../domain/outbox.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
 import type {
   IdSequence,
@@ -256,6 +257,7 @@ export class DynamoStore implements Store {
             email: token.email,
             purpose: token.purpose,
             [TTL_ATTRIBUTE]: token.expires_at,
+            ...(token.on_confirm ? { on_confirm: token.on_confirm } : {}),
           },
         },
       })),
@@ -277,6 +279,7 @@ export class DynamoStore implements Store {
       email: String(item.email),
       purpose: item.purpose === 'unsubscribe' ? 'unsubscribe' : 'confirm',
       expires_at: Number(item[TTL_ATTRIBUTE]),
+      ...(item.on_confirm ? { on_confirm: item.on_confirm as OnConfirm } : {}),
     };
   }
 
@@ -357,6 +360,7 @@ export class DynamoStore implements Store {
       params: item.params as SubscribeRequest['params'],
       ...(typeof item.api_root === 'string' ? { api_root: item.api_root } : {}),
       ...(typeof item.client_ip === 'string' ? { client_ip: item.client_ip } : {}),
+      ...(typeof item.user_agent === 'string' ? { user_agent: item.user_agent } : {}),
       received_at: String(item.received_at),
     };
   }
@@ -430,7 +434,7 @@ export class DynamoStore implements Store {
         Key: keys.outbox(id),
         // A settled mail keeps no address: it is there for the operator's counts, not a record
         // of the person.
-        UpdateExpression: `SET #state = :state, #expires = :expires${state === 'sent' ? ', sent_at = :at' : ''} REMOVE last_error, #failed, #order, email, link_base`,
+        UpdateExpression: `SET #state = :state, #expires = :expires${state === 'sent' ? ', sent_at = :at' : ''} REMOVE last_error, #failed, #order, email, link_base, on_confirm`,
         ConditionExpression: 'attribute_exists(#pk)',
         ExpressionAttributeNames: {
           '#pk': KEY.partition,
@@ -611,6 +615,11 @@ function fromSubscriberItem(item: Item): SubscriberRecord {
       : {}),
     ...(typeof item.change_id === 'string' ? { change_id: item.change_id } : {}),
     tokens: (item.tokens ?? {}) as Record<string, number>,
+    ...(item.consent ? { consent: item.consent as Consent } : {}),
+    ...(Array.isArray(item.activation_log)
+      ? { activation_log: (item.activation_log as unknown[]).map(Number) }
+      : {}),
+    ...(typeof item[TTL_ATTRIBUTE] === 'number' ? { expires_at: item[TTL_ATTRIBUTE] } : {}),
   };
 }
 
@@ -626,6 +635,7 @@ function fromOutboxItem(item: Item): OutboxMail {
     created: String(item.created),
     ...(typeof item.last_error === 'string' ? { last_error: item.last_error } : {}),
     ...(typeof item.sent_at === 'string' ? { sent_at: item.sent_at } : {}),
+    ...(item.on_confirm ? { on_confirm: item.on_confirm as OnConfirm } : {}),
   };
 }
 

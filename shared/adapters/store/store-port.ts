@@ -1,5 +1,5 @@
 import type { NewsletterIssueRecord } from '../../domain/newsletter-issue.ts';
-import type { OutboxMail, SubscribeRequest } from '../../domain/outbox.ts';
+import type { OnConfirm, OutboxMail, SubscribeRequest } from '../../domain/outbox.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
 
 /** What a token proves: the right to confirm, or to unsubscribe. */
@@ -12,6 +12,8 @@ export interface TokenRecord {
   readonly purpose: TokenPurpose;
   /** Epoch seconds; DynamoDB TTL removes the item some time after, reads check it at once. */
   readonly expires_at: number;
+  /** Of an activation token: what confirming it applies. */
+  readonly on_confirm?: OnConfirm;
 }
 
 /** Token items a subscriber write adds and removes in the same transaction. */

@@ -20,6 +20,7 @@ export const LISTED_ATTRIBUTES = [
   'status',
   'created',
   'updated',
+  'consent',
   'subject',
   'sent_at',
   'url',

@@ -96,6 +96,11 @@ export interface LocalService {
 
   /** Replaces the settings with the test baseline plus `patch`; applies to the next request. */
   setSettings(patch?: Partial<SettingsInput>): void;
+  /**
+   * Moves the address's activation history a day back, as if that much time had passed: the
+   * cooldown (at least five minutes) and the daily cap no longer hold a resend back.
+   */
+  ageActivations(email: string): Promise<void>;
   /** Sets the settings back to the test baseline. */
   resetSettings(): void;
 
@@ -286,6 +291,18 @@ export async function startLocalService(): Promise<LocalService> {
     },
     setSettings,
     resetSettings: () => setSettings(),
+    ageActivations: async (email) => {
+      const dayAgo = Date.now() - 24 * 3600 * 1000 - 60_000;
+      await dynamo.send(
+        new UpdateCommand({
+          TableName: stack.tableName,
+          Key: { pk: `SUBSCRIBER#${email}`, sk: 'subscriber' },
+          UpdateExpression: 'SET activation_sent_at = :past REMOVE activation_log',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':past': dayAgo },
+        }),
+      );
+    },
     stopSes: () => stack.stopSes(),
     restartSes: () => stack.restartSes(),
     expireToken: async (rawToken) => {
