@@ -31,3 +31,18 @@ export function sameHash(a: string, b: string): boolean {
   const right = Buffer.from(b, 'utf8');
   return left.length === right.length && timingSafeEqual(left, right);
 }
+
+/** A subscriber's token list split at `now`: the live ones, and the hashes of the expired. */
+export function splitExpiredTokens(
+  tokens: Readonly<Record<string, number>>,
+  now: Date,
+): { live: Record<string, number>; expired: string[] } {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const live: Record<string, number> = {};
+  const expired: string[] = [];
+  for (const [hash, expires] of Object.entries(tokens)) {
+    if (expires > nowSeconds) live[hash] = expires;
+    else expired.push(hash);
+  }
+  return { live, expired };
+}

@@ -5,6 +5,7 @@ import { DependencyError, type NewsletterError, newsletterError } from '../domai
 import { type OnConfirm, type OutboxMail, outboxMail } from '../domain/outbox.ts';
 import type { Settings } from '../domain/settings-schema.ts';
 import type { SubscriberRecord } from '../domain/subscriber.ts';
+import { splitExpiredTokens } from '../domain/tokens.ts';
 import type { CallContext, Dependencies } from './dependencies.ts';
 
 /** The outcome of committing a change: the record as written, or why it was not. */
@@ -52,13 +53,7 @@ export async function commitChange(
     };
   }
 
-  const nowSeconds = Math.floor(now.getTime() / 1000);
-  const tokens: Record<string, number> = {};
-  const expired: string[] = [];
-  for (const [hash, expires] of Object.entries(draft.tokens)) {
-    if (expires > nowSeconds) tokens[hash] = expires;
-    else expired.push(hash);
-  }
+  const { live: tokens, expired } = splitExpiredTokens(draft.tokens, now);
   const id = current?.id ?? (await deps.store.nextId('subscriber'));
   const outbox: OutboxMail[] = mails.map((kind) =>
     outboxMail(

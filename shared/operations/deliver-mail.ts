@@ -5,7 +5,7 @@ import { pageLink } from '../domain/links.ts';
 import { type OutboxMail, SENDABLE } from '../domain/outbox.ts';
 import type { Settings } from '../domain/settings-schema.ts';
 import type { SubscriberRecord } from '../domain/subscriber.ts';
-import { mintToken } from '../domain/tokens.ts';
+import { mintToken, splitExpiredTokens } from '../domain/tokens.ts';
 import type { Dependencies } from './dependencies.ts';
 import { CONFLICT, retryOnConflict } from './retry-on-conflict.ts';
 
@@ -123,12 +123,7 @@ function prepare(
   readonly due: DueMail;
 } {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const tokens: Record<string, number> = {};
-  const deletes: string[] = [];
-  for (const [hash, expires] of Object.entries(subscriber.tokens)) {
-    if (expires > nowSeconds) tokens[hash] = expires;
-    else deletes.push(hash);
-  }
+  const { live: tokens, expired: deletes } = splitExpiredTokens(subscriber.tokens, now);
   const puts: TokenRecord[] = [];
   let confirmToken = subscriber.confirm_token;
   let link: Pick<DueMail, 'confirmUrl' | 'unsubscribeUrl'> = {};
