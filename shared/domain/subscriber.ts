@@ -53,6 +53,10 @@ export interface SubscriberRecord extends Subscriber {
   readonly change_id?: string;
   /** Every live token hash of this subscriber and when it expires (epoch s). */
   readonly tokens: Readonly<Record<string, number>>;
+  /** Transient bounces in a row (SES feedback); absent when none since the last delivery. */
+  readonly transient_bounces?: number;
+  /** SES message id of the mail whose transient bounce was counted last: counted once. */
+  readonly transient_bounce_mail?: string;
 }
 
 /** Strips a record down to what callers may see. */

@@ -21,7 +21,9 @@ export type MetricName =
   | 'Confirmations'
   | 'Unsubscriptions'
   | 'MailFailures'
-  | 'RateLimited';
+  | 'RateLimited'
+  | 'Bounces'
+  | 'Complaints';
 
 /** Counts events; the runtime publishes them (EMF), tests record them. */
 export interface Metrics {

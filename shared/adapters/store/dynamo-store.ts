@@ -611,6 +611,12 @@ function fromSubscriberItem(item: Item): SubscriberRecord {
       : {}),
     ...(typeof item.change_id === 'string' ? { change_id: item.change_id } : {}),
     tokens: (item.tokens ?? {}) as Record<string, number>,
+    ...(typeof item.transient_bounces === 'number'
+      ? { transient_bounces: item.transient_bounces }
+      : {}),
+    ...(typeof item.transient_bounce_mail === 'string'
+      ? { transient_bounce_mail: item.transient_bounce_mail }
+      : {}),
   };
 }
 
