@@ -1,12 +1,13 @@
 import { SesMailer } from '../../shared/adapters/mail/ses-mailer.ts';
 import { deliverMail } from '../../shared/operations/deliver-mail.ts';
-import { readEnvironment } from '../../shared/runtime/environment.ts';
+import { readConfigurationSet, readEnvironment } from '../../shared/runtime/environment.ts';
 import { sesClient } from '../../shared/runtime/ses-client.ts';
 import { tableFunction } from '../http/table-function.ts';
 import { itemIdOf, streamHandler } from './stream-handler.ts';
 
 const { runtime, deps } = tableFunction();
-const mailer = new SesMailer(sesClient());
+// Every send names the configuration set, so SES reports bounces and complaints back.
+const mailer = new SesMailer(sesClient(), { configurationSetName: readConfigurationSet() });
 const { streamRetryBaseMs } = readEnvironment();
 
 /**

@@ -6,11 +6,13 @@ import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { sesFeedback } from '../../functions/feedback/feedback-function.ts';
 import { TRUSTED_PROXY_HOPS_ENV } from '../../functions/http/client-address.ts';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { routes } from '../../functions/routes.ts';
 import { type StreamConsumer, streamConsumers } from '../../functions/streams/consumers.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
+import { MailFeedback } from './constructs/mail-feedback.ts';
 import { NewsletterAlarms } from './constructs/newsletter-alarms.ts';
 import { NewsletterApi } from './constructs/newsletter-api.ts';
 import { NewsletterFunction } from './constructs/newsletter-function.ts';
@@ -42,6 +44,9 @@ export class NewsletterStack extends Stack {
   readonly functions: ReadonlyMap<string, NewsletterFunction>;
   /** The stream consumers by name, with the queue their dead batches go to. */
   readonly consumers: ReadonlyMap<string, { fn: NewsletterFunction; deadLetters: Queue }>;
+  /** SES's configuration set, the topic its events go to, and the function that applies them. */
+  readonly feedback: MailFeedback;
+  readonly feedbackFunction: NewsletterFunction;
   readonly alarms: NewsletterAlarms;
 
   constructor(scope: Construct, id: string, props: NewsletterStackProps) {
@@ -66,6 +71,7 @@ export class NewsletterStack extends Stack {
       ...(config.customDomain ? { customDomain: config.customDomain } : {}),
     });
 
+    this.feedback = new MailFeedback(this, 'Feedback');
     const targets: AccessTargets = {
       tableArn: this.table.tableArn,
       indexArns: this.table.indexArns,
@@ -80,6 +86,7 @@ export class NewsletterStack extends Stack {
         }),
       ),
       senderIdentity: config.senderIdentity,
+      configurationSetArn: this.feedback.configurationSetArn,
       anyKeyArn: this.formatArn({
         service: 'kms',
         resource: 'key',
@@ -141,18 +148,37 @@ export class NewsletterStack extends Stack {
         this.#streamConsumer(
           consumer,
           targets,
-          { ...environment, [ENV.streamRetryBaseMs]: String(config.streamRetryBaseMs) },
+          {
+            ...environment,
+            [ENV.streamRetryBaseMs]: String(config.streamRetryBaseMs),
+            // What sends mail names the configuration set, so SES reports back.
+            ...(consumer.access.sendsMail
+              ? { [ENV.configurationSet]: this.feedback.configurationSet.configurationSetName }
+              : {}),
+          },
           logRetention,
         ),
       );
     }
     this.consumers = consumers;
 
+    this.feedbackFunction = new NewsletterFunction(this, pascalCase(sesFeedback.name), {
+      entry: resolve(PROJECT_ROOT, 'functions', 'feedback', `${sesFeedback.name}.ts`),
+      projectRoot: PROJECT_ROOT,
+      description: sesFeedback.summary,
+      environment,
+      statements: routePolicyStatements({ key: 'none', access: sesFeedback.access }, targets),
+      logRetention,
+      readsParameters: sesFeedback.access.settings,
+    });
+    this.feedback.subscribe(this.feedbackFunction);
+
     this.alarms = new NewsletterAlarms(this, 'Operations', {
       api: this.api,
       functions: new Map([
         ...functions,
         ...[...consumers].map(([name, { fn }]) => [name, fn] as const),
+        [sesFeedback.name, this.feedbackFunction],
       ]),
       deadLetterQueues: [...consumers.values()].map(({ deadLetters }) => deadLetters),
       table: this.table,

@@ -12,6 +12,11 @@ export interface AccessTargets {
   readonly mailIdentityArns: readonly string[];
   /** The sender identity: a domain (`example.com`) or one address; limits `ses:FromAddress`. */
   readonly senderIdentity: string;
+  /**
+   * The configuration set every send names. SES authorizes a send that names one against the
+   * identity and against the configuration set, so a mail-sending function needs both.
+   */
+  readonly configurationSetArn?: string;
   /** `arn:…:kms:<region>:<account>:key/*`: the aws/ssm key's id is unknown at synth. */
   readonly anyKeyArn: string;
   /** The region, for the `ssm.<region>.amazonaws.com` service SSM decrypts through. */
@@ -31,9 +36,9 @@ export function parameterReads(route: Pick<Route, 'key' | 'access'>): {
 /**
  * The IAM statements a route's function gets, derived only from the route table: exactly the
  * DynamoDB item actions in `access.table` on the table, Query on exactly the indexes in
- * `access.queries`, SES only with `access.sendsMail` and only from the sender identity, and
- * the API key only for routes that accept one (`key` is not `none`), the settings where the
- * route reads them.
+ * `access.queries`, SES only with `access.sendsMail`, only from the sender identity and with
+ * the configuration set, and the API key only for routes that accept one (`key` is not
+ * `none`), the settings where the route reads them.
  */
 export function routePolicyStatements(
   route: Pick<Route, 'key' | 'access'>,
@@ -105,7 +110,10 @@ export function routePolicyStatements(
         effect: Effect.ALLOW,
         // The mailer builds MIME itself and sends it raw (shared/adapters/mail/ses-mailer.ts).
         actions: ['ses:SendRawEmail'],
-        resources: [...targets.mailIdentityArns],
+        resources: [
+          ...targets.mailIdentityArns,
+          ...(targets.configurationSetArn ? [targets.configurationSetArn] : []),
+        ],
         // Only as the sender identity: the whole domain, or exactly the one address.
         conditions: targets.senderIdentity.includes('@')
           ? { StringEquals: { 'ses:FromAddress': targets.senderIdentity.toLowerCase() } }

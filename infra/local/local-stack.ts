@@ -12,10 +12,11 @@ import type { DeployedFunction } from './cloud/deployed-stack.ts';
 import { LOCAL_REGION } from './cloud/intrinsics.ts';
 import type { CodeSource } from './cloud/lambda-host.ts';
 import { type LocalCloud, startLocalCloud } from './cloud/local-cloud.ts';
+import type { FailedDelivery } from './cloud/topic-deliveries.ts';
 import { DEMO_SETTINGS, demoNewsletters } from './demo-data.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './stand-ins/dynamodb-local.ts';
 import { type ParameterStore, startParameterStore } from './stand-ins/parameter-store.ts';
-import { type SesLocal, startSesLocal } from './stand-ins/ses-local.ts';
+import { type SesLocal, type SesPublisher, startSesLocal } from './stand-ins/ses-local.ts';
 import { type SqsLocal, startSqsLocal } from './stand-ins/sqs-local.ts';
 import { PROJECT_ROOT, synthesize } from './synthesize.ts';
 
@@ -48,6 +49,10 @@ export interface LocalStackOptions {
   readonly preload?: readonly string[];
   /** A failure of an event source mapping's poller; default: stderr. */
   readonly onStreamError?: (error: unknown) => void;
+  /** Waits before Lambda's two retries of a failed asynchronous invocation (default 1 s, 2 s). */
+  readonly asyncRetryWaitsMs?: readonly number[];
+  /** A topic's message dropped after its function failed every attempt; default: stderr. */
+  readonly onDeliveryGaveUp?: (failure: FailedDelivery) => void;
 }
 
 /** The running local service. */
@@ -60,6 +65,8 @@ export interface LocalStack {
   readonly parameters: ParameterStore;
   readonly sqs: SqsLocal;
   readonly cloud: LocalCloud;
+  /** Where the local SES publishes its events (the cloud's topics); for a restarted SES. */
+  readonly sesPublisher: SesPublisher;
   readonly tableName: string;
   /** Calls a function made that its role does not allow (each also failed as on AWS). */
   readonly denials: readonly Denial[];
@@ -100,7 +107,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     const dynamo = await startDynamoDbLocal(dataDir ? { dataDir: join(dataDir, 'dynamodb') } : {});
     started.push(dynamo);
-    const ses = await startSesLocal({ port: options.mailPort });
+    // SES publishes its events to the stack's topics, which exist once the cloud runs.
+    let cloud: LocalCloud | undefined;
+    const sesPublisher: SesPublisher = (notification) => cloud?.publishSesEvent(notification);
+    const ses = await startSesLocal({ port: options.mailPort, publish: sesPublisher });
     started.push(ses);
     const parameters = await startParameterStore(
       dataDir ? { file: join(dataDir, 'parameters.json') } : {},
@@ -138,7 +148,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
 
     const denials: Denial[] = [];
-    const cloud = await startLocalCloud({
+    cloud = await startLocalCloud({
       cdkOut,
       code,
       projectRoot: PROJECT_ROOT,
@@ -162,6 +172,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       onStreamError:
         options.onStreamError ??
         ((error) => process.stderr.write(`event source mapping: ${String(error)}\n`)),
+      onDeliveryGaveUp:
+        options.onDeliveryGaveUp ??
+        ((failure) =>
+          process.stderr.write(
+            `topic delivery to ${failure.functionLogicalId} dropped after ${failure.attempts} attempts: ${failure.error}\n`,
+          )),
+      ...(options.asyncRetryWaitsMs ? { asyncRetryWaitsMs: options.asyncRetryWaitsMs } : {}),
     });
     started.push(cloud);
 
@@ -206,6 +223,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       parameters,
       sqs,
       cloud,
+      sesPublisher,
       tableName: cloud.tableName,
       denials,
       stop: stopAll,

@@ -103,6 +103,14 @@ export const SettingsSchema = v.pipe(
       v.pipe(v.number(), v.minValue(30), v.maxValue(3650)),
       365,
     ),
+    /**
+     * Transient bounces in a row (SES feedback: a full mailbox, a server that keeps deferring)
+     * that make a subscriber `B`; a delivery starts the count again.
+     */
+    transient_bounce_limit: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)),
+      3,
+    ),
     texts: v.optional(
       v.strictObject({
         activation: v.optional(MailTextSchema, DEFAULT_TEXTS.activation),

@@ -67,6 +67,10 @@ export interface SubscriberRecord extends Subscriber {
    * that was never confirmed, so an unconfirmed address does not stay forever.
    */
   readonly expires_at?: number;
+  /** Transient bounces in a row (SES feedback); absent when none since the last delivery. */
+  readonly transient_bounces?: number;
+  /** SES message id of the mail whose transient bounce was counted last: counted once. */
+  readonly transient_bounce_mail?: string;
 }
 
 /** Strips a record down to what callers may see. */

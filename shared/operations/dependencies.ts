@@ -22,7 +22,9 @@ export type MetricName =
   | 'Confirmations'
   | 'Unsubscriptions'
   | 'MailFailures'
-  | 'RateLimited';
+  | 'RateLimited'
+  | 'Bounces'
+  | 'Complaints';
 
 /** Counts events; the runtime publishes them (EMF), tests record them. */
 export interface Metrics {

@@ -16,6 +16,8 @@ export const ENV = {
   parameterCacheSeconds: 'NEWSLETTER_PARAMETER_CACHE_SECONDS',
   /** A stream consumer's first wait after a failed record, doubling each time (default 1000). */
   streamRetryBaseMs: 'NEWSLETTER_STREAM_RETRY_BASE_MS',
+  /** The mailer's SES configuration set: its event destination feeds bounces and complaints back. */
+  configurationSet: 'NEWSLETTER_SES_CONFIGURATION_SET',
 } as const;
 
 /** Defaults used where an operator sets nothing. */
@@ -62,4 +64,18 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     settingsParameter: env[ENV.settingsParameter] || ENV_DEFAULTS.settingsParameter,
     parameterCacheMs: cacheSeconds * 1000,
   };
+}
+
+/**
+ * The SES configuration set the mailer names on every send, without which no bounce or
+ * complaint would come back; throws naming the variable when it is not set.
+ */
+export function readConfigurationSet(env: NodeJS.ProcessEnv = process.env): string {
+  const name = env[ENV.configurationSet];
+  if (!name) {
+    throw new Error(
+      `Environment variable ${ENV.configurationSet} (the SES configuration set) is not set`,
+    );
+  }
+  return name;
 }

@@ -64,8 +64,8 @@ describe('functions', () => {
   it('has exactly one function per route, on Node.js 22 or newer and arm64', () => {
     // Arrange / Act
     const functions = resourcesOfType(template, 'AWS::Lambda::Function');
-    // Assert: one per route, and one per stream consumer.
-    expect(functions.size).toBe(routes.length + streamConsumers.length);
+    // Assert: one per route, one per stream consumer, and the SES feedback function.
+    expect(functions.size).toBe(routes.length + streamConsumers.length + 1);
     for (const route of routes) {
       const properties = functionOf(route).Properties;
       expect(properties.Runtime).toMatch(/^nodejs(2[2-9]|[3-9]\d)\.x$/);
@@ -136,7 +136,7 @@ describe('functions', () => {
       expect(logGroups.get(target)?.Properties.RetentionInDays).toBe(30);
     }
     // Functions, API access logs and API execution logs: nothing keeps logs forever.
-    expect(logGroups.size).toBe(routes.length + streamConsumers.length + 2);
+    expect(logGroups.size).toBe(routes.length + streamConsumers.length + 1 + 2);
     for (const logGroup of logGroups.values()) {
       expect(logGroup.Properties.RetentionInDays).toBe(30);
     }
@@ -176,10 +176,18 @@ describe('API routes', () => {
   });
 
   it('lets API Gateway invoke each function only for its own path', () => {
-    const permissions = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()];
+    const all = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()];
+    // The one other invoker is SNS, for the feedback topic (test/infra/mail-feedback.test.ts).
+    expect(
+      all
+        .filter((permission) => permission.Properties.Principal !== 'apigateway.amazonaws.com')
+        .map((permission) => permission.Properties.Principal),
+    ).toEqual(['sns.amazonaws.com']);
+    const permissions = all.filter(
+      (permission) => permission.Properties.Principal === 'apigateway.amazonaws.com',
+    );
     expect(permissions.length).toBeGreaterThanOrEqual(CONTRACT_ENDPOINTS.length);
     for (const permission of permissions) {
-      expect(permission.Properties.Principal).toBe('apigateway.amazonaws.com');
       const sourceArn = JSON.stringify(permission.Properties.SourceArn);
       const path = CONTRACT_ENDPOINTS.find((endpoint) =>
         sourceArn.endsWith(`/newsletter/v1${endpoint.path}"]]}`),
@@ -559,6 +567,7 @@ describe('[ops.alarms] alarms and dashboard', () => {
     const expected = [
       ...routes.map((route) => stack.functions.get(route.name)),
       ...streamConsumers.map((consumer) => stack.consumers.get(consumer.name)?.fn),
+      stack.feedbackFunction,
     ].map((fn) => JSON.stringify({ Ref: logicalId(fn ?? stack) }));
     expect(functionNames.sort()).toEqual(expected.sort());
     const table = throttled.flatMap((alarm) =>

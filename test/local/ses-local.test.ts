@@ -1,7 +1,21 @@
-import { SESClient, SendEmailCommand, SendRawEmailCommand } from '@aws-sdk/client-ses';
+import { randomUUID } from 'node:crypto';
+import {
+  ConfigurationSetDoesNotExistException,
+  CreateConfigurationSetCommand,
+  CreateConfigurationSetEventDestinationCommand,
+  type EventType,
+  SESClient,
+  SendEmailCommand,
+  SendRawEmailCommand,
+} from '@aws-sdk/client-ses';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOCAL_HOST } from '../../infra/local/local-host.ts';
-import { rawHeader, type SesLocal, startSesLocal } from '../../infra/local/stand-ins/ses-local.ts';
+import {
+  rawHeader,
+  type SesLocal,
+  type SesNotification,
+  startSesLocal,
+} from '../../infra/local/stand-ins/ses-local.ts';
 
 // Hoisted above the imports, so the SDK sees it whenever it decides to warn.
 vi.hoisted(() => {
@@ -42,11 +56,14 @@ const RAW = [
   '',
 ].join('\r\n');
 
+/** What the stand-in published: every test file has its own process, so its own list. */
+const published: SesNotification[] = [];
+
 describe('startSesLocal', () => {
   let ses: SesLocal;
 
   beforeAll(async () => {
-    ses = await startSesLocal({});
+    ses = await startSesLocal({ publish: (notification) => published.push(notification) });
   });
 
   afterAll(async () => {
@@ -188,7 +205,7 @@ describe('startSesLocal', () => {
     ).rejects.toThrow();
 
     client.destroy();
-    ses = await startSesLocal();
+    ses = await startSesLocal({ publish: (notification) => published.push(notification) });
     // The store lives in the process, so mail sent before the restart is still there.
     expect((await ses.messages()).map((m) => m.raw)).toEqual([RAW]);
     const again = sesClient(ses.endpoint);
@@ -197,5 +214,175 @@ describe('startSesLocal', () => {
     );
     again.destroy();
     expect(await ses.messages()).toHaveLength(2);
+  });
+});
+
+describe('configuration sets and the mailbox simulator', () => {
+  let ses: SesLocal;
+  let client: SESClient;
+  const TOPIC = 'arn:aws:sns:us-east-1:123456789012:feedback';
+
+  beforeAll(async () => {
+    ses = await startSesLocal({ publish: (notification) => published.push(notification) });
+    client = sesClient(ses.endpoint);
+  });
+
+  afterAll(async () => {
+    client.destroy();
+    await ses.stop();
+  });
+
+  beforeEach(() => {
+    published.length = 0;
+  });
+
+  /** A configuration set with one SNS destination for `types`. */
+  async function configurationSet(types: EventType[], enabled = true): Promise<string> {
+    const name = `set-${randomUUID().slice(0, 8)}`;
+    await client.send(new CreateConfigurationSetCommand({ ConfigurationSet: { Name: name } }));
+    await client.send(
+      new CreateConfigurationSetEventDestinationCommand({
+        ConfigurationSetName: name,
+        EventDestination: {
+          Name: 'to-topic',
+          Enabled: enabled,
+          MatchingEventTypes: types,
+          SNSDestination: { TopicARN: TOPIC },
+        },
+      }),
+    );
+    return name;
+  }
+
+  const raw = (to: string) =>
+    new TextEncoder().encode(
+      `From: "The News" <news@example.com>\r\nTo: ${to}\r\nSubject: Hello\r\nMessage-ID: <m1@example.com>\r\n\r\nBody`,
+    );
+
+  async function send(to: string, set?: string): Promise<string> {
+    const sent = await client.send(
+      new SendRawEmailCommand({
+        Source: 'news@example.com',
+        Destinations: [to],
+        RawMessage: { Data: raw(to) },
+        ...(set ? { ConfigurationSetName: set } : {}),
+      }),
+    );
+    return sent.MessageId ?? '';
+  }
+
+  const events = () =>
+    published.map((notification) => JSON.parse(notification.message) as Record<string, unknown>);
+  const kinds = () => events().map((event) => event.eventType);
+
+  it('publishes, per simulator address, the events SES does, in its event-publishing shape', async () => {
+    const set = await configurationSet(['bounce', 'complaint', 'delivery']);
+    const cases: [string, string[]][] = [
+      ['success@simulator.amazonses.com', ['Delivery']],
+      ['bounce@simulator.amazonses.com', ['Bounce']],
+      ['complaint@simulator.amazonses.com', ['Delivery', 'Complaint']],
+      ['suppressionlist@simulator.amazonses.com', ['Bounce']],
+      ['ooto@simulator.amazonses.com', ['Delivery']],
+      ['bounce+label@simulator.amazonses.com', ['Bounce']],
+      ['reader@example.com', ['Delivery']],
+    ];
+    for (const [to, expected] of cases) {
+      published.length = 0;
+      const messageId = await send(to, set);
+      expect(kinds(), to).toEqual(expected);
+      for (const notification of published) {
+        expect(notification).toMatchObject({ configurationSet: set, topicArn: TOPIC });
+        expect(JSON.parse(notification.message).mail).toMatchObject({
+          messageId,
+          source: 'news@example.com',
+          destination: [to],
+          sendingAccountId: '123456789012',
+          commonHeaders: { from: ['"The News" <news@example.com>'], to: [to], subject: 'Hello' },
+          tags: { 'ses:configuration-set': [set] },
+        });
+      }
+    }
+  });
+
+  it('shapes bounces, complaints and deliveries as SES documents them', async () => {
+    const set = await configurationSet(['bounce', 'complaint', 'delivery']);
+    await send('bounce@simulator.amazonses.com', set);
+    await send('suppressionlist@simulator.amazonses.com', set);
+    await send('complaint@simulator.amazonses.com', set);
+    const [bounce, suppressed, delivery, complaint] = events();
+    expect(bounce?.bounce).toMatchObject({
+      bounceType: 'Permanent',
+      bounceSubType: 'General',
+      bouncedRecipients: [
+        { emailAddress: 'bounce@simulator.amazonses.com', action: 'failed', status: '5.1.1' },
+      ],
+      feedbackId: expect.any(String),
+      timestamp: expect.any(String),
+    });
+    expect(suppressed?.bounce).toMatchObject({
+      bounceType: 'Permanent',
+      bounceSubType: 'Suppressed',
+      bouncedRecipients: [{ emailAddress: 'suppressionlist@simulator.amazonses.com' }],
+    });
+    expect(delivery?.delivery).toMatchObject({
+      recipients: ['complaint@simulator.amazonses.com'],
+      smtpResponse: expect.stringMatching(/^250 /),
+    });
+    expect(complaint?.complaint).toMatchObject({
+      complainedRecipients: [{ emailAddress: 'complaint@simulator.amazonses.com' }],
+      complaintFeedbackType: 'abuse',
+      feedbackId: expect.any(String),
+    });
+  });
+
+  it('publishes only the event types a destination matches, and nothing when it is disabled', async () => {
+    await send('complaint@simulator.amazonses.com', await configurationSet(['complaint']));
+    expect(kinds()).toEqual(['Complaint']);
+    published.length = 0;
+    await send('bounce@simulator.amazonses.com', await configurationSet(['bounce'], false));
+    expect(kinds()).toEqual([]);
+  });
+
+  it('publishes nothing for a send without a configuration set, which SES also reports nothing for', async () => {
+    await send('bounce@simulator.amazonses.com');
+    expect(published).toEqual([]);
+  });
+
+  it('refuses a send naming a configuration set that does not exist, as SES does, and sends nothing', async () => {
+    const before = (await ses.messages()).length;
+    const refused = send('reader@example.com', 'no-such-set');
+    await expect(refused).rejects.toBeInstanceOf(ConfigurationSetDoesNotExistException);
+    await expect(refused).rejects.toThrow('Configuration set <no-such-set> does not exist.');
+    expect(await ses.messages()).toHaveLength(before);
+    expect(published).toEqual([]);
+  });
+
+  it('refuses a second configuration set or destination of the same name, and unsigned calls', async () => {
+    const set = await configurationSet(['bounce']);
+    await expect(
+      client.send(new CreateConfigurationSetCommand({ ConfigurationSet: { Name: set } })),
+    ).rejects.toThrow('already exists');
+    await expect(
+      client.send(
+        new CreateConfigurationSetEventDestinationCommand({
+          ConfigurationSetName: set,
+          EventDestination: {
+            Name: 'to-topic',
+            Enabled: true,
+            MatchingEventTypes: ['delivery'],
+            SNSDestination: { TopicARN: TOPIC },
+          },
+        }),
+      ),
+    ).rejects.toThrow('already exists');
+    const unsigned = await fetch(ses.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'Action=CreateConfigurationSet&ConfigurationSet.Name=unsigned',
+    });
+    expect(unsigned.status).toBe(403);
+    await expect(send('reader@example.com', 'unsigned')).rejects.toBeInstanceOf(
+      ConfigurationSetDoesNotExistException,
+    );
   });
 });

@@ -5,6 +5,7 @@
  * (iam-simulate), with one-grant and one-grant-less policies, so no policy is matched by hand.
  */
 import type { RecordedCall } from '../../infra/local/cloud/aws-endpoint.ts';
+import { callAllowed } from '../../infra/local/cloud/aws-requests.ts';
 import type {
   DeployedFunction,
   PolicyDocument,
@@ -55,7 +56,7 @@ const asPolicy = (grants: readonly Grant[]): PolicyDocument => ({
 });
 
 /** Whether a recorded call would be allowed under `policy` (SES: one identity suffices). */
-async function callAllowed(
+async function allowedUnder(
   fn: DeployedFunction,
   policy: PolicyDocument,
   call: RecordedCall,
@@ -65,7 +66,7 @@ async function callAllowed(
       async (authorization) => (await evaluate(fn.roleArn, policy, authorization)).allowed,
     ),
   );
-  return call.service === 'ses' ? verdicts.some(Boolean) : verdicts.every(Boolean);
+  return callAllowed(call.authorizations, verdicts);
 }
 
 /** `Sid action resource`, for messages. */
@@ -110,7 +111,7 @@ export async function callsFailingWithout(
     const without = asPolicy(grants.filter((other) => other !== grant));
     const failing: RecordedCall[] = [];
     for (const call of calls) {
-      if (!(await callAllowed(fn, without, call))) failing.push(call);
+      if (!(await allowedUnder(fn, without, call))) failing.push(call);
     }
     results.push({ grant, failing });
   }

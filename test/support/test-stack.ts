@@ -6,6 +6,7 @@
  */
 import { inject } from 'vitest';
 import type { Denial } from '../../infra/local/cloud/aws-endpoint.ts';
+import type { FailedDelivery } from '../../infra/local/cloud/topic-deliveries.ts';
 import {
   type LocalStack,
   type LocalStackOptions,
@@ -37,6 +38,8 @@ export interface TestStack extends LocalStack {
   settled(): Promise<void>;
   /** Failures of the event source mappings' pollers (none in a healthy run). */
   readonly streamErrors: readonly unknown[];
+  /** Topic messages dropped after their function failed every attempt (none in a healthy run). */
+  readonly deliveryFailures: readonly FailedDelivery[];
   /** The mailbox as it is this moment, without waiting for the outbox (during an outage). */
   mailboxNow(): Promise<StoredMail[]>;
 }
@@ -57,6 +60,7 @@ export class AccessDeniedInTest extends Error {
 export async function startTestStack(options: Partial<LocalStackOptions> = {}): Promise<TestStack> {
   const logLines: string[] = [];
   const streamErrors: unknown[] = [];
+  const deliveryFailures: FailedDelivery[] = [];
   const show = Boolean(process.env.NEWSLETTER_TEST_LOGS);
   const stack = await startLocalStack({
     port: 0,
@@ -70,6 +74,12 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
     onStreamError: (error) => {
       streamErrors.push(error);
       if (show) process.stderr.write(`event source mapping: ${String(error)}\n`);
+    },
+    // Lambda's asynchronous retries after a fraction of the deployed wait, as the stream's.
+    asyncRetryWaitsMs: [50, 100],
+    onDeliveryGaveUp: (failure) => {
+      deliveryFailures.push(failure);
+      if (show) process.stderr.write(`topic delivery dropped: ${failure.error}\n`);
     },
     ...options,
   });
@@ -88,6 +98,7 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
     ...stack,
     logLines,
     streamErrors,
+    deliveryFailures,
     settled: () => stack.cloud.settled(),
     mailboxNow: () => ses.messages(),
     get liveSes() {
@@ -99,7 +110,7 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
     },
     restartSes: async () => {
       if (!sesStopped) await ses.stop();
-      ses = await startSesLocal();
+      ses = await startSesLocal({ publish: stack.sesPublisher });
       sesStopped = false;
       stack.cloud.endpoint.setUpstream('ses', ses.endpoint);
     },

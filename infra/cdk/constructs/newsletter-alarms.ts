@@ -43,15 +43,22 @@ export const ALARM_THRESHOLDS = {
   throttles: 1,
   /** Mails SES refused or could not take in five minutes. */
   mailFailures: 3,
+  /** The account's SES bounce rate: half of the 5% at which SES puts an account under review. */
+  bounceRate: 0.025,
+  /** The account's SES complaint rate: half of the 0.1% at which SES reviews the account. */
+  complaintRate: 0.0005,
 } as const;
 
 const PERIOD = Duration.minutes(5);
+/** SES computes the reputation rates over its own recent window; an hour's average is plenty. */
+const REPUTATION_PERIOD = Duration.hours(1);
 
 /**
- * What an operator watches: alarms on the API's 5xx rate, on throttling (Lambda and DynamoDB)
- * and on mail failures (the service's own `MailFailures` metric), and one dashboard of
- * requests, errors, latency, the service's counts and the table. Alarms notify the topic of
- * `alarmTopicArn` when one is given; without it they still show in the console.
+ * What an operator watches: alarms on the API's 5xx rate, on throttling (Lambda and DynamoDB),
+ * on mail failures (the service's own `MailFailures` metric) and on the account's SES bounce
+ * and complaint rates, and one dashboard of requests, errors, latency, the service's counts and
+ * the table. Alarms notify the topic of `alarmTopicArn` when one is given; without it they
+ * still show in the console.
  */
 export class NewsletterAlarms extends Construct {
   readonly serverErrors: Alarm;
@@ -60,6 +67,8 @@ export class NewsletterAlarms extends Construct {
   readonly mailFailures: Alarm;
   /** One per dead-letter queue: anything in it is work that was given up. */
   readonly deadLetters: readonly Alarm[];
+  /** The account's SES bounce and complaint rates, at half of SES's review thresholds. */
+  readonly reputation: readonly Alarm[];
   readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: NewsletterAlarmsProps) {
@@ -158,6 +167,38 @@ export class NewsletterAlarms extends Construct {
         }),
     );
 
+    // Account-wide metrics (SES publishes them without dimensions): the rates SES judges the
+    // account by, whatever sends through it. Alarming at half leaves time to act.
+    const reputationMetric = (metricName: string): Metric =>
+      new Metric({
+        namespace: 'AWS/SES',
+        metricName,
+        period: REPUTATION_PERIOD,
+        statistic: 'Average',
+      });
+    const reputationAlarm = (id: string, metricName: string, threshold: number, what: string) =>
+      new Alarm(this, id, {
+        alarmDescription:
+          `The account's SES ${what} rate reached ${threshold * 100}%, half of the rate at which ` +
+          'SES reviews the account and may pause sending. Look at the Bounces and Complaints ' +
+          'metrics and the feedback log lines: a list imported without consent, a form being ' +
+          'abused with typed-in addresses.',
+        metric: reputationMetric(metricName),
+        threshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    this.reputation = [
+      reputationAlarm('BounceRate', 'Reputation.BounceRate', ALARM_THRESHOLDS.bounceRate, 'bounce'),
+      reputationAlarm(
+        'ComplaintRate',
+        'Reputation.ComplaintRate',
+        ALARM_THRESHOLDS.complaintRate,
+        'complaint',
+      ),
+    ];
+
     if (props.alarmTopicArn) {
       const topic = Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn);
       for (const alarm of [
@@ -165,6 +206,7 @@ export class NewsletterAlarms extends Construct {
         ...this.throttles,
         this.mailFailures,
         ...this.deadLetters,
+        ...this.reputation,
       ]) {
         alarm.addAlarmAction(new SnsAction(topic));
         alarm.addOkAction(new SnsAction(topic));
@@ -179,8 +221,9 @@ export class NewsletterAlarms extends Construct {
         [
           new TextWidget({
             markdown:
-              '# Newsletter\nAlarms: 5xx rate, throttles, mail failures. A 500 or 503 body ' +
-              'names a `request_id`; search the function logs for it.',
+              '# Newsletter\nAlarms: 5xx rate, throttles, mail failures, SES bounce and ' +
+              'complaint rates. A 500 or 503 body names a `request_id`; search the function ' +
+              'logs for it.',
             width: 24,
             height: 2,
           }),
@@ -206,7 +249,7 @@ export class NewsletterAlarms extends Construct {
             left: (
               ['Subscriptions', 'Confirmations', 'Unsubscriptions', 'RateLimited'] as const
             ).map(serviceMetric),
-            right: [serviceMetric('MailFailures')],
+            right: (['MailFailures', 'Bounces', 'Complaints'] as const).map(serviceMetric),
             width: 12,
           }),
           new GraphWidget({

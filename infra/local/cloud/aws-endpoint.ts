@@ -21,13 +21,15 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { readBody } from '../read-body.ts';
 import {
   type AccountFacts,
-  anyOneSuffices,
   authorizationsFor,
+  callAllowed,
+  decisiveRefusal,
+  type RequiredAuthorization,
   readWireCall,
   summarizeCall,
 } from './aws-requests.ts';
 import type { PolicyDocument } from './deployed-stack.ts';
-import { type AuthorizationRequest, evaluate } from './iam-evaluator.ts';
+import { evaluate } from './iam-evaluator.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import type { FunctionCredentials } from './lambda-host.ts';
 
@@ -46,7 +48,7 @@ export interface Caller {
 }
 
 /** One authorization of a recorded call and its verdict. */
-export interface Authorization extends AuthorizationRequest {
+export interface Authorization extends RequiredAuthorization {
   readonly allowed: boolean;
   /** Allow statements that matched. */
   readonly statements: readonly string[];
@@ -227,9 +229,10 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
       const verdict = await evaluate(caller.roleArn, caller.policy, request);
       authorizations.push({ ...request, allowed: verdict.allowed, statements: verdict.statements });
     }
-    const allowed = anyOneSuffices(call)
-      ? authorizations.some((each) => each.allowed)
-      : authorizations.every((each) => each.allowed);
+    const allowed = callAllowed(
+      authorizations,
+      authorizations.map((each) => each.allowed),
+    );
     const recorded: RecordedCall = {
       caller: caller.name,
       service,
@@ -246,7 +249,7 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
       calls.push(recorded);
     }
     if (!allowed) {
-      const refused = authorizations.find((each) => !each.allowed) ?? authorizations[0];
+      const refused = decisiveRefusal(authorizations) ?? authorizations[0];
       const action = refused?.action ?? `${service}:${call.operation}`;
       const resource = refused?.resource ?? '*';
       const session = caller.roleArn

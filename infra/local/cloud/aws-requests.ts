@@ -1,12 +1,52 @@
 /**
  * What IAM authorizes for each AWS API call the project makes, read from the call as it goes
  * on the wire. One API call can need several authorizations: every item of a DynamoDB
- * transaction, every name of SSM GetParameters, and the KMS decryption SSM performs on the
- * caller's behalf for a SecureString.
+ * transaction, every name of SSM GetParameters, the KMS decryption SSM performs on the
+ * caller's behalf for a SecureString, and an SES send's identity and configuration set.
  */
 
 import type { AuthorizationRequest } from './iam-evaluator.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
+
+/**
+ * One authorization a call needs. Authorizations that share an `anyOf` label are
+ * alternatives (one allowing is enough: the SES identity of the address or of its domain);
+ * every other one must allow on its own.
+ */
+export interface RequiredAuthorization extends AuthorizationRequest {
+  readonly anyOf?: string;
+}
+
+/** Whether a call is allowed, given the verdict on each of its authorizations in order. */
+export function callAllowed(
+  authorizations: readonly RequiredAuthorization[],
+  verdicts: readonly boolean[],
+): boolean {
+  const groups = new Map<string, boolean>();
+  let allRequired = true;
+  authorizations.forEach((authorization, index) => {
+    const allowed = verdicts[index] === true;
+    if (authorization.anyOf === undefined) allRequired &&= allowed;
+    else groups.set(authorization.anyOf, (groups.get(authorization.anyOf) ?? false) || allowed);
+  });
+  return authorizations.length > 0 && allRequired && [...groups.values()].every(Boolean);
+}
+
+/**
+ * The authorization that makes a call refused, to name in the denial: a required one that
+ * was denied, else the first of a group of alternatives that were all denied.
+ */
+export function decisiveRefusal<T extends RequiredAuthorization & { readonly allowed: boolean }>(
+  authorizations: readonly T[],
+): T | undefined {
+  const required = authorizations.find((each) => each.anyOf === undefined && !each.allowed);
+  if (required) return required;
+  return authorizations.find(
+    (each) =>
+      each.anyOf !== undefined &&
+      authorizations.every((other) => other.anyOf !== each.anyOf || !other.allowed),
+  );
+}
 
 /** A call as the endpoint received it. */
 export interface WireCall {
@@ -70,7 +110,7 @@ export function readWireCall(
 }
 
 /** The authorizations a call needs, in the order AWS checks them. */
-export function authorizationsFor(call: WireCall, facts: AccountFacts): AuthorizationRequest[] {
+export function authorizationsFor(call: WireCall, facts: AccountFacts): RequiredAuthorization[] {
   const { service, operation, input } = call;
   switch (service) {
     case 'dynamodb':
@@ -209,13 +249,14 @@ function fromOfRawMessage(base64: string): { address?: string; displayName?: str
 /**
  * SES authorizes a send against the identity it sends as: the From address's own identity
  * or its domain's. Both candidates are checked; either allowing is enough (the endpoint knows
- * no list of verified identities). Condition keys: ses:FromAddress, ses:FromDisplayName,
- * ses:Recipients, ses:ApiVersion.
+ * no list of verified identities). A send that names a configuration set is also authorized
+ * against the configuration set, and that one must allow too. Condition keys:
+ * ses:FromAddress, ses:FromDisplayName, ses:Recipients, ses:ApiVersion.
  */
 function sesAuthorizations(
   operation: string,
   input: Readonly<Record<string, unknown>>,
-): AuthorizationRequest[] {
+): RequiredAuthorization[] {
   let from: { address?: string; displayName?: string } = {};
   const recipients: string[] = [];
   if (operation === 'SendRawEmail') {
@@ -235,9 +276,30 @@ function sesAuthorizations(
     ...(from.displayName ? { 'ses:FromDisplayName': from.displayName } : {}),
     ...(recipients.length ? { 'ses:Recipients': recipients } : {}),
   };
+  const configurationSet =
+    typeof input.ConfigurationSetName === 'string' ? input.ConfigurationSetName : undefined;
   return [
-    { action: `ses:${operation}`, resource: arn('ses', `identity/${address}`), context },
-    { action: `ses:${operation}`, resource: arn('ses', `identity/${domain}`), context },
+    {
+      action: `ses:${operation}`,
+      resource: arn('ses', `identity/${address}`),
+      context,
+      anyOf: 'identity',
+    },
+    {
+      action: `ses:${operation}`,
+      resource: arn('ses', `identity/${domain}`),
+      context,
+      anyOf: 'identity',
+    },
+    ...(configurationSet
+      ? [
+          {
+            action: `ses:${operation}`,
+            resource: arn('ses', `configuration-set/${configurationSet}`),
+            context,
+          },
+        ]
+      : []),
   ];
 }
 
@@ -277,11 +339,6 @@ export function summarizeCall(call: WireCall): string {
     return `${operation}(${names.map((name) => String(name).split('/').at(-1)).join(', ')})`;
   }
   return operation;
-}
-
-/** Whether the authorizations of a call are an either-or (SES identities), not all-of. */
-export function anyOneSuffices(call: WireCall): boolean {
-  return call.service === 'ses';
 }
 
 /**

@@ -27,6 +27,8 @@ export interface TemplateResource {
 export interface PolicyStatement {
   readonly Sid?: string;
   readonly Effect: 'Allow' | 'Deny';
+  /** Resource policies only (a topic's access policy): who the statement is about. */
+  readonly Principal?: '*' | Readonly<Record<string, string | readonly string[]>>;
   readonly Action: string | string[];
   readonly Resource: string | string[];
   readonly Condition?: Record<string, Record<string, string | string[]>>;
@@ -121,6 +123,35 @@ export interface DeployedStreamMapping {
   readonly filters: readonly unknown[];
   /** ARN of the on-failure destination (an SQS queue), if any. */
   readonly onFailureArn?: string;
+}
+
+/** An SES configuration set of the stack, with its event destinations. */
+export interface DeployedConfigurationSet {
+  readonly logicalId: string;
+  /** Its name, as SES and the mailer's environment know it. */
+  readonly name: string;
+  readonly destinations: readonly {
+    readonly name: string;
+    readonly enabled: boolean;
+    /** SES's event types, as the template writes them: `bounce`, `complaint`, `delivery`. */
+    readonly eventTypes: readonly string[];
+    readonly topicArn: string;
+  }[];
+}
+
+/** An SNS topic of the stack and who may publish to it. */
+export interface DeployedTopic {
+  readonly logicalId: string;
+  readonly topicArn: string;
+  /** The topic's access policy (its AWS::SNS::TopicPolicy), if it has one. */
+  readonly policy?: PolicyDocument;
+}
+
+/** A subscription of a function to a topic. */
+export interface DeployedTopicSubscription {
+  readonly logicalId: string;
+  readonly topicArn: string;
+  readonly functionLogicalId: string;
 }
 
 /** The REST API of the stack. */
@@ -256,6 +287,9 @@ export class DeployedStack {
           return `${this.ids.endpoint ?? 'http://127.0.0.1'}/${LOCAL_ACCOUNT}/${name}`;
         return unknown();
       }
+      case 'AWS::SES::ConfigurationSet':
+        if (!attribute) return named('Name');
+        return unknown();
       case 'AWS::SNS::Topic': {
         const topicArn = arn('sns', named('TopicName'));
         if (!attribute || attribute === 'TopicArn') return topicArn;
@@ -403,6 +437,110 @@ export class DeployedStack {
         ...(destination ? { onFailureArn: this.resolveString(destination) } : {}),
       };
     });
+  }
+
+  /**
+   * The stack's SES configuration sets with their event destinations. Only what the local SES
+   * implements is accepted (SNS destinations; sending enabled; reputation metrics, which only
+   * feed CloudWatch); anything else fails loudly.
+   */
+  configurationSets(): DeployedConfigurationSet[] {
+    const known = new Set(['Name', 'ReputationOptions', 'SendingOptions']);
+    const destinations = this.ofType('AWS::SES::ConfigurationSetEventDestination').map(
+      ([logicalId, resource]) => {
+        const p = resource.Properties ?? {};
+        const destination = (p.EventDestination ?? {}) as Record<string, unknown>;
+        const kinds = Object.keys(destination).filter((key) => key.endsWith('Destination'));
+        const sns = destination.SnsDestination as { TopicARN?: unknown } | undefined;
+        if (kinds.length !== 1 || !sns?.TopicARN) {
+          throw new TemplateError(`${logicalId}: the local cloud runs SNS event destinations only`);
+        }
+        return {
+          set: logicalIdOf(p.ConfigurationSetName),
+          name: typeof destination.Name === 'string' ? destination.Name : logicalId,
+          enabled: destination.Enabled !== false,
+          eventTypes: ((destination.MatchingEventTypes ?? []) as unknown[]).map(String),
+          topicArn: this.resolveString(sns.TopicARN),
+        };
+      },
+    );
+    return this.ofType('AWS::SES::ConfigurationSet').map(([logicalId, resource]) => {
+      const p = resource.Properties ?? {};
+      const unknown = Object.keys(p).filter((key) => !known.has(key));
+      const sending = (p.SendingOptions as { SendingEnabled?: boolean } | undefined)
+        ?.SendingEnabled;
+      if (unknown.length > 0 || sending === false) {
+        throw new TemplateError(
+          `${logicalId}: the local SES cannot run ${unknown.join(', ') || 'a configuration set with sending off'}`,
+        );
+      }
+      return {
+        logicalId,
+        name: this.reference(logicalId),
+        destinations: destinations
+          .filter((destination) => destination.set === logicalId)
+          .map(({ set: _set, ...destination }) => destination),
+      };
+    });
+  }
+
+  /** The stack's SNS topics, each with its access policy. */
+  topics(): DeployedTopic[] {
+    const known = new Set(['DisplayName', 'TopicName']);
+    return this.ofType('AWS::SNS::Topic').map(([logicalId, resource]) => {
+      const unknown = Object.keys(resource.Properties ?? {}).filter((key) => !known.has(key));
+      if (unknown.length > 0) {
+        throw new TemplateError(`${logicalId}: the local cloud cannot run ${unknown.join(', ')}`);
+      }
+      const statements = this.ofType('AWS::SNS::TopicPolicy')
+        .filter(([, policy]) =>
+          ((policy.Properties?.Topics ?? []) as unknown[]).some(
+            (topic) => logicalIdOf(topic) === logicalId,
+          ),
+        )
+        .flatMap(
+          ([, policy]) =>
+            (this.resolve(policy.Properties?.PolicyDocument) as unknown as PolicyDocument)
+              .Statement,
+        );
+      return {
+        logicalId,
+        topicArn: this.reference(logicalId),
+        ...(statements.length > 0
+          ? { policy: { Version: '2012-10-17', Statement: statements } }
+          : {}),
+      };
+    });
+  }
+
+  /** Subscriptions of the stack's functions to topics (the only protocol that runs locally). */
+  topicSubscriptions(): DeployedTopicSubscription[] {
+    const known = new Set(['Endpoint', 'Protocol', 'TopicArn']);
+    return this.ofType('AWS::SNS::Subscription').map(([logicalId, resource]) => {
+      const p = resource.Properties ?? {};
+      const unknown = Object.keys(p).filter((key) => !known.has(key));
+      const functionLogicalId = findGetAtt(p.Endpoint, 'Arn');
+      if (unknown.length > 0 || p.Protocol !== 'lambda' || !functionLogicalId) {
+        throw new TemplateError(
+          `${logicalId}: the local cloud runs plain lambda subscriptions of its own functions only`,
+        );
+      }
+      return { logicalId, topicArn: this.resolveString(p.TopicArn), functionLogicalId };
+    });
+  }
+
+  /** Lambda permissions that let `principal` (a service) invoke functions of the stack. */
+  invokePermissionsFor(principal: string): InvokePermission[] {
+    return this.ofType('AWS::Lambda::Permission')
+      .filter(
+        ([, permission]) =>
+          permission.Properties?.Principal === principal &&
+          permission.Properties?.Action === 'lambda:InvokeFunction',
+      )
+      .map(([, permission]) => ({
+        functionLogicalId: logicalIdOf(permission.Properties?.FunctionName) ?? '',
+        sourceArn: this.resolveString(permission.Properties?.SourceArn),
+      }));
   }
 
   /** The stack's SQS queues: logical id and physical name. */

@@ -111,3 +111,33 @@ export async function evaluate(
   );
   return { allowed: outcome.overallResult === 'Allowed', statements: [...new Set(statements)] };
 }
+
+/**
+ * Evaluates `request` made by an AWS service (`ses.amazonaws.com` publishing to a topic, say)
+ * against the target's resource policy alone, as AWS does for a service principal: allowed
+ * only when the resource policy allows it and nothing denies it.
+ */
+export async function evaluateServicePrincipal(
+  servicePrincipal: string,
+  resourcePolicy: PolicyDocument | undefined,
+  request: AuthorizationRequest,
+): Promise<Verdict> {
+  if (!resourcePolicy) return { allowed: false, statements: [] };
+  const simulation: Simulation = {
+    request: {
+      principal: servicePrincipal,
+      action: request.action,
+      resource: { resource: request.resource, accountId: LOCAL_ACCOUNT },
+      contextVariables: { ...request.context },
+    },
+    identityPolicies: [],
+    serviceControlPolicies: [],
+    resourceControlPolicies: [],
+    resourcePolicy,
+  };
+  const outcome = await runSimulation(simulation, { simulationMode: 'Strict' });
+  if (outcome.resultType === 'error') {
+    return { allowed: false, statements: [], invalid: outcome.errors.message };
+  }
+  return { allowed: outcome.overallResult === 'Allowed', statements: [] };
+}

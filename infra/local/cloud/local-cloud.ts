@@ -1,8 +1,10 @@
 /**
  * The synthesized stack, running on this machine: its table created from the template in
- * DynamoDB Local, each function in its own execution environments with the template's
- * environment and its own credentials, every AWS call checked against the function's role
- * policy by the loopback endpoint, and the REST API served from the template's routes.
+ * DynamoDB Local, its SES configuration sets in the local SES, each function in its own
+ * execution environments with the template's environment and its own credentials, every AWS
+ * call checked against the function's role policy by the loopback endpoint, the REST API
+ * served from the template's routes, and the template's topics delivering what SES publishes
+ * to the functions subscribed to them.
  */
 import {
   CreateTableCommand,
@@ -11,6 +13,14 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import {
+  ConfigurationSetAlreadyExistsException,
+  CreateConfigurationSetCommand,
+  CreateConfigurationSetEventDestinationCommand,
+  EventDestinationAlreadyExistsException,
+  type EventType,
+  SESClient,
+} from '@aws-sdk/client-ses';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type ApiGateway, startApiGateway } from './api-gateway.ts';
 import {
@@ -23,6 +33,7 @@ import { type DeployedFunction, DeployedStack } from './deployed-stack.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import { type CodeSource, type InvocationResult, LambdaHost } from './lambda-host.ts';
 import { type StreamMappings, startStreamMappings } from './stream-mappings.ts';
+import { type FailedDelivery, startTopicDeliveries } from './topic-deliveries.ts';
 
 /** How to run the stack. */
 export interface LocalCloudOptions {
@@ -44,6 +55,20 @@ export interface LocalCloudOptions {
   readonly preload?: readonly string[];
   /** A failure of an event source mapping's poller (it goes on polling, as Lambda's does). */
   readonly onStreamError?: (error: unknown) => void;
+  /**
+   * Waits before the two retries of a failed asynchronous invocation (a topic's subscriber);
+   * default one and two seconds (Lambda's are about one and two minutes).
+   */
+  readonly asyncRetryWaitsMs?: readonly number[];
+  /** A topic's message whose function failed on every attempt (dropped, as on AWS). */
+  readonly onDeliveryGaveUp?: (failure: FailedDelivery) => void;
+}
+
+/** An event SES publishes for a configuration set to an SNS topic (local-stack wires SES to it). */
+export interface SesEventNotification {
+  readonly configurationSet: string;
+  readonly topicArn: string;
+  readonly message: string;
 }
 
 /** The running stack. */
@@ -59,8 +84,14 @@ export interface LocalCloud {
   /** Invokes a function directly, as an event source would. */
   invoke(logicalId: string, event: unknown): Promise<InvocationResult>;
   /**
+   * SNS receiving what SES publishes for a configuration set: allowed by the topic's policy
+   * (SES for that configuration set), delivered to the topic's subscribed functions.
+   */
+  publishSesEvent(notification: SesEventNotification): void;
+  /**
    * Resolves once the stream's event source mappings have delivered everything written so far
-   * (keyless requests settled, outbox mails sent or dead-lettered).
+   * (keyless requests settled, outbox mails sent or dead-lettered) and the topics everything
+   * published to them (SES's feedback applied).
    */
   settled(): Promise<void>;
   stop(): Promise<void>;
@@ -92,6 +123,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       ? template.withIds({ streamLabel: table.streamLabel })
       : template;
     const queues = await createQueuesOf(stack, options.upstreams.sqs, endpoint.url);
+    await createConfigurationSetsOf(stack, options.upstreams.ses);
     const functions = new Map<string, LambdaHost>();
     for (const fn of stack.functions()) {
       const credentials = endpoint.register({
@@ -151,6 +183,17 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       const running = mappings;
       stopping.push(() => running.stop());
     }
+    const topics = startTopicDeliveries({
+      topics: stack.topics(),
+      subscriptions: stack.topicSubscriptions(),
+      permissions: stack.invokePermissionsFor('sns.amazonaws.com'),
+      invoke,
+      ...(options.asyncRetryWaitsMs ? { retryWaitsMs: options.asyncRetryWaitsMs } : {}),
+      ...(options.onDenied ? { onDenied: options.onDenied } : {}),
+      ...(options.onDeliveryGaveUp ? { onGaveUp: options.onDeliveryGaveUp } : {}),
+      ...(options.onStreamError ? { onError: options.onStreamError } : {}),
+    });
+    stopping.push(async () => topics.stop());
     const api = await startApiGateway({ api: stack.api(), invoke, port: options.apiPort });
     stopping.push(() => api.stop());
     return {
@@ -161,7 +204,23 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       functions,
       queues,
       invoke,
-      settled: () => mappings?.settled() ?? Promise.resolve(),
+      publishSesEvent: ({ configurationSet, topicArn, message }) =>
+        topics.publish(
+          {
+            servicePrincipal: 'ses.amazonaws.com',
+            sourceArn: `arn:aws:ses:${LOCAL_REGION}:${LOCAL_ACCOUNT}:configuration-set/${configurationSet}`,
+          },
+          topicArn,
+          message,
+        ),
+      settled: async () => {
+        // Stream work sends mail, mail produces feedback, feedback writes the table: quiet
+        // only when a round of both found nothing to wait for.
+        for (;;) {
+          await mappings?.settled();
+          if (!(await topics.settled())) return;
+        }
+      },
       stop,
     };
   } catch (error) {
@@ -233,6 +292,50 @@ async function createTableOf(
       ...(LatestStreamArn ? { localStreamArn: LatestStreamArn } : {}),
       ...(LatestStreamLabel ? { streamLabel: LatestStreamLabel } : {}),
     };
+  } finally {
+    client.destroy();
+  }
+}
+
+/**
+ * Creates the stack's SES configuration sets and their event destinations in the local SES, as
+ * CloudFormation would; ones that exist already (a stand-in that kept them) are left alone.
+ */
+async function createConfigurationSetsOf(stack: DeployedStack, sesEndpoint: string): Promise<void> {
+  const sets = stack.configurationSets();
+  if (sets.length === 0) return;
+  const client = new SESClient({
+    endpoint: sesEndpoint,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'cloudformation', secretAccessKey: 'local' },
+  });
+  const unlessExists = (error: unknown): void => {
+    const exists =
+      error instanceof ConfigurationSetAlreadyExistsException ||
+      error instanceof EventDestinationAlreadyExistsException;
+    if (!exists) throw error;
+  };
+  try {
+    for (const set of sets) {
+      await client
+        .send(new CreateConfigurationSetCommand({ ConfigurationSet: { Name: set.name } }))
+        .catch(unlessExists);
+      for (const destination of set.destinations) {
+        await client
+          .send(
+            new CreateConfigurationSetEventDestinationCommand({
+              ConfigurationSetName: set.name,
+              EventDestination: {
+                Name: destination.name,
+                Enabled: destination.enabled,
+                MatchingEventTypes: destination.eventTypes as EventType[],
+                SNSDestination: { TopicARN: destination.topicArn },
+              },
+            }),
+          )
+          .catch(unlessExists);
+      }
+    }
   } finally {
     client.destroy();
   }

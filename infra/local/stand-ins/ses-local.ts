@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   Agent,
   createServer,
@@ -9,9 +10,11 @@ import {
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Config } from 'aws-ses-v2-local';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from '../cloud/intrinsics.ts';
 import { LOCAL_HOST } from '../local-host.ts';
 import { readBody } from '../read-body.ts';
 import { type MailSource, serveMailViewer } from './mail-viewer.ts';
+import { eventsOf } from './ses-events.ts';
 
 /** One attachment as aws-ses-v2-local stores it. */
 export interface StoredAttachment {
@@ -63,10 +66,27 @@ export interface StoredMail {
   raw?: string;
 }
 
+/** An event SES publishes to an SNS topic: what an event destination of a configuration set sends. */
+export interface SesNotification {
+  /** The configuration set the send named (SNS sees it as the publisher: `aws:SourceArn`). */
+  readonly configurationSet: string;
+  readonly topicArn: string;
+  /** The event's JSON, as SNS hands it on (`Records[].Sns.Message`). */
+  readonly message: string;
+}
+
+/** Where SES's SNS destinations publish: the local cloud's topics. */
+export type SesPublisher = (notification: SesNotification) => void;
+
 /** How to start the SES stand-in. */
 export interface SesLocalOptions {
   /** TCP port; a free one is picked when omitted. */
   port?: number;
+  /**
+   * Receives the events of sends that name a configuration set with an SNS destination.
+   * Without it, events go nowhere, as to a topic that does not exist.
+   */
+  publish?: SesPublisher;
 }
 
 /** A running aws-ses-v2-local, in this process. */
@@ -107,6 +127,33 @@ const HOP_BY_HOP = new Set([
 const rawByMessageId = new Map<string, Buffer>();
 let activeInstance = false;
 
+/** An event destination of a configuration set (only SNS destinations exist locally). */
+interface EventDestination {
+  readonly name: string;
+  readonly enabled: boolean;
+  /** Matching event types as SES names them: `bounce`, `complaint`, `delivery`, ... */
+  readonly eventTypes: ReadonlySet<string>;
+  readonly topicArn: string;
+}
+
+// Configuration sets are account configuration, kept beside the store with the same lifetime:
+// a stand-in stopped and started again (an SES outage in a test) still knows them.
+const configurationSets = new Map<string, EventDestination[]>();
+
+/** The event types SES accepts in an event destination. */
+const EVENT_TYPES = new Set([
+  'send',
+  'reject',
+  'bounce',
+  'complaint',
+  'delivery',
+  'open',
+  'click',
+  'renderingFailure',
+  'deliveryDelay',
+  'subscription',
+]);
+
 /**
  * Starts aws-ses-v2-local in this process (no child process to leak) behind a small
  * forwarding server that records the raw MIME of every raw send, because the library's store
@@ -144,7 +191,7 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
     rawMessage: (messageId) => rawByMessageId.get(messageId),
   };
   const front = createServer((req, res) => {
-    serveFront(req, res, viewer, innerPort, agent).catch((error: unknown) => {
+    serveFront(req, res, viewer, innerPort, agent, options.publish).catch((error: unknown) => {
       if (!res.headersSent) {
         res.writeHead(502, { 'content-type': 'text/plain' });
       }
@@ -219,8 +266,10 @@ export function rawHeader(mail: Pick<StoredMail, 'raw'>, name: string): string[]
 
 /**
  * The stand-in's front door: the mail viewer's routes, the library's .eml download answered
- * with the exact message (the library rebuilds one), and everything else forwarded to
- * aws-ses-v2-local with raw sends captured on the way.
+ * with the exact message (the library rebuilds one), the configuration-set actions the local
+ * cloud creates the stack's configuration set with, and everything else forwarded to
+ * aws-ses-v2-local with raw sends captured on the way. A send naming a configuration set that
+ * does not exist is refused, as SES refuses it; one naming an existing set publishes its events.
  */
 async function serveFront(
   req: IncomingMessage,
@@ -228,6 +277,7 @@ async function serveFront(
   viewer: MailSource,
   innerPort: number,
   agent: Agent,
+  publish: SesPublisher | undefined,
 ): Promise<void> {
   if (await serveMailViewer(req, res, viewer)) return;
   const url = new URL(req.url ?? '/', 'http://ses');
@@ -240,17 +290,172 @@ async function serveFront(
     res.end(JSON.stringify({ fileName: url.searchParams.get('messageId'), body: raw.toJSON() }));
     return;
   }
-  await forward(req, res, innerPort, agent);
+  const body = await readBody(req, MAX_BODY_BYTES);
+  if (!body) throw new Error('body too large');
+  // SES v1 (query protocol): the action is a form field of the body. Unsigned requests go on
+  // to aws-ses-v2-local, which refuses them as SES does.
+  const signed = String(req.headers.authorization ?? '').startsWith('AWS');
+  const form =
+    signed && req.method === 'POST' && url.pathname === '/'
+      ? new URLSearchParams(body.toString('utf8'))
+      : undefined;
+  const action = form?.get('Action');
+  if (form && action === 'CreateConfigurationSet') {
+    createConfigurationSet(res, form);
+    return;
+  }
+  if (form && action === 'CreateConfigurationSetEventDestination') {
+    createEventDestination(res, form);
+    return;
+  }
+  const configurationSet = form?.get('ConfigurationSetName') ?? undefined;
+  if (configurationSet !== undefined && !configurationSets.has(configurationSet)) {
+    queryError(
+      res,
+      'ConfigurationSetDoesNotExist',
+      `Configuration set <${configurationSet}> does not exist.`,
+    );
+    return;
+  }
+  await forward(req, res, body, innerPort, agent, (answer) => {
+    if (form && action === 'SendRawEmail' && configurationSet !== undefined) {
+      publishEvents(form, answer, configurationSet, publish);
+    }
+  });
 }
 
+/** A SES v1 answer to an action that returns no data. */
+function queryAnswer(res: ServerResponse, action: string): void {
+  res.writeHead(200, { 'content-type': 'text/xml', 'x-amzn-requestid': randomUUID() });
+  res.end(
+    `<${action}Response xmlns="http://ses.amazonaws.com/doc/2010-12-01/"><${action}Result/><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></${action}Response>`,
+  );
+}
+
+/** A SES v1 error answer, as the SDK parses it (the code names the exception). */
+function queryError(res: ServerResponse, code: string, message: string): void {
+  const escaped = message.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  res.writeHead(400, { 'content-type': 'text/xml', 'x-amzn-requestid': randomUUID() });
+  res.end(
+    `<ErrorResponse xmlns="http://ses.amazonaws.com/doc/2010-12-01/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${escaped}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
+  );
+}
+
+/** The members of a query-protocol list (`Prefix.member.1`, `Prefix.member.2`, ...), in order. */
+function members(form: URLSearchParams, prefix: string): string[] {
+  const found: string[] = [];
+  for (let index = 1; form.has(`${prefix}.member.${index}`); index += 1) {
+    found.push(form.get(`${prefix}.member.${index}`) ?? '');
+  }
+  return found;
+}
+
+function createConfigurationSet(res: ServerResponse, form: URLSearchParams): void {
+  const name = form.get('ConfigurationSet.Name') ?? '';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+    queryError(res, 'InvalidConfigurationSet', `Configuration set name <${name}> is not valid.`);
+    return;
+  }
+  if (configurationSets.has(name)) {
+    queryError(res, 'ConfigurationSetAlreadyExists', `Configuration set <${name}> already exists.`);
+    return;
+  }
+  configurationSets.set(name, []);
+  queryAnswer(res, 'CreateConfigurationSet');
+}
+
+/** Adds an event destination; only SNS destinations exist locally (all the stack uses). */
+function createEventDestination(res: ServerResponse, form: URLSearchParams): void {
+  const setName = form.get('ConfigurationSetName') ?? '';
+  const destinations = configurationSets.get(setName);
+  if (!destinations) {
+    queryError(
+      res,
+      'ConfigurationSetDoesNotExist',
+      `Configuration set <${setName}> does not exist.`,
+    );
+    return;
+  }
+  const name = form.get('EventDestination.Name') ?? '';
+  const topicArn = form.get('EventDestination.SNSDestination.TopicARN');
+  const eventTypes = members(form, 'EventDestination.MatchingEventTypes');
+  const invalid = eventTypes.find((type) => !EVENT_TYPES.has(type));
+  if (!topicArn || eventTypes.length === 0 || invalid !== undefined || name === '') {
+    queryError(
+      res,
+      'InvalidParameterValue',
+      `Event destination ${name}: only an SNS destination with valid event types runs locally.`,
+    );
+    return;
+  }
+  if (destinations.some((destination) => destination.name === name)) {
+    queryError(res, 'EventDestinationAlreadyExists', `Event destination ${name} already exists.`);
+    return;
+  }
+  destinations.push({
+    name,
+    enabled: form.get('EventDestination.Enabled') === 'true',
+    eventTypes: new Set(eventTypes),
+    topicArn,
+  });
+  queryAnswer(res, 'CreateConfigurationSetEventDestination');
+}
+
+/**
+ * Publishes the events of an accepted SendRawEmail to the configuration set's SNS destinations
+ * that match their type. Called before the send is answered: on AWS events come a moment
+ * later, and publishing first only guarantees that whoever waits for quiet sees them.
+ */
+function publishEvents(
+  form: URLSearchParams,
+  answer: Buffer,
+  configurationSet: string,
+  publish: SesPublisher | undefined,
+): void {
+  const messageId = /<MessageId>([^<]+)<\/MessageId>/.exec(answer.toString('utf8'))?.[1];
+  const data = form.get('RawMessage.Data');
+  if (!messageId || data === null || !publish) return;
+  const raw = Buffer.from(data, 'base64');
+  const recipients = members(form, 'Destinations');
+  const headerAddresses = (name: string) =>
+    rawHeader({ raw: raw.toString('utf8') }, name).flatMap((value) =>
+      value.split(',').map((part) => (/<([^>]+)>/.exec(part)?.[1] ?? part).trim()),
+    );
+  const events = eventsOf({
+    messageId,
+    source: form.get('Source') ?? rawHeader({ raw: raw.toString('utf8') }, 'From')[0] ?? '',
+    // Without Destinations, SES takes the recipients from the message's headers.
+    recipients: recipients.length
+      ? recipients
+      : ['To', 'Cc', 'Bcc'].flatMap(headerAddresses).filter(Boolean),
+    raw,
+    configurationSet,
+    at: new Date(),
+    account: { id: LOCAL_ACCOUNT, region: LOCAL_REGION },
+  });
+  for (const destination of configurationSets.get(configurationSet) ?? []) {
+    if (!destination.enabled) continue;
+    for (const event of events) {
+      const type = event.eventType.charAt(0).toLowerCase() + event.eventType.slice(1);
+      if (!destination.eventTypes.has(type)) continue;
+      publish({
+        configurationSet,
+        topicArn: destination.topicArn,
+        message: JSON.stringify(event.json),
+      });
+    }
+  }
+}
+
+/** Forwards to aws-ses-v2-local; `accepted` sees a successful answer before the caller does. */
 async function forward(
   req: IncomingMessage,
   res: ServerResponse,
+  body: Buffer,
   innerPort: number,
   agent: Agent,
+  accepted: (answer: Buffer) => void = () => undefined,
 ): Promise<void> {
-  const body = await readBody(req, MAX_BODY_BYTES);
-  if (!body) throw new Error('body too large');
   const headers: Record<string, string | string[]> = {};
   for (const [key, value] of Object.entries(req.headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(key)) {
@@ -277,6 +482,7 @@ async function forward(
   const status = upstream.statusCode ?? 502;
   if (status === 200) {
     captureRaw(req, body, answer);
+    accepted(answer);
   }
   const responseHeaders: Record<string, string | string[]> = {};
   for (const [key, value] of Object.entries(upstream.headers)) {

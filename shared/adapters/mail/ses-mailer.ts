@@ -16,13 +16,24 @@ export class MailDeliveryError extends Error {
   }
 }
 
+/** How the mailer sends besides the message itself. */
+export interface SesMailerOptions {
+  /**
+   * The SES configuration set every send names: its event destination reports bounces,
+   * complaints and deliveries back (the feedback function). Without one, SES reports nothing.
+   */
+  readonly configurationSetName?: string;
+}
+
 /** The mail port on Amazon SES: renders the operator's texts, builds MIME, sends it raw. */
 export class SesMailer implements MailPort {
   readonly #client: SESClient;
+  readonly #configurationSetName: string | undefined;
 
   /** @param client created once per function at module scope, or a local/mocked one. */
-  constructor(client: SESClient) {
+  constructor(client: SESClient, options: SesMailerOptions = {}) {
     this.#client = client;
+    this.#configurationSetName = options.configurationSetName;
   }
 
   /**
@@ -43,6 +54,7 @@ export class SesMailer implements MailPort {
       Source: settings.sender.address,
       Destinations: [mail.to],
       RawMessage: { Data: raw },
+      ...(this.#configurationSetName ? { ConfigurationSetName: this.#configurationSetName } : {}),
     });
     try {
       await this.#client.send(command);

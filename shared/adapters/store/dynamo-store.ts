@@ -620,6 +620,12 @@ function fromSubscriberItem(item: Item): SubscriberRecord {
       ? { activation_log: (item.activation_log as unknown[]).map(Number) }
       : {}),
     ...(typeof item[TTL_ATTRIBUTE] === 'number' ? { expires_at: item[TTL_ATTRIBUTE] } : {}),
+    ...(typeof item.transient_bounces === 'number'
+      ? { transient_bounces: item.transient_bounces }
+      : {}),
+    ...(typeof item.transient_bounce_mail === 'string'
+      ? { transient_bounce_mail: item.transient_bounce_mail }
+      : {}),
   };
 }
 

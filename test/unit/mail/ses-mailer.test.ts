@@ -1,4 +1,8 @@
-import { SESClient } from '@aws-sdk/client-ses';
+import {
+  ConfigurationSetDoesNotExistException,
+  CreateConfigurationSetCommand,
+  SESClient,
+} from '@aws-sdk/client-ses';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SesLocal, startSesLocal } from '../../../infra/local/stand-ins/ses-local.ts';
 import { MailDeliveryError, SesMailer } from '../../../shared/adapters/mail/ses-mailer.ts';
@@ -69,6 +73,24 @@ describe('SesMailer', () => {
     expect(headerValues(parsed, 'subject')).toEqual(['Please confirm your subscription']);
     expect(headerValues(parsed, 'list-unsubscribe')).toEqual([]);
     expect(headerValues(parsed, 'list-unsubscribe-post')).toEqual([]);
+  });
+
+  it('names its configuration set on every send: SES refuses one that does not exist', async () => {
+    // Arrange: the local SES knows only the sets created in it, as SES does.
+    await client.send(new CreateConfigurationSetCommand({ ConfigurationSet: { Name: 'mail' } }));
+    const configured = new SesMailer(client, { configurationSetName: 'mail' });
+    const misnamed = new SesMailer(client, { configurationSetName: 'no-such-set' });
+
+    // Act
+    await configured.send(dueMail('welcome'), mailSettings());
+    const failure = await misnamed.send(dueMail('welcome'), mailSettings()).catch((e) => e);
+
+    // Assert: the named set was sent, and a wrong name is a failed delivery, not a bug.
+    expect(await ses.messages()).toHaveLength(1);
+    expect(failure).toBeInstanceOf(MailDeliveryError);
+    expect((failure as MailDeliveryError).cause).toBeInstanceOf(
+      ConfigurationSetDoesNotExistException,
+    );
   });
 
   it('surfaces a refused send as MailDeliveryError carrying the cause', async () => {

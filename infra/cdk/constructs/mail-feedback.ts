@@ -1,0 +1,67 @@
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import {
+  ConfigurationSet,
+  ConfigurationSetEventDestination,
+  EmailSendingEvent,
+  EventDestination,
+} from 'aws-cdk-lib/aws-ses';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { LambdaSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+
+/**
+ * The SES events the feedback rules read (docs/behaviour.md, "Feedback"): bounces and
+ * complaints change statuses, deliveries end a run of soft bounces.
+ */
+export const FEEDBACK_EVENTS = [
+  EmailSendingEvent.BOUNCE,
+  EmailSendingEvent.COMPLAINT,
+  EmailSendingEvent.DELIVERY,
+] as const;
+
+/**
+ * How SES's feedback comes back: the configuration set every mail is sent with, an event
+ * destination that publishes its bounces, complaints and deliveries to an SNS topic, and (once
+ * `subscribe` is called) the function subscribed to that topic.
+ */
+export class MailFeedback extends Construct {
+  readonly configurationSet: ConfigurationSet;
+  /** ARN of the configuration set: SES authorizes each send against it too. */
+  readonly configurationSetArn: string;
+  readonly topic: Topic;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    // No name: CloudFormation picks one, so two stacks in one account and region never clash.
+    this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', {
+      reputationMetrics: true,
+      sendingEnabled: true,
+    });
+    this.configurationSetArn = Stack.of(this).formatArn({
+      service: 'ses',
+      resource: 'configuration-set',
+      resourceName: this.configurationSet.configurationSetName,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+    // Not encrypted at rest: SES cannot publish to a topic under the AWS-managed aws/sns key,
+    // and a customer-managed key would guard only the seconds a notification waits for its
+    // one subscriber. Only SES may publish (the topic policy the event destination adds, for
+    // this configuration set), and never without TLS (cdk-nag AwsSolutions-SNS3).
+    this.topic = new Topic(this, 'Topic', {
+      displayName: 'SES bounces, complaints and deliveries of the newsletter mailer',
+      enforceSSL: true,
+    });
+    // Adds the topic policy that lets SES publish, for this configuration set only.
+    new ConfigurationSetEventDestination(this, 'ToTopic', {
+      configurationSet: this.configurationSet,
+      destination: EventDestination.snsTopic(this.topic),
+      events: [...FEEDBACK_EVENTS],
+    });
+  }
+
+  /** Subscribes the function that applies the feedback; SNS invokes it asynchronously. */
+  subscribe(fn: IFunction): void {
+    this.topic.addSubscription(new LambdaSubscription(fn));
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * SNS's side of the template's topics, for what publishes to them (SES's event destinations):
+ * a publish is allowed only when the topic's access policy lets that service publish for that
+ * source (evaluated with the same IAM evaluator), and each `lambda` subscription gets the
+ * message as SNS delivers it (`Records[0].Sns.Message`, `TopicArn`, ...) only when a Lambda
+ * permission lets SNS invoke the function for that topic. The invocation is asynchronous, as
+ * SNS invokes Lambda: a function error is retried twice, then the message is dropped.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Denial } from './aws-endpoint.ts';
+import type {
+  DeployedTopic,
+  DeployedTopicSubscription,
+  InvokePermission,
+} from './deployed-stack.ts';
+import { evaluateServicePrincipal } from './iam-evaluator.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
+import type { InvocationResult } from './lambda-host.ts';
+
+/** How to run the topics. */
+export interface TopicDeliveriesOptions {
+  readonly topics: readonly DeployedTopic[];
+  readonly subscriptions: readonly DeployedTopicSubscription[];
+  /** Lambda permissions for `sns.amazonaws.com`. */
+  readonly permissions: readonly InvokePermission[];
+  readonly invoke: (functionLogicalId: string, event: unknown) => Promise<InvocationResult>;
+  /**
+   * Waits before Lambda's two retries of a failed asynchronous invocation. Lambda waits about
+   * a minute, then two; locally a second and two by default, so a run does not stall.
+   */
+  readonly retryWaitsMs?: readonly number[];
+  /** A publish or an invocation refused as AWS would refuse it (the event is lost, as there). */
+  readonly onDenied?: (denial: Denial) => void;
+  /** An invocation that failed after its retries (its message is dropped, as on AWS). */
+  readonly onGaveUp?: (failure: FailedDelivery) => void;
+  /** A failure of the local SNS itself (a bug here, not the function's). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Who publishes: an AWS service, and the resource it publishes for (`aws:SourceArn`). */
+export interface Publisher {
+  readonly servicePrincipal: string;
+  readonly sourceArn: string;
+}
+
+/** A message whose function failed on every attempt. */
+export interface FailedDelivery {
+  readonly topicArn: string;
+  readonly functionLogicalId: string;
+  readonly attempts: number;
+  readonly error: string;
+}
+
+/** The running topics. */
+export interface TopicDeliveries {
+  /**
+   * Publishes a message to a topic of the stack, as `publisher`; the deliveries run in the
+   * background (`settled` waits for them), as SNS answers a publish before delivering it.
+   */
+  publish(publisher: Publisher, topicArn: string, message: string): void;
+  /**
+   * Resolves once every message published so far has been handled by its subscribers
+   * (including their retries); true when there was any to wait for.
+   */
+  settled(): Promise<boolean>;
+  stop(): void;
+}
+
+/** `arn:…:topic` matches a permission's source ARN (exact; the stack never uses wildcards). */
+const permits = (permission: InvokePermission, fn: string, topicArn: string): boolean =>
+  permission.functionLogicalId === fn && permission.sourceArn === topicArn;
+
+/** Starts SNS for the stack's topics. */
+export function startTopicDeliveries(options: TopicDeliveriesOptions): TopicDeliveries {
+  const retryWaits = options.retryWaitsMs ?? [1_000, 2_000];
+  const inFlight = new Set<Promise<void>>();
+  const subscriptionIds = new Map(
+    options.subscriptions.map((subscription) => [subscription.logicalId, randomUUID()]),
+  );
+  let stopped = false;
+
+  const deny = (caller: string, action: string, resource: string, why: string): void => {
+    options.onDenied?.({
+      caller,
+      action,
+      resource,
+      message: `${caller} is not authorized to perform: ${action} on resource: ${resource} because ${why}`,
+    });
+  };
+
+  /** The event SNS hands a subscribed function: one record per invocation. */
+  const snsEvent = (subscription: DeployedTopicSubscription, message: string) => {
+    const subscriptionArn = `${subscription.topicArn}:${subscriptionIds.get(subscription.logicalId)}`;
+    return {
+      Records: [
+        {
+          EventSource: 'aws:sns',
+          EventVersion: '1.0',
+          EventSubscriptionArn: subscriptionArn,
+          Sns: {
+            Type: 'Notification',
+            MessageId: randomUUID(),
+            TopicArn: subscription.topicArn,
+            Subject: null,
+            Message: message,
+            Timestamp: new Date().toISOString(),
+            SignatureVersion: '1',
+            // Not a real signature: a subscribed function is invoked by Lambda on SNS's behalf
+            // and has no reason to verify one (ours does not).
+            Signature: randomBytes(64).toString('base64'),
+            SigningCertUrl: `https://sns.${LOCAL_REGION}.amazonaws.com/SimpleNotificationService-local.pem`,
+            UnsubscribeUrl: `https://sns.${LOCAL_REGION}.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=${subscriptionArn}`,
+            MessageAttributes: {},
+          },
+        },
+      ],
+    };
+  };
+
+  const deliver = async (subscription: DeployedTopicSubscription, event: unknown) => {
+    let error = '';
+    for (let attempt = 0; attempt <= retryWaits.length; attempt += 1) {
+      if (attempt > 0) await sleep(retryWaits[attempt - 1] ?? 0);
+      if (stopped) return;
+      const result = await options.invoke(subscription.functionLogicalId, event).catch(
+        (thrown: unknown): InvocationResult => ({
+          ok: false,
+          error: { errorType: 'InvokeFailed', errorMessage: String(thrown), trace: [] },
+        }),
+      );
+      if (result.ok) return;
+      error = `${result.error.errorType}: ${result.error.errorMessage}`;
+    }
+    if (!stopped) {
+      options.onGaveUp?.({
+        topicArn: subscription.topicArn,
+        functionLogicalId: subscription.functionLogicalId,
+        attempts: retryWaits.length + 1,
+        error,
+      });
+    }
+  };
+
+  const track = (work: Promise<void>): void => {
+    const settled = work.catch((error: unknown) => options.onError?.(error));
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
+  };
+
+  return {
+    publish: (publisher, topicArn, message) => {
+      const topic = options.topics.find((candidate) => candidate.topicArn === topicArn);
+      const work = (async () => {
+        if (!topic) return; // SES's publish fails; the event is lost, as on AWS.
+        const verdict = await evaluateServicePrincipal(publisher.servicePrincipal, topic.policy, {
+          action: 'sns:Publish',
+          resource: topicArn,
+          context: {
+            'aws:SourceArn': publisher.sourceArn,
+            'aws:SourceAccount': LOCAL_ACCOUNT,
+            'aws:SecureTransport': 'true',
+          },
+        });
+        if (!verdict.allowed) {
+          deny(publisher.servicePrincipal, 'sns:Publish', topicArn, 'no topic policy allows it');
+          return;
+        }
+        for (const subscription of options.subscriptions) {
+          if (subscription.topicArn !== topicArn) continue;
+          const fn = subscription.functionLogicalId;
+          if (!options.permissions.some((permission) => permits(permission, fn, topicArn))) {
+            deny(
+              'sns.amazonaws.com',
+              'lambda:InvokeFunction',
+              fn,
+              'no Lambda permission allows it',
+            );
+            continue;
+          }
+          track(deliver(subscription, snsEvent(subscription, message)));
+        }
+      })();
+      track(work);
+    },
+    settled: async () => {
+      let waited = false;
+      while (inFlight.size > 0) {
+        waited = true;
+        await Promise.all([...inFlight]);
+      }
+      return waited;
+    },
+    stop: () => {
+      stopped = true;
+    },
+  };
+}

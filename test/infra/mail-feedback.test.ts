@@ -1,0 +1,255 @@
+/**
+ * The feedback loop as the synthesized template has it: the mailer sends with a configuration
+ * set, the configuration set publishes bounces, complaints and deliveries to a topic that only
+ * SES may publish to, the feedback function is subscribed to it with nothing but the grants it
+ * uses, and the account's SES reputation is alarmed on. Every oracle is the template itself or
+ * a literal from AWS's documentation, never the code's own tables.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildApp, resourcesOfType, type TemplateResource } from './build-app.ts';
+
+const { template } = buildApp();
+const resources = template.toJSON().Resources as Record<string, TemplateResource>;
+
+interface Statement {
+  readonly Sid?: string;
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Principal?: unknown;
+  readonly Condition?: Record<string, Record<string, unknown>>;
+}
+
+const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** The one resource of a type: its logical id and properties. */
+function single(type: string): [string, TemplateResource] {
+  const found = [...resourcesOfType(template, type)];
+  expect(found, type).toHaveLength(1);
+  return found[0] as [string, TemplateResource];
+}
+
+/** The resource with this logical id; throws when there is none. */
+function resourceNamed(logicalId: string): TemplateResource {
+  const resource = resources[logicalId];
+  if (!resource) throw new Error(`no resource ${logicalId}`);
+  return resource;
+}
+
+/** The statements of a function's role (its inline policies). */
+function statementsOf(functionId: string): Statement[] {
+  const role = resourceNamed(functionId).Properties.Role as { 'Fn::GetAtt': [string] };
+  const roleId = role['Fn::GetAtt'][0];
+  return (
+    (resources[roleId]?.Properties.Policies ?? []) as {
+      PolicyDocument: { Statement: Statement[] };
+    }[]
+  ).flatMap((policy) => policy.PolicyDocument.Statement);
+}
+
+const [configurationSetId] = single('AWS::SES::ConfigurationSet');
+const [topicId] = single('AWS::SNS::Topic');
+const [tableId] = single('AWS::DynamoDB::Table');
+/** `arn:…:ses:<region>:<account>:configuration-set/<the set>`, as CloudFormation joins it. */
+const configurationSetArn = {
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':ses:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      ':configuration-set/',
+      { Ref: configurationSetId },
+    ],
+  ],
+};
+
+/** The function subscribed to the feedback topic. */
+function feedbackFunctionId(): string {
+  const [, subscription] = single('AWS::SNS::Subscription');
+  const endpoint = subscription.Properties.Endpoint as { 'Fn::GetAtt': [string, string] };
+  return endpoint['Fn::GetAtt'][0];
+}
+
+describe('the mailer sends with the configuration set', () => {
+  it('names it in the environment of exactly the function that may send mail', () => {
+    const functions = [...resourcesOfType(template, 'AWS::Lambda::Function')];
+    const naming = functions.filter(
+      ([, fn]) =>
+        (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables
+          .NEWSLETTER_SES_CONFIGURATION_SET !== undefined,
+    );
+    const sending = functions.filter(([id]) =>
+      statementsOf(id).some((statement) =>
+        list(statement.Action).some((action) => action.startsWith('ses:')),
+      ),
+    );
+    expect(naming.map(([id]) => id)).toEqual(sending.map(([id]) => id));
+    expect(naming).toHaveLength(1);
+    const [[, mailer]] = naming as [[string, TemplateResource]];
+    expect(
+      (mailer.Properties.Environment as { Variables: Record<string, unknown> }).Variables
+        .NEWSLETTER_SES_CONFIGURATION_SET,
+    ).toEqual({ Ref: configurationSetId });
+  });
+
+  it('may send only as the identity and with the configuration set (SES checks both)', () => {
+    const mail = [...resourcesOfType(template, 'AWS::Lambda::Function')]
+      .flatMap(([id]) => statementsOf(id))
+      .filter((statement) => list(statement.Action).includes('ses:SendRawEmail'));
+    expect(mail).toHaveLength(1);
+    const resourcesOfMail = list(mail[0]?.Resource);
+    expect(resourcesOfMail).toContainEqual(configurationSetArn);
+    expect(JSON.stringify(resourcesOfMail)).toContain(':identity/example.com');
+    expect(resourcesOfMail).toHaveLength(2);
+  });
+});
+
+describe('the configuration set reports back', () => {
+  it('publishes bounces, complaints and deliveries, and nothing else, to the topic', () => {
+    const [, destination] = single('AWS::SES::ConfigurationSetEventDestination');
+    expect(destination.Properties.ConfigurationSetName).toEqual({ Ref: configurationSetId });
+    const eventDestination = destination.Properties.EventDestination as {
+      Enabled: boolean;
+      MatchingEventTypes: string[];
+      SnsDestination: unknown;
+    };
+    expect(eventDestination.Enabled).toBe(true);
+    expect([...eventDestination.MatchingEventTypes].sort()).toEqual([
+      'bounce',
+      'complaint',
+      'delivery',
+    ]);
+    expect(eventDestination.SnsDestination).toEqual({ TopicARN: { Ref: topicId } });
+  });
+
+  it('lets only SES, for this configuration set, publish to the topic, and only over TLS', () => {
+    const [, policy] = single('AWS::SNS::TopicPolicy');
+    expect(policy.Properties.Topics).toEqual([{ Ref: topicId }]);
+    const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+    const allows = statements.filter((statement) => statement.Effect === 'Allow');
+    expect(allows).toHaveLength(1);
+    expect(allows[0]).toMatchObject({
+      Action: 'sns:Publish',
+      Principal: { Service: 'ses.amazonaws.com' },
+      Resource: { Ref: topicId },
+      Condition: {
+        StringEquals: {
+          'AWS:SourceAccount': { Ref: 'AWS::AccountId' },
+          'AWS:SourceArn': configurationSetArn,
+        },
+      },
+    });
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 'sns:Publish',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+  });
+
+  it('subscribes one function, which SNS alone may invoke, for this topic only', () => {
+    const [, subscription] = single('AWS::SNS::Subscription');
+    expect(subscription.Properties).toEqual({
+      Protocol: 'lambda',
+      TopicArn: { Ref: topicId },
+      Endpoint: { 'Fn::GetAtt': [feedbackFunctionId(), 'Arn'] },
+    });
+    const fromSns = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()].filter(
+      (permission) => permission.Properties.Principal === 'sns.amazonaws.com',
+    );
+    expect(fromSns.map((permission) => permission.Properties)).toEqual([
+      {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: { 'Fn::GetAtt': [feedbackFunctionId(), 'Arn'] },
+        Principal: 'sns.amazonaws.com',
+        SourceArn: { Ref: topicId },
+      },
+    ]);
+  });
+});
+
+describe('the feedback function', () => {
+  it('may read and put table items and read the settings, nothing else', () => {
+    const logging = resourceNamed(feedbackFunctionId()).Properties.LoggingConfig as {
+      LogGroup: { Ref: string };
+    };
+    const logGroupId = logging.LogGroup.Ref;
+    const settingsArn = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':ssm:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':parameter/newsletter/settings',
+        ],
+      ],
+    };
+    expect(statementsOf(feedbackFunctionId())).toEqual([
+      {
+        Sid: 'Logs',
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
+      },
+      {
+        Sid: 'Table',
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+      },
+      {
+        Sid: 'Parameters',
+        Effect: 'Allow',
+        Action: 'ssm:GetParameter',
+        Resource: settingsArn,
+      },
+    ]);
+  });
+});
+
+describe('[feedback.alarms] SES reputation alarms', () => {
+  const reputation = (metricName: string) =>
+    [...resourcesOfType(template, 'AWS::CloudWatch::Alarm').values()].filter(
+      (alarm) =>
+        alarm.Properties.Namespace === 'AWS/SES' && alarm.Properties.MetricName === metricName,
+    );
+
+  it('fire at half of the rates at which SES reviews an account (5% bounces, 0.1% complaints)', () => {
+    for (const [metricName, threshold] of [
+      ['Reputation.BounceRate', 0.025],
+      ['Reputation.ComplaintRate', 0.0005],
+    ] as const) {
+      const alarms = reputation(metricName);
+      expect(alarms, metricName).toHaveLength(1);
+      expect(alarms[0]?.Properties).toMatchObject({
+        Threshold: threshold,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Statistic: 'Average',
+        EvaluationPeriods: 1,
+      });
+      // Account-wide: SES publishes these metrics without dimensions.
+      expect(alarms[0]?.Properties.Dimensions).toBeUndefined();
+    }
+  });
+
+  it('notify the same topic as every other alarm', () => {
+    const topic = 'arn:aws:sns:eu-west-1:123456789012:newsletter-alarms';
+    const { template: notifying } = buildApp({ alarmTopicArn: topic });
+    const alarms = [...resourcesOfType(notifying, 'AWS::CloudWatch::Alarm').values()];
+    const ses = alarms.filter((alarm) => alarm.Properties.Namespace === 'AWS/SES');
+    expect(ses).toHaveLength(2);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([topic]);
+      expect(alarm.Properties.OKActions).toEqual([topic]);
+    }
+  });
+});
