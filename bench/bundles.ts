@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build, type Metafile, type Plugin } from 'esbuild';
+import { sesFeedback } from '../functions/feedback/feedback-function.ts';
 import { type Route, routes } from '../functions/routes.ts';
 import { streamConsumers } from '../functions/streams/consumers.ts';
 import { esbuildOptionsFor } from './esbuild-options.ts';
@@ -112,12 +113,25 @@ export async function buildFunctions(
   return functions;
 }
 
-/** The stream consumers' bundles (functions/streams/<name>.ts), built as `bundling` says. */
+/**
+ * The functions off the request path, built as `bundling` says: the stream consumers
+ * (functions/streams/<name>.ts) and the SES feedback function (functions/feedback/).
+ */
 export async function buildConsumers(
   outdir: string,
   bundling: BundlingOptions,
 ): Promise<Map<string, Bundle>> {
   const consumers = new Map<string, Bundle>();
+  // SES's feedback drives one more function off the request path, built the same way.
+  consumers.set(
+    sesFeedback.name,
+    await buildBundle(
+      `feedback: ${sesFeedback.name}`,
+      join(PROJECT_ROOT, 'functions', 'feedback', `${sesFeedback.name}.ts`),
+      join(outdir, sesFeedback.name),
+      bundling,
+    ),
+  );
   for (const consumer of streamConsumers) {
     consumers.set(
       consumer.name,

@@ -66,7 +66,7 @@ export interface RunResults {
   /** Alternative key → function → bundle (bench/decisions.ts). */
   readonly alternatives: ReadonlyMap<string, ReadonlyMap<string, Bundle>>;
   readonly consumer: Bundle;
-  /** The stream consumers' bundles (no targets: the mailer is the one function with SES). */
+  /** The bundles off the request path (no targets: the mailer is the one function with SES). */
   readonly consumers: ReadonlyMap<string, Bundle>;
   readonly bundles: ReadonlyMap<string, Bundle>;
   readonly init: ReadonlyMap<string, InitTiming>;

@@ -268,7 +268,7 @@ function scenarios(config: WarmConfig, sdk: Sdk): Scenario[] {
     {
       name: 'subscribers-add (1 KB subscriber)',
       route: 'subscribers-add',
-      requests: 'UpdateItem counter + PutItem (condition)',
+      requests: 'GetItem + UpdateItem counter + PutItem (condition)',
       event: (round) =>
         proxyEvent('POST', '/subscribers/add', {
           json: {
@@ -277,6 +277,14 @@ function scenarios(config: WarmConfig, sdk: Sdk): Scenario[] {
           },
         }),
       bare: async (round) => {
+        // The operation looks before it takes an id (a refused add leaves the table as it was).
+        await db.send(
+          new GetCommand({
+            TableName,
+            Key: subscriberKey(benchEmail('warm-b', round)),
+            ConsistentRead: true,
+          }),
+        );
         const counter = await db.send(
           new UpdateCommand({
             TableName,

@@ -148,6 +148,8 @@ export async function importSubscribers(
   const counts = { imported: 0, exists: 0, rejected: 0, skipped: 0 };
   const watermark = new Watermark(startAfter);
   const inFlight = new Set<Promise<void>>();
+  /** The newest row in flight of each address. */
+  const lastOfAddress = new Map<string, Promise<void>>();
   let failure: { error: unknown } | undefined;
   let sinceCheckpoint = 0;
   let started = 0;
@@ -231,20 +233,30 @@ export async function importSubscribers(
       }
       const { email, parameters, status } = importRow(record, header);
       watermark.start(row);
-      const task = importSubscriber(context, parameters, status || options.status).then(
-        (outcome) => {
-          watermark.finish(row);
-          if (outcome.kind === 'created') done(row, 'imported', email);
-          else if (outcome.kind === 'exists')
-            done(row, 'exists', email, 'email_exists', outcome.error.message);
-          else done(row, 'rejected', email, outcome.error.code, outcome.error.message);
-        },
-        (error: unknown) => {
-          // The row stays in flight: the checkpoint must not pass it.
-          failure ??= { error };
-        },
-      );
-      const tracked = task.finally(() => inFlight.delete(tracked));
+      // Rows of one address run in file order, so the first of them is the one imported and
+      // the later ones are reported as existing, whatever the concurrency.
+      const address = email.trim().toLowerCase();
+      const before = lastOfAddress.get(address) ?? Promise.resolve();
+      const task = before
+        .then(() => importSubscriber(context, parameters, status || options.status))
+        .then(
+          (outcome) => {
+            watermark.finish(row);
+            if (outcome.kind === 'created') done(row, 'imported', email);
+            else if (outcome.kind === 'exists')
+              done(row, 'exists', email, 'email_exists', outcome.error.message);
+            else done(row, 'rejected', email, outcome.error.code, outcome.error.message);
+          },
+          (error: unknown) => {
+            // The row stays in flight: the checkpoint must not pass it.
+            failure ??= { error };
+          },
+        );
+      const tracked = task.finally(() => {
+        inFlight.delete(tracked);
+        if (lastOfAddress.get(address) === tracked) lastOfAddress.delete(address);
+      });
+      lastOfAddress.set(address, tracked);
       inFlight.add(tracked);
       if (inFlight.size >= options.concurrency) await Promise.race(inFlight);
     }
