@@ -76,6 +76,8 @@ export function storedRecord(
 ): SubscriberRecord {
   return {
     ...newSubscriberRecord(params.email, params, params.status, settings, now),
+    // As add_subscriber records an in-process call: the evidence every subscriber carries.
+    consent: { channel: 'function_class', subscribed: { at: now.toISOString() } },
     id,
     version: 1,
   };

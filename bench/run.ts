@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { routes } from '../functions/routes.ts';
 import { FUNCTION_BUNDLING } from '../infra/cdk/constructs/newsletter-function.ts';
 import { startDynamoDbLocal } from '../infra/local/stand-ins/dynamodb-local.ts';
+import { ENV } from '../shared/runtime/environment.ts';
 import {
   type Bundle,
   buildBundle,
@@ -99,6 +100,7 @@ function lambdaEnvironment(): NodeJS.ProcessEnv {
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
     // The functions read their environment when loaded, as the stack sets it.
     NEWSLETTER_TABLE: 'bench',
+    [ENV.configurationSet]: 'bench',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }
