@@ -237,7 +237,11 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
     },
     stop: () => {
       stopping ??= (async () => {
-        await Promise.all([close(front), close(inner)]);
+        // Like SES becoming unreachable: no new connection is taken, and a send already
+        // accepted gets its answer. Cutting it off would be a lost acknowledgement (a send
+        // that was stored but looks failed), another fault than an outage.
+        await close(front);
+        await close(inner);
         agent.destroy();
         activeInstance = false;
       })();
@@ -543,10 +547,20 @@ function listen(server: Server, port: number): Promise<void> {
   });
 }
 
+/** How long a request already in progress may take to finish when the stand-in stops. */
+const STOP_GRACE_MS = 2_000;
+
 function close(server: Server): Promise<void> {
   return new Promise((resolve, reject) => {
     server.close((error) => (error ? reject(error) : resolve()));
-    // Keep-alive sockets (the SDK's, fetch's) would hold close() open indefinitely.
-    server.closeAllConnections();
+    // Keep-alive sockets (the SDK's, fetch's) would hold close() open indefinitely: idle ones
+    // go now, busy ones once their answer is out, or after the grace period.
+    server.closeIdleConnections();
+    const sweep = setInterval(() => server.closeIdleConnections(), 20);
+    const deadline = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
+    server.once('close', () => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+    });
   });
 }
