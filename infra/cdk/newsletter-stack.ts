@@ -172,6 +172,36 @@ export class NewsletterStack extends Stack {
       readsParameters: sesFeedback.access.settings,
     });
     this.feedback.subscribe(this.feedbackFunction);
+    // SNS invokes it asynchronously: after Lambda's two retries an event would be dropped, and
+    // with it a bounce or a complaint. It goes to a queue with an alarm instead.
+    const feedbackDeadLetters = new Queue(this, `${pascalCase(sesFeedback.name)}DeadLetters`, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(feedbackDeadLetters).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the on-failure destination of the feedback function; an operator ' +
+        'reads its SES events and replays them (docs/deploy.md, "Operating").',
+    });
+    this.feedbackFunction.configureAsyncInvoke({
+      retryAttempts: 2,
+      // Only SendMessage, not the wider grant CDK's SqsDestination adds.
+      onFailure: {
+        bind: (_scope, fn) => {
+          fn.addToRolePolicy(
+            new PolicyStatement({
+              sid: 'DeadLetters',
+              effect: Effect.ALLOW,
+              actions: ['sqs:SendMessage'],
+              resources: [feedbackDeadLetters.queueArn],
+            }),
+          );
+          return { destination: feedbackDeadLetters.queueArn };
+        },
+      },
+    });
 
     this.alarms = new NewsletterAlarms(this, 'Operations', {
       api: this.api,
@@ -180,7 +210,10 @@ export class NewsletterStack extends Stack {
         ...[...consumers].map(([name, { fn }]) => [name, fn] as const),
         [sesFeedback.name, this.feedbackFunction],
       ]),
-      deadLetterQueues: [...consumers.values()].map(({ deadLetters }) => deadLetters),
+      deadLetterQueues: [
+        ...[...consumers.values()].map(({ deadLetters }) => deadLetters),
+        feedbackDeadLetters,
+      ],
       table: this.table,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
     });
@@ -201,6 +234,10 @@ export class NewsletterStack extends Stack {
         value: mailer.deadLetters.queueUrl,
       });
     }
+    new CfnOutput(this, 'FeedbackDeadLetters', {
+      description: 'SES events the feedback function failed to apply after its retries',
+      value: feedbackDeadLetters.queueUrl,
+    });
     new CfnOutput(this, 'Dashboard', {
       description: 'CloudWatch dashboard of the service (alarms: docs/deploy.md, "Operating")',
       value: this.alarms.dashboard.dashboardName,

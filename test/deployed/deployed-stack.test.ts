@@ -293,6 +293,38 @@ describe('the whole scenario, from cdk.out', () => {
       },
     );
 
+    // An event the function cannot apply (its settings unreadable) goes, after Lambda's two
+    // retries, to the feedback function's on-failure queue instead of being dropped.
+    await step(
+      'SES reports a soft bounce while the parameter store is unreachable (dead-lettered)',
+      async () => {
+        const [set] = service.stack.cloud.stack.configurationSets();
+        const [destination] = set?.destinations ?? [];
+        if (!set || !destination) throw new Error('no configuration set with a destination');
+        service.stack.cloud.endpoint.setFault('ssm', { kind: 'unreachable' });
+        try {
+          service.stack.cloud.publishSesEvent({
+            configurationSet: set.name,
+            topicArn: destination.topicArn,
+            message: JSON.stringify({
+              eventType: 'Bounce',
+              mail: { messageId: 'soft-2', destination: [erin] },
+              bounce: {
+                bounceType: 'Transient',
+                bounceSubType: 'MailboxFull',
+                bouncedRecipients: [{ emailAddress: erin }],
+              },
+            }),
+          });
+          await service.stack.settled();
+        } finally {
+          service.stack.cloud.endpoint.setFault('ssm', undefined);
+        }
+        return undefined;
+      },
+      { documented: false },
+    );
+
     await step('delete_subscriber', () =>
       service.post('/subscribers/delete', { email: ada, api_key: key() }),
     );
@@ -322,20 +354,28 @@ describe('the whole scenario, from cdk.out', () => {
     expect(steps.length).toBeGreaterThan(40);
   });
 
-  it('dead-letters exactly what exhausted its retries, one batch per consumer', () => {
+  it('dead-letters exactly what exhausted its retries: one batch per consumer, one feedback event', () => {
     const queues = [...service.stack.cloud.queues.values()];
     const held = queues.map((queue) => ({
       queue: queue.name.replace(/^Newsletter-|[0-9A-F]{8}$/g, ''),
-      batches: service.stack.sqs
-        .messages(queue.name)
-        .map(
-          (body) =>
-            (JSON.parse(body) as { DDBStreamBatchInfo: { batchSize: number } }).DDBStreamBatchInfo
-              .batchSize,
-        ),
+      batches: service.stack.sqs.messages(queue.name).map((body) => {
+        const message = JSON.parse(body) as {
+          DDBStreamBatchInfo?: { batchSize: number };
+          requestPayload?: { Records: { Sns: { Message: string } }[] };
+        };
+        // A stream batch says its size; an asynchronous invocation carries its event.
+        return message.DDBStreamBatchInfo
+          ? message.DDBStreamBatchInfo.batchSize
+          : (
+              JSON.parse(message.requestPayload?.Records[0]?.Sns.Message ?? '{}') as {
+                mail?: { messageId?: string };
+              }
+            ).mail?.messageId;
+      }),
     }));
     expect(held.sort((a, b) => a.queue.localeCompare(b.queue))).toEqual([
       { queue: 'MailerDeadLetters', batches: [1] },
+      { queue: 'SesFeedbackDeadLetters', batches: ['soft-2'] },
       { queue: 'SubscribeRequestsDeadLetters', batches: [1] },
     ]);
   });
@@ -355,12 +395,14 @@ describe('the whole scenario, from cdk.out', () => {
 
   describe('least privilege in both directions', () => {
     const functions = (): DeployedFunction[] => service.stack.cloud.stack.functions();
-    // A function's role is also what the Lambda service reads its stream with.
+    // A function's role is also what the Lambda service reads its stream with, and sends an
+    // asynchronous invocation it gave up on to the on-failure queue with.
     const callsOf = (fn: DeployedFunction): RecordedCall[] =>
       service.stack.cloud.endpoint.calls.filter(
         (call) =>
           call.caller === fn.functionName ||
-          call.caller === `${fn.functionName} (event source mapping)`,
+          call.caller === `${fn.functionName} (event source mapping)` ||
+          call.caller === `${fn.functionName} (asynchronous invocation)`,
       );
 
     it('every grant of every function is needed by some call of the scenario', async () => {

@@ -214,7 +214,55 @@ describe('the feedback function', () => {
       },
     ]);
   });
+
+  it('sends an event it failed on after Lambda’s two retries to its own queue, not to nowhere', () => {
+    const configs = [...resourcesOfType(template, 'AWS::Lambda::EventInvokeConfig').values()];
+    expect(configs.map((config) => config.Properties)).toEqual([
+      {
+        FunctionName: { Ref: feedbackFunctionId() },
+        Qualifier: '$LATEST',
+        MaximumRetryAttempts: 2,
+        DestinationConfig: {
+          OnFailure: { Destination: { 'Fn::GetAtt': [deadLettersId(), 'Arn'] } },
+        },
+      },
+    ]);
+    const queue = resourceNamed(deadLettersId()).Properties;
+    expect(queue).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 86_400,
+    });
+    // The role may only send to it: the one statement anywhere that names the queue.
+    const naming = [...resourcesOfType(template, 'AWS::IAM::Policy').values()]
+      .flatMap(
+        (policy) =>
+          (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+      )
+      .filter((statement) => JSON.stringify(statement.Resource).includes(deadLettersId()));
+    expect(naming).toEqual([
+      {
+        Sid: 'DeadLetters',
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: { 'Fn::GetAtt': [deadLettersId(), 'Arn'] },
+      },
+    ]);
+    // Watched like the other dead-letter queues.
+    const watched = [...resourcesOfType(template, 'AWS::CloudWatch::Alarm').values()].filter(
+      (alarm) => JSON.stringify(alarm.Properties.Dimensions ?? []).includes(deadLettersId()),
+    );
+    expect(watched).toHaveLength(1);
+  });
 });
+
+/** The logical id of the feedback function's on-failure queue. */
+function deadLettersId(): string {
+  const ids = [...resourcesOfType(template, 'AWS::SQS::Queue').keys()].filter((id) =>
+    id.startsWith('SesFeedbackDeadLetters'),
+  );
+  if (ids.length !== 1) throw new Error(`expected one feedback queue, found ${ids.join(', ')}`);
+  return ids[0] as string;
+}
 
 describe('[feedback.alarms] SES reputation alarms', () => {
   const reputation = (metricName: string) =>

@@ -453,6 +453,7 @@ describe('outputs', () => {
     expect(Object.keys(template.toJSON().Outputs ?? {}).sort()).toEqual([
       'ApiRoot',
       'Dashboard',
+      'FeedbackDeadLetters',
       'MailDeadLetters',
       'TableName',
     ]);

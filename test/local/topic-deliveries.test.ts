@@ -2,7 +2,8 @@
  * The local SNS of the template's topics: a publish passes the topic's access policy (evaluated
  * by the IAM evaluator), a subscribed function gets the message in SNS's Lambda event shape only
  * when a Lambda permission lets SNS invoke it for that topic, and a failing function is retried
- * twice, as Lambda retries an asynchronous invocation, then the message is dropped.
+ * twice, as Lambda retries an asynchronous invocation, then the event goes to the function's
+ * on-failure destination.
  */
 import type { SNSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +45,7 @@ function topicsWith(
   const invocations: SNSEvent[] = [];
   const denials: Denial[] = [];
   const gaveUp: FailedDelivery[] = [];
+  const deadLettered: { functionLogicalId: string; event: unknown }[] = [];
   const results = [...(options.results ?? [])];
   const topics = startTopicDeliveries({
     topics: [options.topic ?? TOPIC],
@@ -57,8 +59,12 @@ function topicsWith(
     retryWaitsMs: [1, 1],
     onDenied: (denial) => denials.push(denial),
     onGaveUp: (failure) => gaveUp.push(failure),
+    sendToOnFailure: async (functionLogicalId, event) => {
+      deadLettered.push({ functionLogicalId, event });
+      return true;
+    },
   });
-  return { topics, invocations, denials, gaveUp };
+  return { topics, invocations, denials, gaveUp, deadLettered };
 }
 
 describe('the local SNS', () => {
@@ -116,15 +122,19 @@ describe('the local SNS', () => {
     ]);
   });
 
-  it('retries a failing function twice, then drops the message and says so', async () => {
+  it('retries a failing function twice, then hands the event to its on-failure destination and says so', async () => {
     const failure: InvocationResult = {
       ok: false,
       error: { errorType: 'Error', errorMessage: 'table away', trace: [] },
     };
-    const { topics, invocations, gaveUp } = topicsWith({ results: [failure, failure, failure] });
+    const { topics, invocations, gaveUp, deadLettered } = topicsWith({
+      results: [failure, failure, failure],
+    });
     topics.publish(SES, TOPIC_ARN, '{}');
     await topics.settled();
     expect(invocations).toHaveLength(3);
+    // The event itself goes to the function's on-failure destination, as Lambda sends it.
+    expect(deadLettered).toEqual([{ functionLogicalId: 'Feedback', event: invocations[0] }]);
     expect(gaveUp).toEqual([
       {
         topicArn: TOPIC_ARN,

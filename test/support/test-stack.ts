@@ -38,7 +38,7 @@ export interface TestStack extends LocalStack {
   settled(): Promise<void>;
   /** Failures of the event source mappings' pollers (none in a healthy run). */
   readonly streamErrors: readonly unknown[];
-  /** Topic messages dropped after their function failed every attempt (none in a healthy run). */
+  /** Topic messages whose function failed every attempt (none in a healthy run). */
   readonly deliveryFailures: readonly FailedDelivery[];
   /** The mailbox as it is this moment, without waiting for the outbox (during an outage). */
   mailboxNow(): Promise<StoredMail[]>;
@@ -79,7 +79,7 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
     asyncRetryWaitsMs: [50, 100],
     onDeliveryGaveUp: (failure) => {
       deliveryFailures.push(failure);
-      if (show) process.stderr.write(`topic delivery dropped: ${failure.error}\n`);
+      if (show) process.stderr.write(`topic delivery gave up: ${failure.error}\n`);
     },
     ...options,
   });

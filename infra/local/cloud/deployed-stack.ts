@@ -154,6 +154,15 @@ export interface DeployedTopicSubscription {
   readonly functionLogicalId: string;
 }
 
+/** How Lambda handles a function's asynchronous invocations (AWS::Lambda::EventInvokeConfig). */
+export interface DeployedAsyncInvokeConfig {
+  readonly functionLogicalId: string;
+  /** Retries after the first attempt (Lambda's default is 2). */
+  readonly maximumRetryAttempts: number;
+  /** Where Lambda sends an event it gave up on (an SQS queue ARN). */
+  readonly onFailureArn?: string;
+}
+
 /** The REST API of the stack. */
 export interface DeployedApi {
   readonly restApiId: string;
@@ -526,6 +535,39 @@ export class DeployedStack {
         );
       }
       return { logicalId, topicArn: this.resolveString(p.TopicArn), functionLogicalId };
+    });
+  }
+
+  /**
+   * The functions' asynchronous invocation settings. Only retries and an on-failure queue run
+   * locally; anything else (an event age limit, an on-success destination) fails loudly.
+   */
+  asyncInvokeConfigs(): DeployedAsyncInvokeConfig[] {
+    const known = new Set([
+      'DestinationConfig',
+      'FunctionName',
+      'MaximumRetryAttempts',
+      'Qualifier',
+    ]);
+    return this.ofType('AWS::Lambda::EventInvokeConfig').map(([logicalId, resource]) => {
+      const p = resource.Properties ?? {};
+      const unknown = Object.keys(p).filter((key) => !known.has(key));
+      const functionLogicalId = logicalIdOf(p.FunctionName);
+      const destinations = (p.DestinationConfig ?? {}) as {
+        OnFailure?: { Destination?: unknown };
+        OnSuccess?: unknown;
+      };
+      if (unknown.length > 0 || !functionLogicalId || destinations.OnSuccess !== undefined) {
+        throw new TemplateError(
+          `${logicalId}: the local cloud runs retries and an on-failure queue of its own functions only`,
+        );
+      }
+      const destination = destinations.OnFailure?.Destination;
+      return {
+        functionLogicalId,
+        maximumRetryAttempts: Number(p.MaximumRetryAttempts ?? 2),
+        ...(destination ? { onFailureArn: this.resolveString(destination) } : {}),
+      };
     });
   }
 

@@ -6,6 +6,7 @@
  * served from the template's routes, and the template's topics delivering what SES publishes
  * to the functions subscribed to them.
  */
+import { randomUUID } from 'node:crypto';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -21,7 +22,7 @@ import {
   type EventType,
   SESClient,
 } from '@aws-sdk/client-ses';
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type ApiGateway, startApiGateway } from './api-gateway.ts';
 import {
   type AwsEndpoint,
@@ -60,7 +61,7 @@ export interface LocalCloudOptions {
    * default one and two seconds (Lambda's are about one and two minutes).
    */
   readonly asyncRetryWaitsMs?: readonly number[];
-  /** A topic's message whose function failed on every attempt (dropped, as on AWS). */
+  /** A topic's message whose function failed on every attempt (sent to its on-failure queue when it has one, as on AWS). */
   readonly onDeliveryGaveUp?: (failure: FailedDelivery) => void;
 }
 
@@ -183,7 +184,70 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       const running = mappings;
       stopping.push(() => running.stop());
     }
+    const onFailureQueues = new Map(
+      stack
+        .asyncInvokeConfigs()
+        .flatMap((config) =>
+          config.onFailureArn ? [[config.functionLogicalId, config.onFailureArn] as const] : [],
+        ),
+    );
+    const functionsById = new Map(stack.functions().map((fn) => [fn.logicalId, fn]));
+    const asyncFailureClients = new Map<string, SQSClient>();
+    /** The Lambda service sends a given-up event to the function's queue with its role. */
+    const sendToOnFailure = async (
+      functionLogicalId: string,
+      event: unknown,
+      failure: FailedDelivery,
+    ): Promise<boolean> => {
+      const destination = onFailureQueues.get(functionLogicalId);
+      const fn = functionsById.get(functionLogicalId);
+      if (!destination || !fn) return false;
+      let sqs = asyncFailureClients.get(functionLogicalId);
+      if (!sqs) {
+        sqs = new SQSClient({
+          endpoint: endpoint.url,
+          region: LOCAL_REGION,
+          maxAttempts: 3,
+          credentials: endpoint.register({
+            name: `${fn.functionName} (asynchronous invocation)`,
+            roleArn: fn.roleArn,
+            policy: fn.policy,
+            recordDistinctOnly: true,
+          }),
+        });
+        asyncFailureClients.set(functionLogicalId, sqs);
+      }
+      const name = destination.split(':').at(-1) ?? '';
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: `${endpoint.url}/${LOCAL_ACCOUNT}/${name}`,
+          // What Lambda writes to an on-failure destination of an asynchronous invocation.
+          MessageBody: JSON.stringify({
+            version: '1.0',
+            timestamp: new Date().toISOString(),
+            requestContext: {
+              requestId: randomUUID(),
+              functionArn: fn.functionArn,
+              condition: 'RetriesExhausted',
+              approximateInvokeCount: failure.attempts,
+            },
+            requestPayload: event,
+            responseContext: {
+              statusCode: 200,
+              executedVersion: '$LATEST',
+              functionError: 'Unhandled',
+            },
+            responsePayload: { errorMessage: failure.error },
+          }),
+        }),
+      );
+      return true;
+    };
+    stopping.push(async () => {
+      for (const client of asyncFailureClients.values()) client.destroy();
+    });
     const topics = startTopicDeliveries({
+      sendToOnFailure,
       topics: stack.topics(),
       subscriptions: stack.topicSubscriptions(),
       permissions: stack.invokePermissionsFor('sns.amazonaws.com'),

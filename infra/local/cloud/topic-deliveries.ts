@@ -4,7 +4,8 @@
  * source (evaluated with the same IAM evaluator), and each `lambda` subscription gets the
  * message as SNS delivers it (`Records[0].Sns.Message`, `TopicArn`, ...) only when a Lambda
  * permission lets SNS invoke the function for that topic. The invocation is asynchronous, as
- * SNS invokes Lambda: a function error is retried twice, then the message is dropped.
+ * SNS invokes Lambda: a function error is retried twice, then the event goes to the function's
+ * on-failure destination, or is dropped when it has none.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -32,8 +33,17 @@ export interface TopicDeliveriesOptions {
   readonly retryWaitsMs?: readonly number[];
   /** A publish or an invocation refused as AWS would refuse it (the event is lost, as there). */
   readonly onDenied?: (denial: Denial) => void;
-  /** An invocation that failed after its retries (its message is dropped, as on AWS). */
+  /** An invocation that failed after its retries (sent to its on-failure queue, if any). */
   readonly onGaveUp?: (failure: FailedDelivery) => void;
+  /**
+   * Sends what Lambda sends to a function's on-failure destination when it gives up on an
+   * event; absent, or resolving false, when the function has none (the event is dropped).
+   */
+  readonly sendToOnFailure?: (
+    functionLogicalId: string,
+    event: unknown,
+    failure: FailedDelivery,
+  ) => Promise<boolean>;
   /** A failure of the local SNS itself (a bug here, not the function's). */
   readonly onError?: (error: unknown) => void;
 }
@@ -133,12 +143,14 @@ export function startTopicDeliveries(options: TopicDeliveriesOptions): TopicDeli
       error = `${result.error.errorType}: ${result.error.errorMessage}`;
     }
     if (!stopped) {
-      options.onGaveUp?.({
+      const failure: FailedDelivery = {
         topicArn: subscription.topicArn,
         functionLogicalId: subscription.functionLogicalId,
         attempts: retryWaits.length + 1,
         error,
-      });
+      };
+      options.onGaveUp?.(failure);
+      await options.sendToOnFailure?.(subscription.functionLogicalId, event, failure);
     }
   };
 
