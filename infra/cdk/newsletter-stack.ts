@@ -174,33 +174,15 @@ export class NewsletterStack extends Stack {
     this.feedback.subscribe(this.feedbackFunction);
     // SNS invokes it asynchronously: after Lambda's two retries an event would be dropped, and
     // with it a bounce or a complaint. It goes to a queue with an alarm instead.
-    const feedbackDeadLetters = new Queue(this, `${pascalCase(sesFeedback.name)}DeadLetters`, {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(feedbackDeadLetters).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue is itself the on-failure destination of the feedback function; an operator ' +
+    const feedbackDeadLetters = deadLetterQueue(
+      this,
+      `${pascalCase(sesFeedback.name)}DeadLetters`,
+      'This queue is itself the on-failure destination of the feedback function; an operator ' +
         'reads its SES events and replays them (docs/deploy.md, "Operating").',
-    });
+    );
     this.feedbackFunction.configureAsyncInvoke({
       retryAttempts: 2,
-      // Only SendMessage, not the wider grant CDK's SqsDestination adds.
-      onFailure: {
-        bind: (_scope, fn) => {
-          fn.addToRolePolicy(
-            new PolicyStatement({
-              sid: 'DeadLetters',
-              effect: Effect.ALLOW,
-              actions: ['sqs:SendMessage'],
-              resources: [feedbackDeadLetters.queueArn],
-            }),
-          );
-          return { destination: feedbackDeadLetters.queueArn };
-        },
-      },
+      onFailure: sendOnlyDestination(feedbackDeadLetters),
     });
 
     this.alarms = new NewsletterAlarms(this, 'Operations', {
@@ -275,17 +257,12 @@ export class NewsletterStack extends Stack {
       // A consumer waits between attempts (up to 30 s) within its invocation.
       timeout: Duration.seconds(60),
     });
-    const deadLetters = new Queue(this, `${id}DeadLetters`, {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(deadLetters).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue is itself the on-failure destination of a stream event source mapping; ' +
+    const deadLetters = deadLetterQueue(
+      this,
+      `${id}DeadLetters`,
+      'This queue is itself the on-failure destination of a stream event source mapping; ' +
         'operators read and clear it with the CLI (npx newsletter mail failed / retry).',
-    });
+    );
     fn.addEventSource(
       new DynamoEventSource(this.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -294,21 +271,7 @@ export class NewsletterStack extends Stack {
         bisectBatchOnError: true,
         retryAttempts: consumer.retries,
         reportBatchItemFailures: true,
-        // Only SendMessage, not the wider grant CDK's SqsDlq adds: the Lambda service sends the
-        // failed batch's description with the function's role, and does nothing else with it.
-        onFailure: {
-          bind: (_source, target) => {
-            target.addToRolePolicy(
-              new PolicyStatement({
-                sid: 'DeadLetters',
-                effect: Effect.ALLOW,
-                actions: ['sqs:SendMessage'],
-                resources: [deadLetters.queueArn],
-              }),
-            );
-            return { destination: deadLetters.queueArn };
-          },
-        },
+        onFailure: sendOnlyDestination(deadLetters),
         filters: consumer.filters.map((filter) =>
           FilterCriteria.filter({
             eventName: FilterRule.isEqual(filter.eventName),
@@ -349,4 +312,44 @@ function pascalCase(name: string): string {
     .split('-')
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
+}
+
+/**
+ * A queue as the on-failure destination of a function (a stream mapping's or its asynchronous
+ * invocations'), granting only SendMessage, not the wider grant of CDK's SqsDlq and
+ * SqsDestination: the Lambda service sends the failure record with the function's role and
+ * does nothing else with the queue.
+ */
+function sendOnlyDestination(queue: Queue): {
+  bind(
+    scope: unknown,
+    target: { addToRolePolicy(statement: PolicyStatement): void },
+  ): {
+    destination: string;
+  };
+} {
+  return {
+    bind: (_scope, target) => {
+      target.addToRolePolicy(
+        new PolicyStatement({
+          sid: 'DeadLetters',
+          effect: Effect.ALLOW,
+          actions: ['sqs:SendMessage'],
+          resources: [queue.queueArn],
+        }),
+      );
+      return { destination: queue.queueArn };
+    },
+  };
+}
+
+/** An encrypted, TLS-only queue that keeps what a function gave up on for 14 days. */
+function deadLetterQueue(scope: Construct, id: string, whyNoQueueOfItsOwn: string): Queue {
+  const queue = new Queue(scope, id, {
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: whyNoQueueOfItsOwn });
+  return queue;
 }
