@@ -8,9 +8,8 @@
  * some recorded call fail.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
-  DynamoDBDocumentClient,
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   UpdateCommand,
@@ -33,19 +32,14 @@ import {
   grantsOf,
   unusedGrants,
 } from '../support/grant-coverage.ts';
+import { documentClient } from '../support/local-dynamo.ts';
 
 let service: LocalService;
 let db: DynamoDBDocumentClient;
 
 beforeAll(async () => {
   service = await startLocalService();
-  db = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: service.stack.dynamo.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
-    }),
-  );
+  db = documentClient(service.stack.dynamo.endpoint);
 });
 
 afterAll(async () => {
@@ -92,6 +86,26 @@ async function step<T extends ApiResponse | undefined>(
 
 const key = () => service.apiKey;
 const subscriberKey = (email: string) => ({ pk: `SUBSCRIBER#${email}`, sk: 'subscriber' });
+
+/** Publishes a soft bounce of `email` as SES's configuration set publishes it to its topic. */
+function publishSoftBounce(messageId: string, email: string): void {
+  const [set] = service.stack.cloud.stack.configurationSets();
+  const [destination] = set?.destinations ?? [];
+  if (!set || !destination) throw new Error('no configuration set with a destination');
+  service.stack.cloud.publishSesEvent({
+    configurationSet: set.name,
+    topicArn: destination.topicArn,
+    message: JSON.stringify({
+      eventType: 'Bounce',
+      mail: { messageId, destination: [email] },
+      bounce: {
+        bounceType: 'Transient',
+        bounceSubType: 'MailboxFull',
+        bouncedRecipients: [{ emailAddress: email }],
+      },
+    }),
+  });
+}
 
 /** As an operator would: set a stored subscriber's attributes directly. */
 async function setAttributes(email: string, values: Record<string, unknown>): Promise<void> {
@@ -273,22 +287,7 @@ describe('the whole scenario, from cdk.out', () => {
     await step(
       'SES reports a soft bounce (Transient), as its event destination publishes it',
       async () => {
-        const [set] = service.stack.cloud.stack.configurationSets();
-        const [destination] = set?.destinations ?? [];
-        if (!set || !destination) throw new Error('no configuration set with a destination');
-        service.stack.cloud.publishSesEvent({
-          configurationSet: set.name,
-          topicArn: destination.topicArn,
-          message: JSON.stringify({
-            eventType: 'Bounce',
-            mail: { messageId: 'soft-1', destination: [erin] },
-            bounce: {
-              bounceType: 'Transient',
-              bounceSubType: 'MailboxFull',
-              bouncedRecipients: [{ emailAddress: erin }],
-            },
-          }),
-        });
+        publishSoftBounce('soft-1', erin);
         return undefined;
       },
     );
@@ -298,24 +297,9 @@ describe('the whole scenario, from cdk.out', () => {
     await step(
       'SES reports a soft bounce while the parameter store is unreachable (dead-lettered)',
       async () => {
-        const [set] = service.stack.cloud.stack.configurationSets();
-        const [destination] = set?.destinations ?? [];
-        if (!set || !destination) throw new Error('no configuration set with a destination');
         service.stack.cloud.endpoint.setFault('ssm', { kind: 'unreachable' });
         try {
-          service.stack.cloud.publishSesEvent({
-            configurationSet: set.name,
-            topicArn: destination.topicArn,
-            message: JSON.stringify({
-              eventType: 'Bounce',
-              mail: { messageId: 'soft-2', destination: [erin] },
-              bounce: {
-                bounceType: 'Transient',
-                bounceSubType: 'MailboxFull',
-                bouncedRecipients: [{ emailAddress: erin }],
-              },
-            }),
-          });
+          publishSoftBounce('soft-2', erin);
           await service.stack.settled();
         } finally {
           service.stack.cloud.endpoint.setFault('ssm', undefined);

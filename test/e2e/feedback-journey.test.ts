@@ -7,9 +7,9 @@
  * mails the local SES captured.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { documentClient } from '../support/local-dynamo.ts';
 import { type LocalService, startLocalService } from './support/local-service.ts';
 
 let service: LocalService;
@@ -17,13 +17,7 @@ let db: DynamoDBDocumentClient;
 
 beforeAll(async () => {
   service = await startLocalService();
-  db = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: service.stack.dynamo.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
-    }),
-  );
+  db = documentClient(service.stack.dynamo.endpoint);
 });
 
 afterAll(async () => {

@@ -5,12 +5,12 @@
  * no mail, single opt-in, SES down, hostile names). Decisions parts 4 and 8.
  */
 import { randomBytes } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredMail } from '../../infra/local/stand-ins/ses-local.ts';
 import { rawHeader } from '../../infra/local/stand-ins/ses-local.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
+import { documentClient } from '../support/local-dynamo.ts';
 import {
   type ApiResponse,
   type ErrorBody,
@@ -477,13 +477,7 @@ describe('mail choices', () => {
 
 /** The outbox items of a mail kind for an address, as the table holds them. */
 async function outboxOf(email: string, kind: string): Promise<Record<string, unknown>[]> {
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: service.stack.dynamo.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
-    }),
-  );
+  const client = documentClient(service.stack.dynamo.endpoint);
   try {
     const { Items = [] } = await client.send(
       new ScanCommand({ TableName: service.stack.tableName }),

@@ -31,3 +31,14 @@ export async function freshStore(onCapacity?: CapacityListener): Promise<{
   });
   return { store: new DynamoStore(client, tableName, onCapacity), tableName, client };
 }
+
+/**
+ * A document client on a running DynamoDB Local, as an operator's tool would open one: for
+ * tests that read or arrange the table behind the service's back.
+ */
+export function documentClient(endpoint: string): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+}

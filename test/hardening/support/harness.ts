@@ -6,8 +6,7 @@
  * to send (GET with a body, no content type, a chosen local address).
  */
 import { Agent, request } from 'node:http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEMO_SETTINGS } from '../../../infra/local/demo-data.ts';
 import type { ParameterStore } from '../../../infra/local/stand-ins/parameter-store.ts';
 import { INDEX } from '../../../shared/adapters/store/table-design.ts';
@@ -163,17 +162,7 @@ export function putSettings(parameters: ParameterStore, settings: SettingsInput)
   parameters.put(ENV_DEFAULTS.settingsParameter, JSON.stringify(settings));
 }
 
-/** A document client straight at a DynamoDB endpoint, for dumps and direct status edits. */
-export function documentClient(endpoint: string): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-    { marshallOptions: { removeUndefinedValues: true } },
-  );
-}
+export { documentClient } from '../../support/local-dynamo.ts';
 
 const itemKey = (item: Item): string => `${String(item.pk)}|${String(item.sk)}`;
 
