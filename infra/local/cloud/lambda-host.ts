@@ -113,8 +113,9 @@ class Environment {
       AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime}`,
       LAMBDA_TASK_ROOT: fn.codeDir ?? projectRoot,
       _HANDLER: fn.handler,
-      // What differs locally: every SDK call goes to the loopback endpoint, and this machine's
-      // Node (20) is older than the deployed runtime, which the SDK would warn about.
+      // What differs locally: every SDK call goes to the loopback endpoint. The environments run
+      // on the Node of the host process: the project's Node 24 (npm package `node`), the
+      // deployed runtime's major; the notice only matters if someone runs it on an older one.
       AWS_ENDPOINT_URL: options.endpoint,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Then what the template sets wins, as on Lambda.
