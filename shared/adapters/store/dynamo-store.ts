@@ -1,4 +1,3 @@
-import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -9,11 +8,16 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Consent } from '../../domain/consent.ts';
-import { DependencyError } from '../../domain/errors.ts';
 import { isPublicIssue, type NewsletterIssueRecord } from '../../domain/newsletter-issue.ts';
 import type { OnConfirm, OutboxMail, SubscribeRequest } from '../../domain/outbox.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
+import {
+  type CapacityListener,
+  CONDITION_FAILED,
+  type DocumentCommand,
+  DynamoRequests,
+  epochSeconds,
+} from './dynamo-requests.ts';
 import type {
   IdSequence,
   MailClaim,
@@ -22,44 +26,20 @@ import type {
   TokenChanges,
   TokenRecord,
 } from './store-port.ts';
-import { INDEX, KEY, TTL_ATTRIBUTE } from './table-design.ts';
+import { fromSubscriberItem, toSubscriberItem } from './subscriber-item.ts';
+import { INDEX, KEY, keys, TTL_ATTRIBUTE } from './table-design.ts';
 
 type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
-type DocumentCommand =
-  | DeleteCommand
-  | GetCommand
-  | PutCommand
-  | UpdateCommand
-  | QueryCommand
-  | TransactWriteCommand;
 type Item = Record<string, unknown>;
 
 const SUBSCRIBER = 'subscriber';
 const NEWSLETTER = 'newsletter';
-
-/** Item keys; the prefixes keep every kind of item in its own key space. */
-const keys = {
-  subscriber: (email: string) => ({
-    [KEY.partition]: `SUBSCRIBER#${email}`,
-    [KEY.sort]: SUBSCRIBER,
-  }),
-  token: (hash: string) => ({ [KEY.partition]: `TOKEN#${hash}`, [KEY.sort]: 'token' }),
-  newsletter: (id: number) => ({ [KEY.partition]: `NEWSLETTER#${id}`, [KEY.sort]: NEWSLETTER }),
-  counter: (sequence: IdSequence) => ({
-    [KEY.partition]: `COUNTER#${sequence}`,
-    [KEY.sort]: 'counter',
-  }),
-  rate: (key: string) => ({ [KEY.partition]: `RATE#${key}`, [KEY.sort]: 'rate' }),
-  outbox: (id: string) => ({ [KEY.partition]: `OUTBOX#${id}`, [KEY.sort]: 'outbox' }),
-  request: (id: string) => ({ [KEY.partition]: `REQUEST#${id}`, [KEY.sort]: 'request' }),
-};
 
 /** `recent` index partition of mails whose last attempt failed (sparse; the CLI lists them). */
 const FAILED_MAIL = 'mail_failed';
 const DAY_SECONDS = 86_400;
 /** An unsent mail or request is kept this long at most (a safety net; both settle in seconds). */
 const UNSETTLED_LIFETIME_SECONDS = 14 * DAY_SECONDS;
-const epochSeconds = (date: Date): number => Math.floor(date.getTime() / 1000);
 /** How long a mailer's claim on a mail holds: longer than the mailer's timeout (60 s). */
 const CLAIM_LIFETIME_MS = 90_000;
 
@@ -70,73 +50,26 @@ export interface ListingOptions {
   readonly pageSize?: number;
 }
 
-/** Receives the capacity every request consumed; the benchmarks count with it. */
-export type CapacityListener = (operation: string, capacity: readonly ConsumedCapacity[]) => void;
-
-const CONDITION_FAILED = new Set([
-  'ConditionalCheckFailedException',
-  'TransactionCanceledException',
-]);
-
-/** Errors that mean "the database is not there right now", as opposed to a bug in a request. */
-function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  if (status === undefined || status >= 500) return true;
-  return /Throttl|ProvisionedThroughputExceeded|RequestLimitExceeded|LimitExceeded|TransactionInProgress/.test(
-    error.name,
-  );
-}
+export type { CapacityListener } from './dynamo-requests.ts';
 
 /** The DynamoDB adapter of the single-table design (docs/storage.md). */
 export class DynamoStore implements Store {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly table: string,
-    private readonly onCapacity?: CapacityListener,
-  ) {}
+  protected readonly requests: DynamoRequests;
+  protected readonly table: string;
+
+  constructor(client: DynamoDBDocumentClient, table: string, onCapacity?: CapacityListener) {
+    this.requests = new DynamoRequests(client, onCapacity);
+    this.table = table;
+  }
 
   /** Sends a command, reporting capacity and translating failures to our vocabulary. */
-  private async send<T>(operation: string, command: DocumentCommand): Promise<T> {
-    if (this.onCapacity)
-      (command.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'INDEXES';
-    // The client's overloads take one command class at a time; every member of the union is one.
-    const send = this.client.send.bind(this.client) as (
-      command: DocumentCommand,
-    ) => Promise<unknown>;
-    try {
-      const output = (await send(command)) as T & {
-        ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[];
-      };
-      if (this.onCapacity && output.ConsumedCapacity) {
-        const capacity = output.ConsumedCapacity;
-        this.onCapacity(operation, Array.isArray(capacity) ? capacity : [capacity]);
-      }
-      return output;
-    } catch (error) {
-      if (error instanceof Error && CONDITION_FAILED.has(error.name)) throw error;
-      if (isUnavailable(error)) throw new DependencyError('dynamodb', { cause: error });
-      throw error;
-    }
+  protected send<T>(operation: string, command: DocumentCommand): Promise<T> {
+    return this.requests.send<T>(operation, command);
   }
 
   /** Runs a conditional write; `false` when its condition (or a transaction's) failed. */
-  private async conditional(operation: string, command: DocumentCommand): Promise<boolean> {
-    try {
-      await this.send(operation, command);
-      return true;
-    } catch (error) {
-      if (error instanceof Error && CONDITION_FAILED.has(error.name)) {
-        const reasons = (error as { CancellationReasons?: { Code?: string }[] })
-          .CancellationReasons;
-        // A transaction cancelled for any reason but a failed condition (throttling, a
-        // concurrent transaction on the same item) is still a conflict worth retrying, but a
-        // ValidationError inside it is a bug and must surface.
-        if (reasons?.some((reason) => reason.Code === 'ValidationError')) throw error;
-        return false;
-      }
-      throw error;
-    }
+  protected conditional(operation: string, command: DocumentCommand): Promise<boolean> {
+    return this.requests.conditional(operation, command);
   }
 
   async nextId(sequence: IdSequence): Promise<number> {
@@ -583,50 +516,6 @@ export class DynamoStore implements Store {
       pages += 1;
     } while (startKey && pages < maxPages);
   }
-}
-
-function toSubscriberItem(record: SubscriberRecord): Item {
-  return {
-    ...keys.subscriber(record.email),
-    [INDEX.recent.partition]: SUBSCRIBER,
-    ...record,
-  };
-}
-
-function fromSubscriberItem(item: Item): SubscriberRecord {
-  return {
-    id: Number(item.id),
-    email: String(item.email),
-    name: String(item.name ?? ''),
-    surname: String(item.surname ?? ''),
-    gender: (item.gender ?? '') as SubscriberRecord['gender'],
-    lists: ((item.lists as unknown[] | undefined) ?? []).map(Number),
-    profile: (item.profile ?? {}) as Record<string, string>,
-    status: item.status as SubscriberRecord['status'],
-    created: String(item.created),
-    updated: String(item.updated),
-    version: Number(item.version ?? 0),
-    ...(typeof item.confirm_token === 'string' ? { confirm_token: item.confirm_token } : {}),
-    ...(typeof item.activation_sent_at === 'number'
-      ? { activation_sent_at: item.activation_sent_at }
-      : {}),
-    ...(typeof item.activation_outbox === 'string'
-      ? { activation_outbox: item.activation_outbox }
-      : {}),
-    ...(typeof item.change_id === 'string' ? { change_id: item.change_id } : {}),
-    tokens: (item.tokens ?? {}) as Record<string, number>,
-    ...(item.consent ? { consent: item.consent as Consent } : {}),
-    ...(Array.isArray(item.activation_log)
-      ? { activation_log: (item.activation_log as unknown[]).map(Number) }
-      : {}),
-    ...(typeof item[TTL_ATTRIBUTE] === 'number' ? { expires_at: item[TTL_ATTRIBUTE] } : {}),
-    ...(typeof item.transient_bounces === 'number'
-      ? { transient_bounces: item.transient_bounces }
-      : {}),
-    ...(typeof item.transient_bounce_mail === 'string'
-      ? { transient_bounce_mail: item.transient_bounce_mail }
-      : {}),
-  };
 }
 
 function fromOutboxItem(item: Item): OutboxMail {

@@ -34,3 +34,39 @@ export const INDEX = {
   /** Sparse: only newsletters that are sent and not private, for keyless callers. */
   publicRecent: { name: 'public_recent', partition: 'public_pk', sort: 'id' },
 } as const;
+
+/** Width a subscriber id is zero-padded to in a recipient's sort key, so keys sort by id. */
+const RECIPIENT_ID_DIGITS = 15;
+
+/** Item keys; the prefixes keep every kind of item in its own key space. */
+export const keys = {
+  subscriber: (email: string) => ({
+    [KEY.partition]: `SUBSCRIBER#${email}`,
+    [KEY.sort]: 'subscriber',
+  }),
+  token: (hash: string) => ({ [KEY.partition]: `TOKEN#${hash}`, [KEY.sort]: 'token' }),
+  newsletter: (id: number) => ({ [KEY.partition]: `NEWSLETTER#${id}`, [KEY.sort]: 'newsletter' }),
+  /** An issue's content (HTML and text), apart from the item its status and counts change on. */
+  newsletterContent: (id: number) => ({
+    [KEY.partition]: `NEWSLETTER#${id}`,
+    [KEY.sort]: 'content',
+  }),
+  counter: (sequence: 'subscriber' | 'newsletter') => ({
+    [KEY.partition]: `COUNTER#${sequence}`,
+    [KEY.sort]: 'counter',
+  }),
+  rate: (key: string) => ({ [KEY.partition]: `RATE#${key}`, [KEY.sort]: 'rate' }),
+  outbox: (id: string) => ({ [KEY.partition]: `OUTBOX#${id}`, [KEY.sort]: 'outbox' }),
+  request: (id: string) => ({ [KEY.partition]: `REQUEST#${id}`, [KEY.sort]: 'request' }),
+  /** The partition holding one recipient record per subscriber a campaign planned. */
+  recipients: (newsletterId: number) => `RECIPIENTS#${newsletterId}`,
+  recipient: (newsletterId: number, subscriberId: number) => ({
+    [KEY.partition]: `RECIPIENTS#${newsletterId}`,
+    [KEY.sort]: recipientSortKey(subscriberId),
+  }),
+};
+
+/** The sort key of a recipient record: its subscriber id, zero-padded so keys sort by id. */
+export function recipientSortKey(subscriberId: number): string {
+  return String(subscriberId).padStart(RECIPIENT_ID_DIGITS, '0');
+}
