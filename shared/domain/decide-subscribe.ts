@@ -87,6 +87,7 @@ export function newSubscriberRecord(
     updated: stamp,
     version: 0,
     tokens: {},
+    ...(status === 'C' ? { confirmed_at: stamp } : {}),
   };
 }
 

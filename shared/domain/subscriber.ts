@@ -71,6 +71,11 @@ export interface SubscriberRecord extends Subscriber {
   readonly transient_bounces?: number;
   /** SES message id of the mail whose transient bounce was counted last: counted once. */
   readonly transient_bounce_mail?: string;
+  /**
+   * When it last became `C` (ISO): a campaign that started before is not for someone who
+   * confirmed after ([campaign.recheck]). Records confirmed before this was kept lack it.
+   */
+  readonly confirmed_at?: string;
 }
 
 /** Strips a record down to what callers may see. */

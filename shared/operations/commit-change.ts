@@ -80,6 +80,10 @@ export async function commitChange(
     tokens,
     version: (current?.version ?? 0) + 1,
     change_id: randomUUID(),
+    // Becoming confirmed is dated: a campaign already running does not reach this person.
+    ...(draft.status === 'C' && current !== undefined && current.status !== 'C'
+      ? { confirmed_at: now.toISOString() }
+      : {}),
   };
   const writes: SubscriberWrites = {
     tokens: { put: [], delete: expired },
