@@ -11,12 +11,15 @@ export const ERROR_STATUS = {
   unknown_list: 400,
   unknown_profile_field: 400,
   email_exists: 400,
+  unknown_tag: 400,
+  content_too_large: 400,
   malformed_body: 400,
   body_too_large: 400,
   forbidden: 403,
   private_list: 403,
   not_found: 404,
   method_not_allowed: 405,
+  invalid_state: 409,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
@@ -53,7 +56,7 @@ export function isNewsletterError(value: unknown): value is NewsletterError {
 /** A dependency (DynamoDB, SES, SSM) failed or refused; becomes a 503 error value. */
 export class DependencyError extends Error {
   constructor(
-    readonly dependency: 'dynamodb' | 'ses' | 'ssm',
+    readonly dependency: 'dynamodb' | 'ses' | 'ssm' | 'sqs',
     options?: { cause?: unknown },
   ) {
     super(`${dependency} unavailable`, options);
