@@ -1,17 +1,22 @@
+import type { DynamoCampaignStore } from '../shared/adapters/store/dynamo-campaign-store.ts';
 import type { Dependencies } from '../shared/operations/dependencies.ts';
 import { runOperation } from '../shared/operations/run-operation.ts';
 import { checkLink, unsubscribeByLink } from '../shared/operations/token-links.ts';
 import { readEnvironment } from '../shared/runtime/environment.ts';
-import { tableStore } from '../shared/runtime/store.ts';
+import { campaignStore, tableStore } from '../shared/runtime/store.ts';
 import { createFunctionRuntime } from './http/function-runtime.ts';
 import { pageHandler } from './http/page-handler.ts';
 import { unsubscribePage } from './http/pages/unsubscribe-page.ts';
 
 const environment = readEnvironment();
 const runtime = createFunctionRuntime();
-// No settings, no key: the link itself is the authority.
-const deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'> = {
+// No settings, no key: the link itself is the authority. Campaign mails' links are checked
+// against their recipient records.
+const deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'> & {
+  readonly campaigns: DynamoCampaignStore;
+} = {
   store: tableStore(environment),
+  campaigns: campaignStore(environment),
   now: () => new Date(),
   log: runtime.log,
   metrics: runtime.metrics,

@@ -1,9 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsCampaignQueue } from '../adapters/queue/sqs-campaign-queue.ts';
-import { DynamoCampaignStore } from '../adapters/store/dynamo-campaign-store.ts';
 import { CLIENT_OPTIONS } from './client-options.ts';
-import { dynamoDocumentClient } from './dynamodb-client.ts';
-import type { CampaignEnvironment, Environment } from './environment.ts';
+import type { CampaignEnvironment } from './environment.ts';
 
 let sqs: SQSClient | undefined;
 
@@ -13,11 +11,6 @@ export function sqsClient(): SQSClient {
   return sqs;
 }
 
-/** The campaign store over the environment's table and the container's DynamoDB client. */
-export function campaignStore(environment: Environment): DynamoCampaignStore {
-  return new DynamoCampaignStore(dynamoDocumentClient(), environment.tableName);
-}
-
 /** The campaign queues of the environment. */
 export function campaignQueue(campaign: CampaignEnvironment): SqsCampaignQueue {
   return new SqsCampaignQueue(sqsClient(), {
@@ -25,3 +18,5 @@ export function campaignQueue(campaign: CampaignEnvironment): SqsCampaignQueue {
     ...(campaign.sendsQueue ? { sends: campaign.sendsQueue } : {}),
   });
 }
+
+export { campaignStore } from './store.ts';

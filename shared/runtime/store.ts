@@ -1,3 +1,4 @@
+import { DynamoCampaignStore } from '../adapters/store/dynamo-campaign-store.ts';
 import { DynamoStore } from '../adapters/store/dynamo-store.ts';
 import { dynamoDocumentClient } from './dynamodb-client.ts';
 import type { Environment } from './environment.ts';
@@ -5,4 +6,9 @@ import type { Environment } from './environment.ts';
 /** The table of the environment, through the container's one DynamoDB client. */
 export function tableStore(environment: Environment): DynamoStore {
   return new DynamoStore(dynamoDocumentClient(), environment.tableName);
+}
+
+/** The campaign part of the table (recipient records, campaign state), same client. */
+export function campaignStore(environment: Environment): DynamoCampaignStore {
+  return new DynamoCampaignStore(dynamoDocumentClient(), environment.tableName);
 }
