@@ -12,9 +12,16 @@ export const GENERATED_KEY_BYTES = 32;
 export const MIN_KEY_LENGTH = 16;
 const MAX_KEY_LENGTH = 1024;
 
-/** A new API key: 32 random bytes, base64url, so it travels in a form, JSON or a URL as is. */
-export function generateApiKey(): string {
-  return randomBytes(GENERATED_KEY_BYTES).toString('base64url');
+/**
+ * A new API key: 32 random bytes, base64url, so it travels in a form, JSON or a URL as is
+ * ([config.key-shape]). Never one starting with `-`: on a command line it would read as an
+ * option (`--value -pkCL…`), so such a draw is drawn again (one in 64 are).
+ */
+export function generateApiKey(random: (bytes: number) => Buffer = randomBytes): string {
+  for (;;) {
+    const key = random(GENERATED_KEY_BYTES).toString('base64url');
+    if (!key.startsWith('-')) return key;
+  }
 }
 
 /**

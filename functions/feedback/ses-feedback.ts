@@ -5,9 +5,12 @@ import { readSesEvent } from '../../shared/adapters/mail/ses-event.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { recordFeedback } from '../../shared/operations/record-feedback.ts';
 import { runOperation } from '../../shared/operations/run-operation.ts';
+import { readEnvironment } from '../../shared/runtime/environment.ts';
+import { campaignStore } from '../../shared/runtime/store.ts';
 import { tableFunction } from '../http/table-function.ts';
 
-const { runtime, deps } = tableFunction();
+const { runtime, deps: tableDeps } = tableFunction();
+const deps = { ...tableDeps, campaigns: campaignStore(readEnvironment()) };
 
 /**
  * One notification of the feedback topic: an SES event. A message that is not an SES event is

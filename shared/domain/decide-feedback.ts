@@ -13,6 +13,8 @@ export interface MailFeedback {
   readonly recipients: readonly string[];
   /** SES's own words, for the log line: `Permanent/General`, `abuse`, ... */
   readonly detail: string;
+  /** The newsletter issue the mail was a campaign mail of (its SES tag), if it was one. */
+  readonly newsletterId?: number;
 }
 
 /** Feedback about one recipient, with what judging it needs. */

@@ -1,3 +1,4 @@
+import type { CampaignStore } from '../adapters/store/campaign-store-port.ts';
 import {
   decideFeedback,
   type FeedbackOutcome,
@@ -24,7 +25,10 @@ export interface RecipientOutcome {
  * The settings are read only for a soft bounce, the one rule that needs them.
  */
 export async function recordFeedback(
-  deps: Pick<Dependencies, 'store' | 'settings' | 'now' | 'log' | 'metrics'>,
+  deps: Pick<Dependencies, 'store' | 'settings' | 'now' | 'log' | 'metrics'> & {
+    /** Where a campaign mail's bounce or complaint is noted on its recipient record. */
+    readonly campaigns?: Pick<CampaignStore, 'markFeedback'>;
+  },
   feedback: MailFeedback,
 ): Promise<RecipientOutcome[] | NewsletterError> {
   const judged: RecipientFeedback =
@@ -50,6 +54,27 @@ export async function recordFeedback(
       return { outcome: decision.outcome, subscriberId: current.id };
     });
     if (isNewsletterError(outcome)) return outcome;
+    // A campaign mail's bounce or complaint counts against its issue ([campaign.report]): the
+    // record of that subscriber, only if it holds this very mail's message id.
+    const noted =
+      feedback.kind === 'hard-bounce'
+        ? 'bounced'
+        : feedback.kind === 'complaint'
+          ? 'complained'
+          : undefined;
+    if (
+      noted &&
+      feedback.newsletterId !== undefined &&
+      outcome.subscriberId !== undefined &&
+      deps.campaigns
+    )
+      await deps.campaigns.markFeedback(
+        feedback.newsletterId,
+        outcome.subscriberId,
+        feedback.mailId,
+        noted,
+        deps.now(),
+      );
     outcomes.push(outcome);
   }
   return outcomes;

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../cli/admin/api-key-parameter.ts';
 import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import { CLI_SETTINGS, type CliWorld, cliWorld } from './cli-harness.ts';
 
@@ -182,5 +183,18 @@ describe('settings', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/at most 8192/);
     expect(world.parameters.get(SETTINGS)?.version).toBe(before);
+  });
+});
+
+describe('[config.key-shape] generated keys', () => {
+  it('never start with "-", which a command line would read as an option', () => {
+    // The first draw encodes to "-…" (0xF8: the 6 bits 111110, base64url "-"); it is drawn again.
+    const draws = [Buffer.alloc(32, 0xf8), Buffer.alloc(32, 0x41)];
+    const key = generateApiKey(() => draws.shift() ?? Buffer.alloc(32));
+    expect(Buffer.alloc(32, 0xf8).toString('base64url').startsWith('-')).toBe(true);
+    expect(key).toBe(Buffer.alloc(32, 0x41).toString('base64url'));
+    expect(draws).toHaveLength(0);
+    for (let i = 0; i < 500; i += 1)
+      expect(generateApiKey()).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{42}$/);
   });
 });

@@ -5,7 +5,17 @@ import type { MailFeedback } from '../../domain/decide-feedback.ts';
 const RecipientSchema = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.nonEmpty());
 
 /** The `mail` object every event carries; SES adds fields over time, so objects are loose. */
-const MailSchema = v.looseObject({ messageId: v.pipe(v.string(), v.nonEmpty()) });
+const MailSchema = v.looseObject({
+  messageId: v.pipe(v.string(), v.nonEmpty()),
+  /** The message tags of the send (`newsletter` on a campaign mail), each a list of values. */
+  tags: v.optional(v.record(v.string(), v.array(v.string()))),
+});
+
+/** The issue a campaign mail belongs to, from its `newsletter` tag. */
+function newsletterOf(mail: v.InferOutput<typeof MailSchema>): { newsletterId?: number } {
+  const value = mail.tags?.newsletter?.[0];
+  return value && /^[1-9][0-9]{0,14}$/.test(value) ? { newsletterId: Number(value) } : {};
+}
 
 /**
  * The three event types the feedback rules read, in SES's event-publishing shape (`eventType`)
@@ -89,6 +99,7 @@ export function readSesEvent(message: string): SesEventReading {
   if (!parsed.success) return { kind: 'malformed', issue: describeIssues(parsed.issues) };
   const event = parsed.output;
   const mailId = event.mail.messageId;
+  const campaign = newsletterOf(event.mail);
   switch (event.type) {
     case 'Bounce':
       return {
@@ -98,6 +109,7 @@ export function readSesEvent(message: string): SesEventReading {
           mailId,
           recipients: event.bounce.bouncedRecipients.map((recipient) => recipient.emailAddress),
           detail: `${event.bounce.bounceType}/${event.bounce.bounceSubType}`,
+          ...campaign,
         },
       };
     case 'Complaint':
@@ -108,6 +120,7 @@ export function readSesEvent(message: string): SesEventReading {
           mailId,
           recipients: event.complaint.complainedRecipients.map((each) => each.emailAddress),
           detail: event.complaint.complaintFeedbackType,
+          ...campaign,
         },
       };
     case 'Delivery':

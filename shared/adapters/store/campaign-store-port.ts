@@ -198,6 +198,17 @@ export interface CampaignStore {
   countRecipients(newsletterId: number): Promise<Record<RecipientState, number>>;
   /** Ids of the newest issues with one of these statuses (the `recent` index), newest first. */
   campaignsWithStatus(statuses: readonly NewsletterIssueStatus[], limit: number): Promise<number[]>;
+  /**
+   * Notes SES's bounce or complaint about a campaign mail on its recipient record, if the
+   * record holds that mail's message id (once; a redelivered event changes nothing).
+   */
+  markFeedback(
+    newsletterId: number,
+    subscriberId: number,
+    messageId: string,
+    kind: 'bounced' | 'complained',
+    at: Date,
+  ): Promise<void>;
   /** Records that the person unsubscribed through this issue's link. */
   markUnsubscribed(newsletterId: number, subscriberId: number, at: Date): Promise<void>;
 }

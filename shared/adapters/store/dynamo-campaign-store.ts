@@ -668,6 +668,26 @@ export class DynamoCampaignStore implements CampaignStore {
     return (output.Items ?? []).map((item) => Number(item.id));
   }
 
+  async markFeedback(
+    newsletterId: number,
+    subscriberId: number,
+    messageId: string,
+    kind: 'bounced' | 'complained',
+    at: Date,
+  ): Promise<void> {
+    await this.#requests.conditional(
+      'markFeedback',
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.recipient(newsletterId, subscriberId),
+        UpdateExpression: 'SET #field = :at',
+        ConditionExpression: 'message_id = :message AND attribute_not_exists(#field)',
+        ExpressionAttributeNames: { '#field': `${kind}_at` },
+        ExpressionAttributeValues: { ':at': at.toISOString(), ':message': messageId },
+      }),
+    );
+  }
+
   async markUnsubscribed(newsletterId: number, subscriberId: number, at: Date): Promise<void> {
     await this.#requests.conditional(
       'markUnsubscribed',
@@ -778,6 +798,8 @@ function fromRecipientItem(newsletterId: number, item: Item): RecipientRecord {
     token_hash: optional<string>('token_hash', 'string'),
     link_expires_at: optional<number>('link_expires_at', 'number'),
     unsubscribed_at: optional<string>('unsubscribed_at', 'string'),
+    bounced_at: optional<string>('bounced_at', 'string'),
+    complained_at: optional<string>('complained_at', 'string'),
   };
   return {
     newsletter_id: newsletterId,

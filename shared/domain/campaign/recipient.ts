@@ -44,6 +44,10 @@ export interface RecipientRecord {
   readonly link_expires_at?: number;
   /** When the person unsubscribed through this link (ISO). */
   readonly unsubscribed_at?: string;
+  /** When SES reported a permanent bounce of this mail (ISO), matched by its message id. */
+  readonly bounced_at?: string;
+  /** When SES reported a complaint about this mail (ISO), matched by its message id. */
+  readonly complained_at?: string;
 }
 
 /** What the campaign's rules need of it when a recipient's turn comes. */

@@ -175,3 +175,31 @@ export async function editNewsletterIssue(
   }
   return { issue, warnings };
 }
+
+/**
+ * Copies an issue into a new draft ([campaign.copy]): its subject, parts and lists, and
+ * whether it is private; not its web version's URL (that is the old issue's page), nor
+ * anything of its sending.
+ */
+export async function copyNewsletterIssue(
+  deps: SaveDependencies,
+  id: number,
+): Promise<SavedNewsletter | NewsletterError> {
+  const source = await deps.campaigns.getCampaign(id);
+  if (!source) return newsletterError('not_found', `Newsletter ${id} does not exist.`);
+  const content = await deps.campaigns.getContent(id);
+  const copy = await deps.store.nextId('newsletter');
+  await deps.campaigns.createIssue(
+    {
+      id: copy,
+      subject: source.subject,
+      created: deps.now().toISOString(),
+      private: source.private,
+      lists: source.lists,
+    },
+    content,
+  );
+  const issue = await deps.campaigns.getCampaign(copy);
+  if (!issue) throw new Error(`newsletter ${copy} vanished after it was created`);
+  return { issue, warnings: [] };
+}
