@@ -19,14 +19,22 @@ const planner: PlannerDependencies = {
   quota: new SesCampaignMailer(new SESClient(CLIENT_OPTIONS), ''),
 };
 
-/** The planner's FIFO queue: one page of planning, or of a walk, per invocation ([campaign.plan]). */
+/**
+ * The planner's FIFO queue: one page of planning, or of a walk, per invocation ([campaign.plan]),
+ * or a test send handed to the workers ([campaign.test-send]).
+ */
 export const handler = queueHandler(
   'campaign-planner',
   runtime,
   PlannerMessageSchema,
   async (message) => {
     const outcome =
-      message.kind === 'plan' ? await planPage(planner, message) : await walkPage(planner, message);
+      message.kind === 'plan'
+        ? await planPage(planner, message)
+        : message.kind === 'walk'
+          ? await walkPage(planner, message)
+          : // A test send is the workers' to send: the same renderer, headers, configuration set.
+            await planner.queue.send([message]).then(() => 'test_queued' as const);
     return { newsletter_id: message.newsletter_id, kind: message.kind, outcome };
   },
 );

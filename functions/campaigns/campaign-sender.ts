@@ -1,12 +1,13 @@
 import { SESClient } from '@aws-sdk/client-ses';
 import { SesCampaignMailer } from '../../shared/adapters/mail/ses-campaign-mailer.ts';
 import type { StoredContent } from '../../shared/adapters/store/campaign-store-port.ts';
-import { ChunkMessageSchema } from '../../shared/domain/campaign/work-messages.ts';
+import { SenderMessageSchema } from '../../shared/domain/campaign/work-messages.ts';
 import { SYSTEM_CLOCK } from '../../shared/operations/campaign/campaign-dependencies.ts';
 import {
   type SenderDependencies,
   sendChunk,
 } from '../../shared/operations/campaign/send-recipients.ts';
+import { sendTestMail } from '../../shared/operations/campaign/test-send.ts';
 import { campaignQueue, campaignStore } from '../../shared/runtime/campaign-clients.ts';
 import { CLIENT_OPTIONS } from '../../shared/runtime/client-options.ts';
 import {
@@ -41,8 +42,15 @@ const IN_FLIGHT = 4;
 export const handler = queueHandler(
   'campaign-sender',
   runtime,
-  ChunkMessageSchema,
+  SenderMessageSchema,
   async (message, record, context) => {
+    if ('kind' in message) {
+      return {
+        newsletter_id: message.newsletter_id,
+        test: true,
+        ...(await sendTestMail(sender, message)),
+      };
+    }
     const outcome = await sendChunk(sender, message, {
       workers: campaign.workers,
       owner: `${context.awsRequestId}/${record.messageId}`,

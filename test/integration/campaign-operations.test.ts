@@ -12,6 +12,7 @@ import {
 } from '../../shared/operations/campaign/campaign-report.ts';
 import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
 import { copyNewsletterIssue } from '../../shared/operations/campaign/save-newsletter.ts';
+import { testNewsletter } from '../../shared/operations/campaign/test-send.ts';
 import { recordFeedback } from '../../shared/operations/record-feedback.ts';
 import { unsubscribeByLink } from '../../shared/operations/token-links.ts';
 import { campaignWorld } from '../support/campaign-world.ts';
@@ -168,5 +169,54 @@ describe('[campaign.copy] a copy is a new draft of the same content', () => {
     expect(await copyNewsletterIssue({ ...world.deps, store: world.store }, 999)).toMatchObject({
       code: 'not_found',
     });
+  });
+});
+
+describe('[campaign.test-send] a test mail looks like the real one, and changes nothing', () => {
+  it('goes to at most 5 addresses, marked, personalised for a subscriber, with sample values otherwise, and records nothing', async () => {
+    const world = await campaignWorld();
+    const [ada] = await world.subscribe(1, { name: 'Ada' });
+    const issue = await world.issue({
+      html: '<p>Hello {name}, from {profile_company}</p> {unsubscription_url}',
+    });
+    const queued = await testNewsletter(world.deps, issue.id, [ada?.email, 'Editor@Example.org']);
+    expect(queued).toEqual({ newsletter_id: issue.id, to: [ada?.email, 'editor@example.org'] });
+    await world.drain();
+    const [toAda, toEditor] = world.ses.mails;
+    expect(toAda?.subject).toBe(`[TEST] ${issue.subject}`);
+    expect(toAda?.html).toContain('Hello Ada, from ');
+    expect(toEditor?.html).toContain('Hello Sample-Name, from Sample Company');
+    expect(toAda?.unsubscribeUrl).toMatch(/\/subscription\/unsubscribe\?token=test-send$/);
+    expect(toAda?.tags).toEqual({ newsletter: String(issue.id), test: 'true' });
+    expect(await world.campaign(issue.id)).toMatchObject({
+      status: 'draft',
+      run: 0,
+      total: 0,
+      sent: 0,
+    });
+    expect(await world.campaigns.countRecipients(issue.id)).toMatchObject({ sent: 0, pending: 0 });
+  });
+
+  it('refuses more than 5 addresses, a bad address, and an issue without content', async () => {
+    const world = await campaignWorld();
+    const issue = await world.issue();
+    const six = Array.from({ length: 6 }, (_, i) => `t${i}@example.com`);
+    expect(await testNewsletter(world.deps, issue.id, six)).toMatchObject({
+      code: 'invalid_parameter',
+    });
+    expect(await testNewsletter(world.deps, issue.id, ['nobody'])).toMatchObject({
+      code: 'invalid_parameter',
+    });
+    expect(await testNewsletter(world.deps, issue.id, [])).toMatchObject({
+      code: 'invalid_parameter',
+    });
+    await world.campaigns.createIssue(
+      { id: 50, subject: 'Bare', created: 'x', private: false, lists: [1] },
+      undefined,
+    );
+    expect(await testNewsletter(world.deps, 50, ['a@example.com'])).toMatchObject({
+      code: 'invalid_state',
+    });
+    expect(world.queues.plans).toHaveLength(0);
   });
 });

@@ -16,7 +16,11 @@ import type { StoredContent } from '../../shared/adapters/store/campaign-store-p
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import type { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import type { CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
-import type { ChunkMessage, PlannerMessage } from '../../shared/domain/campaign/work-messages.ts';
+import type {
+  ChunkMessage,
+  PlannerMessage,
+  TestMessage,
+} from '../../shared/domain/campaign/work-messages.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { Settings, SettingsInput } from '../../shared/domain/settings-schema.ts';
 import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
@@ -34,6 +38,7 @@ import {
   type SenderDependencies,
   sendChunk,
 } from '../../shared/operations/campaign/send-recipients.ts';
+import { sendTestMail } from '../../shared/operations/campaign/test-send.ts';
 import { RecordingLogger, RecordingMetrics, testSettings } from './fixtures.ts';
 import { freshStore } from './local-dynamo.ts';
 
@@ -77,7 +82,7 @@ export class FakeSes implements CampaignMailer {
 /** SQS as the engine uses it, in memory: FIFO deduplication and per-message delays. */
 export class MemoryQueues implements CampaignQueue {
   readonly plans: PlannerMessage[] = [];
-  readonly sends: { chunk: ChunkMessage; visibleAt: number }[] = [];
+  readonly sends: { chunk: ChunkMessage | TestMessage; visibleAt: number }[] = [];
   readonly #seen = new Set<string>();
   constructor(private readonly clock: VirtualClock) {}
 
@@ -85,19 +90,21 @@ export class MemoryQueues implements CampaignQueue {
     const id =
       message.kind === 'plan'
         ? `${message.newsletter_id}-plan-${message.run}-${message.walk}-${message.page}`
-        : `${message.newsletter_id}-walk-${message.run}-${message.walk}-${message.after}`;
+        : message.kind === 'walk'
+          ? `${message.newsletter_id}-walk-${message.run}-${message.walk}-${message.after}`
+          : `${message.newsletter_id}-test-${message.nonce}`;
     if (this.#seen.has(id)) return;
     this.#seen.add(id);
     this.plans.push(message);
   }
 
-  async send(chunks: readonly ChunkMessage[], delaySeconds = 0): Promise<void> {
+  async send(chunks: readonly (ChunkMessage | TestMessage)[], delaySeconds = 0): Promise<void> {
     for (const chunk of chunks)
       this.sends.push({ chunk, visibleAt: this.clock.now() + delaySeconds * 1000 });
   }
 
   /** The next send message that is visible, moving the clock to it if all are delayed. */
-  takeSend(): ChunkMessage | undefined {
+  takeSend(): ChunkMessage | TestMessage | undefined {
     if (this.sends.length === 0) return undefined;
     this.sends.sort((a, b) => a.visibleAt - b.visibleAt);
     const next = this.sends.shift();
@@ -216,11 +223,19 @@ export async function campaignWorld(
     planOne: async () => {
       const message = queues.plans.shift();
       if (!message) return undefined;
+      if (message.kind === 'test') {
+        await queues.send([message]);
+        return 'test_queued';
+      }
       return message.kind === 'plan' ? planPage(deps, message) : walkPage(deps, message);
     },
     sendOne: async ({ workers = 1, inFlight = 4 } = {}) => {
       const chunk = queues.takeSend();
       if (!chunk) return undefined;
+      if ('kind' in chunk) {
+        const { sent } = await sendTestMail(deps, chunk);
+        return { sent, skipped: 0, failed: 0, requeued: 0 };
+      }
       return sendChunk(deps, chunk, {
         workers,
         owner: randomUUID(),

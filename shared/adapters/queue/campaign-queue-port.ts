@@ -1,4 +1,8 @@
-import type { ChunkMessage, PlannerMessage } from '../../domain/campaign/work-messages.ts';
+import type {
+  ChunkMessage,
+  PlannerMessage,
+  TestMessage,
+} from '../../domain/campaign/work-messages.ts';
 
 /**
  * The queues a campaign's work travels on (docs/storage.md, "Campaigns"): the planner's FIFO
@@ -9,5 +13,5 @@ export interface CampaignQueue {
   /** Queues planner work in the campaign's message group, deduplicated by what it is. */
   plan(message: PlannerMessage): Promise<void>;
   /** Queues recipients for the workers, visible after `delaySeconds` (at most 900). */
-  send(chunks: readonly ChunkMessage[], delaySeconds?: number): Promise<void>;
+  send(chunks: readonly (ChunkMessage | TestMessage)[], delaySeconds?: number): Promise<void>;
 }

@@ -1,5 +1,9 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { ChunkMessage, PlannerMessage } from '../../domain/campaign/work-messages.ts';
+import type {
+  ChunkMessage,
+  PlannerMessage,
+  TestMessage,
+} from '../../domain/campaign/work-messages.ts';
 import { DependencyError } from '../../domain/errors.ts';
 import type { CampaignQueue } from './campaign-queue-port.ts';
 
@@ -27,7 +31,9 @@ export class SqsCampaignQueue implements CampaignQueue {
     const what =
       message.kind === 'plan'
         ? `plan-${message.run}-${message.walk}-${message.page}`
-        : `walk-${message.run}-${message.walk}-${message.after}`;
+        : message.kind === 'walk'
+          ? `walk-${message.run}-${message.walk}-${message.after}`
+          : `test-${message.nonce}`;
     await this.#call(() =>
       this.client.send(
         new SendMessageCommand({
@@ -43,7 +49,7 @@ export class SqsCampaignQueue implements CampaignQueue {
     );
   }
 
-  async send(chunks: readonly ChunkMessage[], delaySeconds = 0): Promise<void> {
+  async send(chunks: readonly (ChunkMessage | TestMessage)[], delaySeconds = 0): Promise<void> {
     const queueUrl = this.urls.sends;
     if (!queueUrl) throw new Error('the workers queue is not configured here');
     const delay = Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.round(delaySeconds)));

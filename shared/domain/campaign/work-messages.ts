@@ -35,8 +35,35 @@ export const WalkMessageSchema = v.strictObject({
   after: count,
 });
 
+/** Most addresses one test send goes to. */
+export const MAX_TEST_ADDRESSES = 5;
+
+const testAddresses = v.pipe(
+  v.array(v.pipe(v.string(), v.minLength(3), v.maxLength(254))),
+  v.minLength(1),
+  v.maxLength(MAX_TEST_ADDRESSES),
+);
+
+/**
+ * A test send of an issue ([campaign.test-send]): the planner hands it to the workers, which
+ * send it through the same renderer and headers, with a test marker, and record nothing.
+ * `nonce` tells two test sends of the same addresses apart (queue deduplication).
+ */
+export const TestMessageSchema = v.strictObject({
+  kind: v.literal('test'),
+  newsletter_id: id,
+  to: testAddresses,
+  nonce: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  /** `{api_root}` the test mail's (inert) unsubscribe link points to. */
+  link_base: v.pipe(v.string(), v.url()),
+});
+
 /** Work of the planner queue. */
-export const PlannerMessageSchema = v.variant('kind', [PlanMessageSchema, WalkMessageSchema]);
+export const PlannerMessageSchema = v.variant('kind', [
+  PlanMessageSchema,
+  WalkMessageSchema,
+  TestMessageSchema,
+]);
 
 /** Most recipients one send message carries. */
 export const CHUNK_SIZE = 100;
@@ -60,6 +87,7 @@ export const ChunkMessageSchema = v.strictObject({
 export type PlanMessage = v.InferOutput<typeof PlanMessageSchema>;
 export type WalkMessage = v.InferOutput<typeof WalkMessageSchema>;
 export type PlannerMessage = v.InferOutput<typeof PlannerMessageSchema>;
+export type TestMessage = v.InferOutput<typeof TestMessageSchema>;
 export type ChunkMessage = v.InferOutput<typeof ChunkMessageSchema>;
 /** One recipient of a chunk. */
 export type ChunkRecipient = ChunkMessage['recipients'][number];
@@ -82,3 +110,7 @@ export function chunkMessages(
   }
   return chunks;
 }
+
+/** Work of the workers' queue: recipients of a run, or a test send. */
+export const SenderMessageSchema = v.union([ChunkMessageSchema, TestMessageSchema]);
+export type SenderMessage = v.InferOutput<typeof SenderMessageSchema>;
