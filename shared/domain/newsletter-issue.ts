@@ -5,7 +5,10 @@ export const NewsletterIssueSchema = v.pipe(
   v.strictObject({
     id: v.pipe(v.number(), v.integer(), v.minValue(1)),
     subject: v.string(),
-    status: v.picklist(['draft', 'sending', 'sent']),
+    status: v.pipe(
+      v.picklist(['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled']),
+      v.description('Keyless callers see only sent issues.'),
+    ),
     created: v.pipe(v.string(), v.isoTimestamp()),
     sent_at: v.pipe(
       v.nullable(v.pipe(v.string(), v.isoTimestamp())),
@@ -13,6 +16,22 @@ export const NewsletterIssueSchema = v.pipe(
     ),
     url: v.optional(
       v.pipe(v.string(), v.url(), v.description('Public web version, when there is one.')),
+    ),
+    total: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(0),
+        v.description('Recipients of its sending so far; keyed callers only.'),
+      ),
+    ),
+    sent: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(0),
+        v.description('Mails of it sent so far; keyed callers only.'),
+      ),
     ),
   }),
   v.title('NewsletterIssue'),
@@ -34,8 +53,14 @@ export function isPublicIssue(issue: NewsletterIssueRecord): boolean {
   return issue.status === 'sent' && !issue.private;
 }
 
-/** Strips a record down to what callers may see. */
-export function toNewsletterIssue(record: NewsletterIssueRecord): NewsletterIssue {
+/**
+ * Strips a record down to what a caller may see: keyed callers also get the sending counts
+ * (`total` and `sent`, 0 before any send), as the original's rows had them.
+ */
+export function toNewsletterIssue(
+  record: NewsletterIssueRecord,
+  { counts = false }: { counts?: boolean } = {},
+): NewsletterIssue {
   return {
     id: record.id,
     subject: record.subject,
@@ -43,5 +68,6 @@ export function toNewsletterIssue(record: NewsletterIssueRecord): NewsletterIssu
     created: record.created,
     sent_at: record.sent_at,
     ...(record.url ? { url: record.url } : {}),
+    ...(counts ? { total: record.total ?? 0, sent: record.sent ?? 0 } : {}),
   };
 }
