@@ -6,24 +6,22 @@ import { replaceTags } from './campaign-tags.ts';
  * html-to-text (a maintained converter, not regular expressions): paragraphs and line breaks as
  * a mail client would show them, lines wrapped at 78 characters (RFC 5322's recommendation),
  * links as `text [URL]` (the URL alone when it is the text), table cells as blocks (mail HTML
- * lays out with tables), images as their `alt` text (their
- * addresses are noise in a text mail), `<head>`, `<style>` and `<script>` left out, headings
- * upper-cased.
+ * lays out with tables), images as their `alt` text (their addresses are noise in a text mail),
+ * `<head>`, `<style>` and `<script>` left out, headings in the operator's own case.
  *
- * Tags survive as tags: each is swapped for a marker as long as the tag, of Unicode
- * noncharacters and digits (U+FDD0, digits, U+FDD1), that no formatting step changes (upper-casing, wrapping), and swapped back after, so a
- * tag in a heading stays `{name}` and `<a href="{unsubscription_url}">` gives
- * `[{unsubscription_url}]`. Saved content never holds noncharacters (`parseCampaignContent`
- * refuses them), so no marker can be forged. One consequence is deliberate: `&#123;name&#125;`,
- * the way to show a literal `{name}` in HTML, decodes to `{name}` in the text part, where it is a
- * tag; a text part has no way to write a literal tag.
+ * Tags survive as tags: each is swapped for a marker as long as the tag (U+FDD0, digits,
+ * U+FDD1: Unicode noncharacters, which no formatting step touches) and swapped back after, so
+ * `<a href="{unsubscription_url}">` gives `[{unsubscription_url}]` and lines wrap where they
+ * would around the tag. Saved content never holds noncharacters (`parseCampaignContent` refuses
+ * them), so no marker can be forged. One consequence is deliberate: `&#123;name&#125;`, the way
+ * to show a literal `{name}` in HTML, decodes to `{name}` in the text part, where it is a tag; a
+ * text part has no way to write a literal tag.
  */
 export function deriveTextPart(html: string): string {
   const names: string[] = [];
   const marked = replaceTags(html, (name, tag) => {
     const known = names.indexOf(name);
     const index = known === -1 ? names.push(name) - 1 : known;
-    // As long as the tag, so lines wrap where they would around the tag itself.
     return `\uFDD0${String(index).padStart(tag.length - 2, '0')}\uFDD1`;
   });
   return _convert(marked)
@@ -48,5 +46,10 @@ const _convert = compile({
     { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
     // Mail HTML lays out with tables: each cell is a block of its own, not glued to the next.
     ...['table', 'tr', 'td', 'th'].map((selector) => ({ selector, format: 'block' })),
+    // Headings keep the operator's case: upper-casing mangles names and some languages (ß).
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
+      selector,
+      options: { uppercase: false },
+    })),
   ],
 });

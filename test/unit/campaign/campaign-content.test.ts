@@ -262,14 +262,14 @@ describe('[campaign.tag-placement] a tag stands only where a value cannot change
 });
 
 describe('[campaign.text-part] without a text part, html-to-text derives one in which tags stay tags', () => {
-  it('keeps tags in headings, links, image alt texts and table cells', () => {
+  it('keeps tags in headings (in their own case), links, image alt texts and table cells', () => {
     // Act
     const text = deriveTextPart(NEWSLETTER_HTML);
 
     // Assert
     expect(text).toBe(
       [
-        'HELLO {name} {surname}!',
+        'Hello {name} {surname}!',
         '',
         'We write to {email} in {profile_city}, member {profile_1}.',
         '',
