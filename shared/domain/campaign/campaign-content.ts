@@ -70,34 +70,42 @@ const _part = (name: string) =>
     ),
   );
 
+const _LIST_IDS = 'lists must be an array of list ids';
+
 /** The shape of saved content; the settings-dependent rules follow in `parseCampaignContent`. */
-export const CampaignContentSchema = v.strictObject({
-  subject: v.pipe(
-    v.string('subject must be text'),
-    v.trim(),
-    v.minLength(1, 'subject is required'),
-    v.maxLength(MAX_SUBJECT_LENGTH, `subject must be at most ${MAX_SUBJECT_LENGTH} characters`),
-    v.regex(_ONE_LINE, 'subject must be one line without control characters'),
-    v.check(_wellFormed, 'subject must be valid Unicode text'),
-  ),
-  html: _part('html'),
-  text: v.optional(_part('text')),
-  lists: v.pipe(
-    v.array(v.pipe(v.number(), v.integer(), v.minValue(1)), 'lists must be an array of list ids'),
-    v.minLength(1, 'lists: name at least one list the issue goes to'),
-  ),
-  web_url: v.optional(
-    v.pipe(
-      v.string('web_url must be text'),
-      v.maxLength(
-        MAX_WEB_URL_LENGTH,
-        `web_url must be at most ${MAX_WEB_URL_LENGTH.toLocaleString('en')} characters`,
-      ),
-      v.url('web_url must be an absolute http(s) URL'),
-      v.regex(/^https?:\/\/[^\s\p{Cc}]+$/iu, 'web_url must be an absolute http(s) URL'),
+export const CampaignContentSchema = v.strictObject(
+  {
+    subject: v.pipe(
+      v.string('subject must be text'),
+      v.trim(),
+      v.minLength(1, 'subject is required'),
+      v.maxLength(MAX_SUBJECT_LENGTH, `subject must be at most ${MAX_SUBJECT_LENGTH} characters`),
+      v.regex(_ONE_LINE, 'subject must be one line without control characters'),
+      v.check(_wellFormed, 'subject must be valid Unicode text'),
     ),
-  ),
-});
+    html: _part('html'),
+    text: v.optional(_part('text')),
+    lists: v.pipe(
+      v.array(
+        v.pipe(v.number(_LIST_IDS), v.integer(_LIST_IDS), v.minValue(1, _LIST_IDS)),
+        _LIST_IDS,
+      ),
+      v.minLength(1, 'lists: name at least one list the issue goes to'),
+    ),
+    web_url: v.optional(
+      v.pipe(
+        v.string('web_url must be text'),
+        v.maxLength(
+          MAX_WEB_URL_LENGTH,
+          `web_url must be at most ${MAX_WEB_URL_LENGTH.toLocaleString('en')} characters`,
+        ),
+        v.url('web_url must be an absolute http(s) URL'),
+        v.regex(/^https?:\/\/[^\s\p{Cc}]+$/iu, 'web_url must be an absolute http(s) URL'),
+      ),
+    ),
+  },
+  'the content must be an object with subject, html, lists and optionally text and web_url',
+);
 
 const _bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 

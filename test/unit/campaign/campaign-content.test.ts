@@ -69,7 +69,8 @@ describe('[campaign.content] content is validated when it is saved', () => {
     [{ text: '' }, 'text must not be empty'],
     [{ text: 'bell \u0007' }, 'text must not contain control characters'],
     [{ lists: [] }, 'lists: name at least one list the issue goes to'],
-    [{ lists: [1.5] }, 'Invalid integer'],
+    [{ lists: [1.5] }, 'lists must be an array of list ids'],
+    [{ lists: [0] }, 'lists must be an array of list ids'],
     [{ lists: '1' }, 'lists must be an array of list ids'],
     [{ lists: [1, 2, 1] }, 'lists: list 1 is named more than once'],
     [{ web_url: 'ftp://news.example.com/a' }, 'web_url must be an absolute http(s) URL'],
@@ -96,7 +97,10 @@ describe('[campaign.content] content is validated when it is saved', () => {
   });
 
   it('refuses what is not content at all', () => {
-    expect(refused(null).code).toBe('invalid_parameter');
+    expect(refused(null)).toMatchObject({
+      code: 'invalid_parameter',
+      message: expect.stringMatching(/^the content must be an object/),
+    });
     expect(refused({ subject: 'x', lists: [1] }).message).toMatch(/^html/);
   });
 
