@@ -93,6 +93,14 @@ function buildProgram(context: CliContext): Command {
       '--dead-letter-queue <url>',
       "the mailer's dead-letter queue (default: NEWSLETTER_MAIL_DEAD_LETTERS, the stack's MailDeadLetters output)",
     )
+    .option(
+      '--campaign-queue <url>',
+      `the campaign planner's queue (default: ${ENV.campaignPlans}, the stack's CampaignQueue output)`,
+    )
+    .option(
+      '--api-root <url>',
+      "{api_root} of the API, for links in campaign mails when the settings' public_base_url is empty (default: NEWSLETTER_API_ROOT, the stack's ApiRoot output)",
+    )
     .addHelpText('after', CONFIGURATION_HELP);
   registerKeyCommands(program, context);
   registerSettingsCommands(program, context);

@@ -30,7 +30,14 @@ export type TableAction =
   | 'dynamodb:PutItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem'
-  | 'dynamodb:ConditionCheckItem';
+  | 'dynamodb:ConditionCheckItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:BatchWriteItem'
+  /** On the table itself: a campaign's recipient records are one partition of it. */
+  | 'dynamodb:Query';
+
+/** The campaign engine's queues (functions/campaigns/campaign-functions.ts). */
+export type CampaignQueueName = 'plans' | 'sends';
 
 /** Indexes of the table a function may query. */
 export type IndexName = (typeof INDEX)[keyof typeof INDEX]['name'];
@@ -52,6 +59,10 @@ export interface RouteAccess {
    * are fetched together (ServiceParameters.apiKey).
    */
   readonly settings: boolean;
+  /** Campaign queues it sends messages to (`sqs:SendMessage`). */
+  readonly queues?: readonly CampaignQueueName[];
+  /** Whether it asks SES for the account's sending quota (`ses:GetSendQuota`). */
+  readonly sendQuota?: boolean;
 }
 
 /** One entry of the route table. */
@@ -216,9 +227,11 @@ export const routes = [
     summary: 'Unsubscribe link: GET shows a button, POST (or RFC 8058 one-click) unsubscribes',
     access: {
       // Read token and subscriber, then a conditional put of the unsubscribed record, with
-      // the activation link's token item deleted in the same transaction.
-      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-      queries: [],
+      // the activation link's token item deleted in the same transaction. A campaign mail's
+      // link: its recipient record (GetItem), the subscriber's address by id (Query `recent`),
+      // and the mark on the record that the person left through it (UpdateItem).
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+      queries: ['recent'],
       sendsMail: false,
       settings: false,
     },

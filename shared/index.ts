@@ -5,6 +5,15 @@
  * from the environment variables of shared/runtime/environment.ts on first use.
  * `createNewsletter` takes them explicitly instead.
  */
+export {
+  type CampaignOperations,
+  cancel_newsletter,
+  createCampaigns,
+  pause_newsletter,
+  resume_newsletter,
+  send_newsletter,
+} from './campaigns.ts';
+export type { CampaignRecord } from './domain/campaign/campaign.ts';
 export { type ErrorCode, isNewsletterError, type NewsletterError } from './domain/errors.ts';
 export type { NewsletterIssue } from './domain/newsletter-issue.ts';
 export type { Settings, SettingsInput } from './domain/settings-schema.ts';

@@ -1,3 +1,9 @@
+import {
+  cancel_newsletter,
+  pause_newsletter,
+  resume_newsletter,
+  send_newsletter,
+} from './campaigns.ts';
 import type { NewsletterError } from './domain/errors.ts';
 import type { NewsletterIssue } from './domain/newsletter-issue.ts';
 import type { RawParameters } from './domain/parameters/normalise-parameters.ts';
@@ -160,7 +166,8 @@ export function newsletters(
 }
 
 /**
- * The function class of the interface: the six operations above as static methods. A thin
+ * The function class of the interface: the six operations above as static methods, and the
+ * sending of an issue (shared/campaigns.ts). A thin
  * default over `createNewsletter`: the dependencies are built from the environment on the
  * first call, nothing happens on import. The class holds every operation, mail included; a
  * caller that needs one or two imports those functions instead and bundles less.
@@ -173,4 +180,8 @@ export class Newsletter {
   static readonly delete_subscriber = delete_subscriber;
   static readonly subscribers = subscribers;
   static readonly newsletters = newsletters;
+  static readonly send_newsletter = send_newsletter;
+  static readonly pause_newsletter = pause_newsletter;
+  static readonly resume_newsletter = resume_newsletter;
+  static readonly cancel_newsletter = cancel_newsletter;
 }

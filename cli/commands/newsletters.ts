@@ -1,17 +1,30 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
+import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
+import { isPublicIssue } from '../../shared/domain/newsletter-issue.ts';
+import type { CampaignDependencies } from '../../shared/operations/campaign/campaign-dependencies.ts';
 import {
-  isPublicIssue,
-  type NewsletterIssueRecord,
-  type NewsletterIssueStatus,
-} from '../../shared/domain/newsletter-issue.ts';
+  cancelNewsletter,
+  pauseNewsletter,
+  resumeNewsletter,
+  sendNewsletter,
+} from '../../shared/operations/campaign/control-campaign.ts';
+import {
+  createNewsletterIssue,
+  editNewsletterIssue,
+  type NewsletterInput,
+  type SaveDependencies,
+} from '../../shared/operations/campaign/save-newsletter.ts';
+import { NO_METRICS } from '../../shared/operations/dependencies.ts';
 import { NEWSLETTERS_LIMIT } from '../../shared/operations/list-newsletters.ts';
+import { runOperation } from '../../shared/operations/run-operation.ts';
 import { CliError, EXIT } from '../cli-error.ts';
+import type { Services } from '../connection/services.ts';
 import type { CliContext } from '../context.ts';
 import { formatTable } from '../format-table.ts';
 import { writeLine } from '../io.ts';
-import { parseBoolean, parsePositiveInteger } from '../option-values.ts';
+import { parseBoolean, parsePositiveInteger, readTextInput } from '../option-values.ts';
 
-const STATUSES: readonly NewsletterIssueStatus[] = ['draft', 'sending', 'sent'];
 const SUBJECT_MAX = 200;
 const URL_MAX = 2048;
 
@@ -42,47 +55,108 @@ function parseUrl(value: string): string {
   return text;
 }
 
-const statusOption = (description: string) =>
-  new Option('--status <status>', description).choices(STATUSES);
-
-/** `sent_at` follows the status: set when an issue becomes sent, kept while it stays sent. */
-function sentAt(
-  before: NewsletterIssueRecord | undefined,
-  status: NewsletterIssueStatus,
-  now: Date,
-): string | null {
-  if (status !== 'sent') return null;
-  return before?.status === 'sent' && before.sent_at ? before.sent_at : now.toISOString();
+/** `1,2` → [1, 2]. */
+function parseLists(value: string): number[] {
+  const ids = value.split(',').map((part) => part.trim());
+  if (ids.length === 0 || ids.some((id) => !/^\d{1,9}$/.test(id) || Number(id) < 1)) {
+    throw new InvalidArgumentError('Expected list ids separated by commas, e.g. 1,2.');
+  }
+  return [...new Set(ids.map(Number))];
 }
 
-function describe(issue: NewsletterIssueRecord): string {
+function describe(issue: CampaignRecord): string {
   const visibility = isPublicIssue(issue) ? 'listed publicly' : 'listed to keyed callers only';
   return `newsletter ${issue.id} (${issue.status}${issue.private ? ', private' : ''}; ${visibility})`;
 }
 
-/** `newsletters list|create|edit`: the issues `GET /newsletters` lists. */
+/** Progress of a run as one phrase: "120 of 500 sent, 3 skipped, 0 failed". */
+function progress(issue: CampaignRecord): string {
+  if (issue.run === 0) return 'not sent yet';
+  const total = issue.plan_done ? String(issue.total) : `${issue.total}+ (planning)`;
+  return `${issue.sent} of ${total} sent, ${issue.skipped} skipped, ${issue.failed} failed`;
+}
+
+/** Options that carry content. */
+interface ContentOptions {
+  readonly subject?: string;
+  readonly html?: string;
+  readonly text?: string;
+  readonly lists?: number[];
+  readonly url?: string;
+  readonly private?: boolean;
+}
+
+/** The CLI's input for the save operations: files read, `--url ""` as "remove". */
+async function inputOf(options: ContentOptions, context: CliContext): Promise<NewsletterInput> {
+  const read = (path: string | undefined) =>
+    path === undefined ? undefined : readTextInput(path, context.io);
+  const [html, text] = await Promise.all([read(options.html), read(options.text)]);
+  return {
+    ...(options.subject !== undefined ? { subject: options.subject } : {}),
+    ...(html !== undefined ? { html } : {}),
+    ...(text !== undefined ? { text } : {}),
+    ...(options.lists !== undefined ? { lists: options.lists } : {}),
+    ...(options.url !== undefined ? { url: options.url === '' ? null : options.url } : {}),
+    ...(options.private !== undefined ? { private: options.private } : {}),
+  };
+}
+
+/** The campaign operations' dependencies over this run's services. */
+async function campaignDeps(
+  services: Services,
+  queue: boolean,
+): Promise<CampaignDependencies & SaveDependencies> {
+  const settings = (await services.settings()).settings;
+  return {
+    campaigns: services.campaigns(),
+    store: services.store(),
+    // The planner's queue is needed only by the commands that queue work.
+    queue: queue
+      ? services.campaignQueue()
+      : {
+          plan: () => Promise.reject(new Error('no queue for this command')),
+          send: () => Promise.reject(new Error('no queue for this command')),
+        },
+    settings: async () => settings,
+    now: () => new Date(),
+    // The operations' log lines are for Lambda's logs; the CLI reports results itself.
+    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    metrics: NO_METRICS,
+  };
+}
+
+/** An operation's error value, as the CLI reports it (exit code 1). */
+function failed(error: NewsletterError): never {
+  throw new CliError(error.message);
+}
+
+/** `newsletters list|create|edit|send|pause|resume|cancel`: issues and their sending. */
 export function registerNewslettersCommands(program: Command, context: CliContext): void {
   const newsletters = program
     .command('newsletters')
-    .description('List, create and edit newsletter issues');
+    .description('Write newsletter issues and send them to their lists');
 
   newsletters
     .command('list')
     .description(
-      `Show the ${NEWSLETTERS_LIMIT} newest issues of any status, newest first (PUBLIC: what callers without key see)`,
+      `Show the ${NEWSLETTERS_LIMIT} newest issues of any status, newest first, with their sending (PUBLIC: what callers without key see)`,
     )
     .option('--all', 'show every issue, not only the newest')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { all?: boolean; json?: boolean }) => {
       const services = await context.services();
-      const issues: NewsletterIssueRecord[] = [];
+      const ids: number[] = [];
       for await (const issue of services.store().allNewsletterIssues({
         order: 'newest-first',
         ...(options.all ? {} : { pageSize: NEWSLETTERS_LIMIT }),
       })) {
-        issues.push(issue);
-        if (!options.all && issues.length >= NEWSLETTERS_LIMIT) break;
+        ids.push(issue.id);
+        if (!options.all && ids.length >= NEWSLETTERS_LIMIT) break;
       }
+      const campaigns = services.campaigns();
+      const issues = (await Promise.all(ids.map((id) => campaigns.getCampaign(id)))).filter(
+        (issue): issue is CampaignRecord => issue !== undefined,
+      );
       if (options.json) {
         writeLine(context.io.stdout, JSON.stringify(issues, null, 2));
         return;
@@ -96,15 +170,16 @@ export function registerNewslettersCommands(program: Command, context: CliContex
         issue.status,
         issue.private ? 'yes' : 'no',
         isPublicIssue(issue) ? 'yes' : 'no',
+        issue.lists.join(',') || '-',
+        issue.run === 0 ? '-' : `${issue.sent}/${issue.total}`,
         issue.created,
         issue.sent_at ?? '-',
-        issue.url ?? '-',
         issue.subject,
       ]);
       writeLine(
         context.io.stdout,
         formatTable(
-          ['ID', 'STATUS', 'PRIVATE', 'PUBLIC', 'CREATED', 'SENT_AT', 'URL', 'SUBJECT'],
+          ['ID', 'STATUS', 'PRIVATE', 'PUBLIC', 'LISTS', 'SENT', 'CREATED', 'SENT_AT', 'SUBJECT'],
           rows,
         ),
       );
@@ -112,81 +187,118 @@ export function registerNewslettersCommands(program: Command, context: CliContex
 
   newsletters
     .command('create')
-    .description('Create an issue (id from the newsletter sequence, created now)')
+    .description(
+      'Create a draft issue (id from the newsletter sequence). Tags in the parts: {name}, {surname}, {email}, {unsubscription_url}, {profile_<id>}',
+    )
     .requiredOption(
       '--subject <subject>',
       `subject, one line of 1-${SUBJECT_MAX} characters`,
       parseSubject,
     )
-    .addOption(statusOption('status (default: draft); sent sets sent_at to now').default('draft'))
+    .option('--html <file>', 'the HTML part, from a file (- reads standard input)')
+    .option('--text <file>', 'the text part, from a file (default: derived from the HTML)')
+    .option('--lists <ids>', 'the lists it goes to, e.g. 1,2', parseLists)
     .option('--private', 'list it only to callers with the API key')
     .option('--url <url>', 'public web version (http/https)', parseUrl)
-    .action(
-      async (options: {
-        subject: string;
-        status: NewsletterIssueStatus;
-        private?: boolean;
-        url?: string;
-      }) => {
-        const services = await context.services();
-        const store = services.store();
-        const now = new Date();
-        const issue: NewsletterIssueRecord = {
-          id: await store.nextId('newsletter'),
-          subject: options.subject,
-          status: options.status,
-          created: now.toISOString(),
-          sent_at: sentAt(undefined, options.status, now),
-          ...(options.url ? { url: options.url } : {}),
-          private: options.private === true,
-        };
-        await store.putNewsletterIssue(issue);
-        writeLine(context.io.stdout, `Created ${describe(issue)}.`);
-      },
-    );
+    .action(async (options: ContentOptions) => {
+      const services = await context.services();
+      const deps = await campaignDeps(services, false);
+      const input = await inputOf(options, context);
+      const saved = await runOperation(deps, 'create_newsletter', () =>
+        createNewsletterIssue(deps, input),
+      );
+      if (isNewsletterError(saved)) failed(saved);
+      for (const warning of saved.warnings) writeLine(context.io.stderr, `warning: ${warning}`);
+      writeLine(context.io.stdout, `Created ${describe(saved.issue)}.`);
+    });
 
   newsletters
     .command('edit')
-    .description('Change an issue: subject, status, private, url')
+    .description(
+      'Change an issue: its content (subject, parts, lists) while it is a draft or scheduled; private and url at any time',
+    )
     .argument('<id>', 'newsletter id', parsePositiveInteger)
     .option('--subject <subject>', 'new subject', parseSubject)
-    .addOption(statusOption('new status; becoming sent sets sent_at to now'))
+    .option('--html <file>', 'new HTML part, from a file (- reads standard input)')
+    .option('--text <file>', 'new text part, from a file')
+    .option('--lists <ids>', 'the lists it goes to, e.g. 1,2', parseLists)
     .option('--private <true|false>', 'list it only to callers with the API key', parseBoolean)
     .option('--url <url>', 'public web version; "" removes it', parseUrl)
-    .action(
-      async (
-        id: number,
-        options: {
-          subject?: string;
-          status?: NewsletterIssueStatus;
-          private?: boolean;
-          url?: string;
-        },
-      ) => {
-        if (Object.values(options).every((value) => value === undefined)) {
-          throw new CliError(
-            'Nothing to change: pass --subject, --status, --private or --url.',
-            EXIT.usage,
-          );
-        }
+    .action(async (id: number, options: ContentOptions) => {
+      if (Object.values(options).every((value) => value === undefined)) {
+        throw new CliError(
+          'Nothing to change: pass --subject, --html, --text, --lists, --private or --url.',
+          EXIT.usage,
+        );
+      }
+      const services = await context.services();
+      const deps = await campaignDeps(services, false);
+      const input = await inputOf(options, context);
+      const saved = await runOperation(deps, 'edit_newsletter', () =>
+        editNewsletterIssue(deps, id, input),
+      );
+      if (isNewsletterError(saved)) failed(saved);
+      for (const warning of saved.warnings) writeLine(context.io.stderr, `warning: ${warning}`);
+      writeLine(context.io.stdout, `Updated ${describe(saved.issue)}.`);
+    });
+
+  newsletters
+    .command('send')
+    .description(
+      "Send an issue to the confirmed subscribers of its lists, paced to the settings' rate and SES's quota",
+    )
+    .argument('<id>', 'newsletter id', parsePositiveInteger)
+    .action(async (id: number) => {
+      const services = await context.services();
+      const deps = await campaignDeps(services, true);
+      const apiRoot = services.connection.apiRoot;
+      const started = await runOperation(deps, 'send_newsletter', () =>
+        sendNewsletter(deps, { id }, apiRoot ? { apiRoot } : {}),
+      );
+      if (isNewsletterError(started)) failed(started);
+      writeLine(
+        context.io.stdout,
+        `Sending newsletter ${id} (run ${started.run}): \`newsletters list\` shows its progress.`,
+      );
+    });
+
+  const control = (
+    name: 'pause' | 'resume' | 'cancel',
+    description: string,
+    operation: (
+      deps: CampaignDependencies,
+      id: number,
+    ) => Promise<CampaignRecord | NewsletterError>,
+    done: string,
+  ): void => {
+    newsletters
+      .command(name)
+      .description(description)
+      .argument('<id>', 'newsletter id', parsePositiveInteger)
+      .action(async (id: number) => {
         const services = await context.services();
-        const store = services.store();
-        const before = await store.getNewsletterIssue(id);
-        if (!before) throw new CliError(`Newsletter ${id} does not exist.`);
-        const status = options.status ?? before.status;
-        const url = options.url ?? before.url;
-        const issue: NewsletterIssueRecord = {
-          id,
-          subject: options.subject ?? before.subject,
-          status,
-          created: before.created,
-          sent_at: sentAt(before, status, new Date()),
-          ...(url ? { url } : {}),
-          private: options.private ?? before.private,
-        };
-        // A full put: the store recomputes the sparse public-index attribute from the record.
-        await store.putNewsletterIssue(issue);
-        writeLine(context.io.stdout, `Updated ${describe(issue)}.`);
-      },
-    );
+        const deps = await campaignDeps(services, name === 'resume');
+        const result = await runOperation(deps, `${name}_newsletter`, () => operation(deps, id));
+        if (isNewsletterError(result)) failed(result);
+        writeLine(context.io.stdout, `${done} newsletter ${id}: ${progress(result)}.`);
+      });
+  };
+  control(
+    'pause',
+    'Pause a sending issue: no mail of it goes out from about a second later',
+    pauseNewsletter,
+    'Paused',
+  );
+  control(
+    'resume',
+    'Resume a paused issue: everyone not yet mailed gets it, once (also repairs a stuck send)',
+    resumeNewsletter,
+    'Resumed',
+  );
+  control(
+    'cancel',
+    'Cancel a scheduled, sending or paused issue: nothing more of it is sent',
+    cancelNewsletter,
+    'Cancelled',
+  );
 }

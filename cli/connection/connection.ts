@@ -13,6 +13,8 @@ export interface ConnectionOptions {
   readonly local?: boolean;
   readonly dataDir?: string;
   readonly deadLetterQueue?: string;
+  readonly campaignQueue?: string;
+  readonly apiRoot?: string;
 }
 
 /** Where the commands read and write: resolved once per run. */
@@ -26,6 +28,10 @@ export interface Connection {
   readonly ssmEndpoint?: string;
   /** URL of the mailer's dead-letter queue (the stack's MailDeadLetters output). */
   readonly mailDeadLetters?: string;
+  /** URL of the campaign planner's queue (the stack's CampaignQueue output). */
+  readonly campaignQueue?: string;
+  /** `{api_root}` of the API, for links in campaign mails when the settings name none. */
+  readonly apiRoot?: string;
   readonly apiKeyParameter: string;
   readonly settingsParameter: string;
   /** Fixed credentials for the local stand-ins; undefined: the standard credential chain. */
@@ -58,6 +64,12 @@ export async function resolveConnection(
       ...((options.deadLetterQueue ?? local.mail_dead_letters)
         ? { mailDeadLetters: options.deadLetterQueue ?? local.mail_dead_letters }
         : {}),
+      ...((options.campaignQueue ?? local.campaign_queue)
+        ? { campaignQueue: options.campaignQueue ?? local.campaign_queue }
+        : {}),
+      ...((options.apiRoot ?? local.api_root)
+        ? { apiRoot: options.apiRoot ?? local.api_root }
+        : {}),
       apiKeyParameter:
         options.apiKeyParameter ?? local.api_key_parameter ?? ENV_DEFAULTS.apiKeyParameter,
       settingsParameter:
@@ -74,6 +86,12 @@ export async function resolveConnection(
     ...(options.endpointSsm ? { ssmEndpoint: options.endpointSsm } : {}),
     ...((options.deadLetterQueue ?? io.env.NEWSLETTER_MAIL_DEAD_LETTERS)
       ? { mailDeadLetters: options.deadLetterQueue ?? io.env.NEWSLETTER_MAIL_DEAD_LETTERS }
+      : {}),
+    ...((options.campaignQueue ?? io.env[ENV.campaignPlans])
+      ? { campaignQueue: options.campaignQueue ?? io.env[ENV.campaignPlans] }
+      : {}),
+    ...((options.apiRoot ?? io.env.NEWSLETTER_API_ROOT)
+      ? { apiRoot: options.apiRoot ?? io.env.NEWSLETTER_API_ROOT }
       : {}),
     apiKeyParameter:
       options.apiKeyParameter ?? (io.env[ENV.apiKeyParameter] || ENV_DEFAULTS.apiKeyParameter),

@@ -24,6 +24,8 @@ const LocalEndpointsSchema = v.looseObject({
   ses: v.optional(url),
   /** The mailer's dead-letter queue at the SQS stand-in. */
   mail_dead_letters: v.optional(url),
+  /** The campaign planner's queue at the SQS stand-in. */
+  campaign_queue: v.optional(url),
   /** Table name, `newsletter` under npm start. */
   table: v.pipe(v.string(), v.minLength(3)),
   /** `{api_root}` of the local API (informational). */

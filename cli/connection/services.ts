@@ -2,6 +2,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SqsCampaignQueue } from '../../shared/adapters/queue/sqs-campaign-queue.ts';
+import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
 import { readSettings, type StoredSettings } from '../admin/settings-document.ts';
@@ -46,9 +48,9 @@ export class Services {
     return this.#ssm;
   }
 
-  /** The SQS client (the dead-letter queue), at the queue URL's own host. */
+  /** The SQS client (the dead-letter queue, the campaign queue), at the queue URL's own host. */
   get sqs(): SQSClient {
-    const queue = this.connection.mailDeadLetters;
+    const queue = this.connection.mailDeadLetters ?? this.connection.campaignQueue;
     this.#sqs ??= new SQSClient({
       ...this.clientConfig,
       ...(queue && !/amazonaws\.com/.test(queue) ? { endpoint: new URL(queue).origin } : {}),
@@ -82,6 +84,22 @@ export class Services {
   /** The store the functions use, over this run's client and table. */
   store(): DynamoStore {
     return new DynamoStore(this.dynamo, this.table);
+  }
+
+  /** The campaign store over this run's client and table. */
+  campaigns(): DynamoCampaignStore {
+    return new DynamoCampaignStore(this.dynamo, this.table);
+  }
+
+  /** The campaign planner's queue; throws when nothing configured it. */
+  campaignQueue(): SqsCampaignQueue {
+    const plans = this.connection.campaignQueue;
+    if (!plans) {
+      throw new CliError(
+        `No campaign queue configured: pass --campaign-queue URL, set ${ENV.campaignPlans} (the stack's CampaignQueue output), or use --local.`,
+      );
+    }
+    return new SqsCampaignQueue(this.sqs, { plans });
   }
 
   /** The stored settings, validated; throws a CliError when the parameter does not exist. */

@@ -52,6 +52,13 @@ export interface NewsletterConfig {
    * limit and the consent evidence believe; 0 by default: the header is never trusted.
    */
   readonly trustedProxyHops: number;
+  /**
+   * Campaign workers that may send at once (the workers' event source mapping's maximum
+   * concurrency, at least 2); each sends its share of the campaign's rate.
+   */
+  readonly campaignWorkers: number;
+  /** How long a campaign function may run; its queue hides a message twice as long. */
+  readonly campaignTimeoutSeconds: number;
 }
 
 /** The deployment context is incomplete or wrong; the message names every problem. */
@@ -224,6 +231,8 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     ...(alarmTopicArn !== undefined ? { alarmTopicArn } : {}),
     streamRetryBaseMs: count('streamRetryBaseMs', ENV_DEFAULTS.streamRetryBaseMs, 0, 10_000),
     trustedProxyHops: count('trustedProxyHops', 0, 0, 5),
+    campaignWorkers: count('campaignWorkers', 2, 2, 100),
+    campaignTimeoutSeconds: count('campaignTimeoutSeconds', 60, 15, 900),
   };
   if (config.apiKeyParameter === config.settingsParameter) {
     problems.push('apiKeyParameter and settingsParameter must be different parameters');

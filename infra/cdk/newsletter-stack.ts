@@ -1,10 +1,9 @@
 import { resolve } from 'node:path';
 import { ArnFormat, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { sesFeedback } from '../../functions/feedback/feedback-function.ts';
 import { TRUSTED_PROXY_HOPS_ENV } from '../../functions/http/client-address.ts';
@@ -12,12 +11,14 @@ import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { routes } from '../../functions/routes.ts';
 import { type StreamConsumer, streamConsumers } from '../../functions/streams/consumers.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
+import { CampaignEngine } from './constructs/campaign-engine.ts';
 import { MailFeedback } from './constructs/mail-feedback.ts';
 import { NewsletterAlarms } from './constructs/newsletter-alarms.ts';
 import { NewsletterApi } from './constructs/newsletter-api.ts';
 import { NewsletterFunction } from './constructs/newsletter-function.ts';
 import { NewsletterTable } from './constructs/newsletter-table.ts';
 import type { NewsletterConfig } from './newsletter-config.ts';
+import { deadLetterQueue, sendOnlyDestination } from './queues.ts';
 import {
   type AccessTargets,
   parameterReads,
@@ -47,6 +48,8 @@ export class NewsletterStack extends Stack {
   /** SES's configuration set, the topic its events go to, and the function that applies them. */
   readonly feedback: MailFeedback;
   readonly feedbackFunction: NewsletterFunction;
+  /** Sending newsletter issues: the planner and worker queues, their functions, the sweeper. */
+  readonly campaigns: CampaignEngine;
   readonly alarms: NewsletterAlarms;
 
   constructor(scope: Construct, id: string, props: NewsletterStackProps) {
@@ -185,17 +188,29 @@ export class NewsletterStack extends Stack {
       onFailure: sendOnlyDestination(feedbackDeadLetters),
     });
 
+    this.campaigns = new CampaignEngine(this, 'Campaigns', {
+      projectRoot: PROJECT_ROOT,
+      environment,
+      targets,
+      configurationSetName: this.feedback.configurationSet.configurationSetName,
+      logRetention,
+      workers: config.campaignWorkers,
+      timeoutSeconds: config.campaignTimeoutSeconds,
+    });
+
     this.alarms = new NewsletterAlarms(this, 'Operations', {
       api: this.api,
       functions: new Map([
         ...functions,
         ...[...consumers].map(([name, { fn }]) => [name, fn] as const),
         [sesFeedback.name, this.feedbackFunction],
+        ...this.campaigns.functions,
       ]),
       deadLetterQueues: [
         ...[...consumers.values()].map(({ deadLetters }) => deadLetters),
         feedbackDeadLetters,
       ],
+      campaignDeadLetterQueues: this.campaigns.deadLetters,
       table: this.table,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
     });
@@ -216,6 +231,11 @@ export class NewsletterStack extends Stack {
         value: mailer.deadLetters.queueUrl,
       });
     }
+    new CfnOutput(this, 'CampaignQueue', {
+      description:
+        "The campaign planner's queue: NEWSLETTER_CAMPAIGN_PLANS_QUEUE for `npx newsletter newsletters send` and the package",
+      value: this.campaigns.queues.plans.queueUrl,
+    });
     new CfnOutput(this, 'FeedbackDeadLetters', {
       description: 'SES events the feedback function failed to apply after its retries',
       value: feedbackDeadLetters.queueUrl,
@@ -312,44 +332,4 @@ function pascalCase(name: string): string {
     .split('-')
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
-}
-
-/**
- * A queue as the on-failure destination of a function (a stream mapping's or its asynchronous
- * invocations'), granting only SendMessage, not the wider grant of CDK's SqsDlq and
- * SqsDestination: the Lambda service sends the failure record with the function's role and
- * does nothing else with the queue.
- */
-function sendOnlyDestination(queue: Queue): {
-  bind(
-    scope: unknown,
-    target: { addToRolePolicy(statement: PolicyStatement): void },
-  ): {
-    destination: string;
-  };
-} {
-  return {
-    bind: (_scope, target) => {
-      target.addToRolePolicy(
-        new PolicyStatement({
-          sid: 'DeadLetters',
-          effect: Effect.ALLOW,
-          actions: ['sqs:SendMessage'],
-          resources: [queue.queueArn],
-        }),
-      );
-      return { destination: queue.queueArn };
-    },
-  };
-}
-
-/** An encrypted, TLS-only queue that keeps what a function gave up on for 14 days. */
-function deadLetterQueue(scope: Construct, id: string, whyNoQueueOfItsOwn: string): Queue {
-  const queue = new Queue(scope, id, {
-    encryption: QueueEncryption.SQS_MANAGED,
-    enforceSSL: true,
-    retentionPeriod: Duration.days(14),
-  });
-  Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: whyNoQueueOfItsOwn });
-  return queue;
 }

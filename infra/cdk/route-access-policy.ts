@@ -1,5 +1,5 @@
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IndexName, Route } from '../../functions/routes.ts';
+import type { CampaignQueueName, IndexName, Route } from '../../functions/routes.ts';
 
 /** The ARNs a route's function may touch; built once by the stack, shared by every route. */
 export interface AccessTargets {
@@ -21,6 +21,8 @@ export interface AccessTargets {
   readonly anyKeyArn: string;
   /** The region, for the `ssm.<region>.amazonaws.com` service SSM decrypts through. */
   readonly region: string;
+  /** The campaign engine's queues, for functions that queue campaign work. */
+  readonly campaignQueueArns?: Readonly<Record<CampaignQueueName, string>>;
 }
 
 /** Which SSM parameters a route's function reads. */
@@ -118,6 +120,32 @@ export function routePolicyStatements(
         conditions: targets.senderIdentity.includes('@')
           ? { StringEquals: { 'ses:FromAddress': targets.senderIdentity.toLowerCase() } }
           : { StringLike: { 'ses:FromAddress': `*@${targets.senderIdentity.toLowerCase()}` } },
+      }),
+    );
+  }
+  const queues = [...new Set(route.access.queues ?? [])].sort();
+  if (queues.length > 0) {
+    const arns = targets.campaignQueueArns;
+    if (!arns)
+      throw new Error('a function queues campaign work, but the stack has no campaign queues');
+    statements.push(
+      new PolicyStatement({
+        sid: 'CampaignQueues',
+        effect: Effect.ALLOW,
+        // SendMessageBatch is authorized as SendMessage.
+        actions: ['sqs:SendMessage'],
+        resources: queues.map((queue) => arns[queue]),
+      }),
+    );
+  }
+  if (route.access.sendQuota) {
+    statements.push(
+      new PolicyStatement({
+        sid: 'SendQuota',
+        effect: Effect.ALLOW,
+        // GetSendQuota has no resource-level permissions: the quota is the account's.
+        actions: ['ses:GetSendQuota'],
+        resources: ['*'],
       }),
     );
   }

@@ -4,8 +4,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import { parseCampaignContent } from '../../shared/domain/campaign/campaign-content.ts';
+import { newSubscriberRecord } from '../../shared/domain/decide-subscribe.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { parseSettings } from '../../shared/domain/parse-settings.ts';
+import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import type { Denial } from './cloud/aws-endpoint.ts';
 import type { DeployedFunction } from './cloud/deployed-stack.ts';
@@ -13,7 +18,7 @@ import { LOCAL_REGION } from './cloud/intrinsics.ts';
 import type { CodeSource } from './cloud/lambda-host.ts';
 import { type LocalCloud, startLocalCloud } from './cloud/local-cloud.ts';
 import type { FailedDelivery } from './cloud/topic-deliveries.ts';
-import { DEMO_SETTINGS, demoNewsletters } from './demo-data.ts';
+import { DEMO_CONTENT, DEMO_SETTINGS, DEMO_SUBSCRIBERS, demoNewsletters } from './demo-data.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './stand-ins/dynamodb-local.ts';
 import { type ParameterStore, startParameterStore } from './stand-ins/parameter-store.ts';
 import { type SesLocal, type SesPublisher, startSesLocal } from './stand-ins/ses-local.ts';
@@ -34,6 +39,11 @@ export interface LocalStackOptions {
   readonly stage?: string;
   /** Seed demo settings and newsletters when empty (default true). */
   readonly seed?: boolean;
+  /**
+   * With `seed`, also a few confirmed demo subscribers, so that `newsletters send 1` mails
+   * someone (default true; the test suites start without them).
+   */
+  readonly demoSubscribers?: boolean;
   /**
    * A cloud assembly already synthesized (the tests synthesize once per run). Without it the
    * stack is synthesized now, with `stage` and `parameterCacheSeconds`.
@@ -188,11 +198,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         region: LOCAL_REGION,
         credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
       });
-      const store = new DynamoStore(DynamoDBDocumentClient.from(client), cloud.tableName);
+      const document = DynamoDBDocumentClient.from(client);
+      const store = new DynamoStore(document, cloud.tableName);
       if ((await store.recentNewsletterIssues(1, true)).length === 0) {
-        for (const issue of demoNewsletters(new Date())) {
-          await store.putNewsletterIssue({ ...issue, id: await store.nextId('newsletter') });
-        }
+        await seedDemoData(
+          store,
+          new DynamoCampaignStore(document, cloud.tableName),
+          parseSettings(parameters.get(ENV_DEFAULTS.settingsParameter)?.value ?? '{}'),
+          options.demoSubscribers !== false,
+        );
       }
       client.destroy();
     }
@@ -231,6 +245,58 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   } catch (error) {
     await stopAll();
     throw error;
+  }
+}
+
+/**
+ * The demo data of a first start: the demo issues (issue 1 a draft with content, through the
+ * same validation as `newsletters create`), and the demo subscribers.
+ */
+async function seedDemoData(
+  store: DynamoStore,
+  campaigns: DynamoCampaignStore,
+  settings: Settings,
+  withSubscribers: boolean,
+): Promise<void> {
+  const now = new Date();
+  for (const issue of demoNewsletters(now)) {
+    const id = await store.nextId('newsletter');
+    if (id !== 1) {
+      await store.putNewsletterIssue({ ...issue, id });
+      continue;
+    }
+    const content = parseCampaignContent(
+      { subject: issue.subject, html: DEMO_CONTENT.html, lists: [...DEMO_CONTENT.lists] },
+      settings,
+    );
+    if (isNewsletterError(content)) throw new Error(`demo issue: ${content.message}`);
+    await campaigns.createIssue(
+      {
+        id,
+        subject: issue.subject,
+        created: issue.created,
+        private: false,
+        lists: [...DEMO_CONTENT.lists],
+      },
+      { html: content.content.html, text: content.content.text, text_derived: true },
+    );
+  }
+  if (!withSubscribers) return;
+  for (const person of DEMO_SUBSCRIBERS) {
+    const record = newSubscriberRecord(
+      person.email,
+      { name: person.name, lists: [...person.lists], profile: { ...person.profile } },
+      'C',
+      settings,
+      now,
+      { preassigned: false },
+    );
+    await store.createSubscriber({
+      ...record,
+      id: await store.nextId('subscriber'),
+      version: 1,
+      consent: { channel: 'cli', subscribed: { at: now.toISOString() } },
+    });
   }
 }
 

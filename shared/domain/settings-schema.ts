@@ -146,6 +146,27 @@ export const SettingsSchema = v.pipe(
     form_error_url: v.optional(httpUrl, ''),
     /** Links in mails use this (e.g. `https://news.example.com/api/newsletter/v1`) when set. */
     public_base_url: v.optional(httpUrl, ''),
+    /** Sending newsletter issues (decisions part 10; docs/behaviour.md, "Campaigns"). */
+    campaign: v.optional(
+      v.strictObject({
+        /**
+         * Mails per second a campaign sends at most, all workers together. Unset: 80% of the
+         * account's SES maximum send rate, which is also the ceiling of any rate set here.
+         */
+        rate: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(10_000))),
+        /** Failed sends in a row that pause a campaign (and raise an alarm). */
+        failure_limit: v.optional(
+          v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)),
+          20,
+        ),
+        /** Minutes without a mail settled after which a sending campaign counts as stalled. */
+        stall_minutes: v.optional(
+          v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(24 * 60)),
+          10,
+        ),
+      }),
+      { failure_limit: 20, stall_minutes: 10 },
+    ),
   }),
   v.check(
     (s) => new Set(s.lists.map((l) => l.id)).size === s.lists.length,

@@ -24,11 +24,26 @@ export type MetricName =
   | 'MailFailures'
   | 'RateLimited'
   | 'Bounces'
-  | 'Complaints';
+  | 'Complaints'
+  | 'CampaignMailsSent'
+  | 'CampaignSkips'
+  | 'CampaignFailures'
+  | 'CampaignThrottles'
+  | 'CampaignsAutoPaused'
+  | 'StalledCampaigns';
+
+/** What a metric may be broken down by besides the service: one campaign's figures. */
+export interface MetricDimensions {
+  readonly newsletter?: string;
+}
 
 /** Counts events; the runtime publishes them (EMF), tests record them. */
 export interface Metrics {
-  count(name: MetricName, value?: number): void;
+  /**
+   * Counts for the whole service, and with `dimensions` also under them (per campaign), so an
+   * alarm watches the total and a dashboard can show one campaign.
+   */
+  count(name: MetricName, value?: number, dimensions?: MetricDimensions): void;
 }
 
 /** Counts nothing: for callers that publish no metrics. */

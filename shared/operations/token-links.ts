@@ -1,9 +1,12 @@
+import type { CampaignStore } from '../adapters/store/campaign-store-port.ts';
 import type { TokenPurpose, TokenRecord } from '../adapters/store/store-port.ts';
+import { parseCampaignLink } from '../domain/campaign/campaign-link.ts';
 import { consentEvent } from '../domain/consent.ts';
 import { confirmationMails, isExpired, mergeFields } from '../domain/decide-subscribe.ts';
 import { isNewsletterError, type NewsletterError } from '../domain/errors.ts';
 import type { SubscriberRecord } from '../domain/subscriber.ts';
 import { hashToken, isWellFormedToken, sameHash } from '../domain/tokens.ts';
+import { campaignLinkHolder } from './campaign/campaign-links.ts';
 import { commitChange } from './commit-change.ts';
 import type { CallContext, Dependencies } from './dependencies.ts';
 import { CONFLICT, retryOnConflict } from './retry-on-conflict.ts';
@@ -49,12 +52,24 @@ async function holderOf(
 const confirmable = (status: SubscriberRecord['status']): boolean =>
   status === 'S' || status === 'U' || status === 'C';
 
+/**
+ * What the unsubscribe page needs: the subscriber store, and the campaign store where campaign
+ * mails' links are checked (without it, such a link is unknown).
+ */
+export type LinkDependencies = Pick<Dependencies, 'store' | 'now'> & {
+  readonly campaigns?: CampaignStore;
+};
+
 /** Whether a link is worth showing its button for (GET of a page); changes nothing. */
 export async function checkLink(
-  deps: Pick<Dependencies, 'store' | 'now'>,
+  deps: LinkDependencies,
   raw: unknown,
   purpose: TokenPurpose,
 ): Promise<boolean> {
+  if (purpose === 'unsubscribe' && parseCampaignLink(raw))
+    return deps.campaigns
+      ? (await campaignLinkHolder({ ...deps, campaigns: deps.campaigns }, raw)) !== undefined
+      : false;
   const holder = await holderOf(deps, raw, purpose);
   if (!holder) return false;
   return purpose === 'unsubscribe' || confirmable(holder.subscriber.status);
@@ -99,11 +114,32 @@ export async function confirmByLink(
   });
 }
 
-/** Unsubscribes through the link in a mail (a button POST or an RFC 8058 one-click POST). */
+/**
+ * Unsubscribes through the link in a mail (a button POST or an RFC 8058 one-click POST). A
+ * campaign mail's link also records on its recipient record that the person left through this
+ * issue, for the issue's report.
+ */
 export async function unsubscribeByLink(
-  deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'>,
+  deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'> & {
+    readonly campaigns?: CampaignStore;
+  },
   raw: unknown,
 ): Promise<LinkOutcome | NewsletterError> {
+  if (parseCampaignLink(raw)) {
+    const campaigns = deps.campaigns;
+    if (!campaigns) return 'invalid';
+    const found = await campaignLinkHolder({ ...deps, campaigns }, raw);
+    if (!found) return 'invalid';
+    const outcome = await unsubscribeAddress(deps, found.subscriber.email);
+    if (!outcome) return 'invalid';
+    if (isNewsletterError(outcome)) return outcome;
+    await campaigns.markUnsubscribed(
+      found.token.newsletterId,
+      found.token.subscriberId,
+      deps.now(),
+    );
+    return 'unsubscribed';
+  }
   const holder = await holderOf(deps, raw, 'unsubscribe');
   if (!holder) return 'invalid';
   const outcome = await unsubscribeAddress(deps, holder.subscriber.email);

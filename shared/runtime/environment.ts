@@ -18,6 +18,12 @@ export const ENV = {
   streamRetryBaseMs: 'NEWSLETTER_STREAM_RETRY_BASE_MS',
   /** The mailer's SES configuration set: its event destination feeds bounces and complaints back. */
   configurationSet: 'NEWSLETTER_SES_CONFIGURATION_SET',
+  /** URL of the campaign planner's FIFO queue: `send`, `resume` and the planner queue work there. */
+  campaignPlans: 'NEWSLETTER_CAMPAIGN_PLANS_QUEUE',
+  /** URL of the campaign workers' queue of recipients to send to. */
+  campaignSends: 'NEWSLETTER_CAMPAIGN_SENDS_QUEUE',
+  /** How many workers may send at once (the workers' event source mapping's maximum concurrency). */
+  campaignWorkers: 'NEWSLETTER_CAMPAIGN_WORKERS',
 } as const;
 
 /** Defaults used where an operator sets nothing. */
@@ -78,4 +84,31 @@ export function readConfigurationSet(env: NodeJS.ProcessEnv = process.env): stri
     );
   }
   return name;
+}
+
+/** Where a campaign's work is queued, and by how many workers it is sent. */
+export interface CampaignEnvironment {
+  readonly plansQueue: string;
+  /** Undefined where only planner work is queued (the function class of another Lambda). */
+  readonly sendsQueue?: string;
+  readonly workers: number;
+}
+
+/** Reads the campaign variables; throws naming the variable when one is missing or malformed. */
+export function readCampaignEnvironment(env: NodeJS.ProcessEnv = process.env): CampaignEnvironment {
+  const plansQueue = env[ENV.campaignPlans];
+  if (!plansQueue) {
+    throw new Error(
+      `Environment variable ${ENV.campaignPlans} (the campaign planner's queue URL) is not set`,
+    );
+  }
+  const workersText = env[ENV.campaignWorkers];
+  const workers = workersText === undefined ? 2 : Number(workersText);
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new Error(
+      `Environment variable ${ENV.campaignWorkers} must be a whole number of workers`,
+    );
+  }
+  const sendsQueue = env[ENV.campaignSends];
+  return { plansQueue, workers, ...(sendsQueue ? { sendsQueue } : {}) };
 }

@@ -19,7 +19,17 @@ export function createMetrics(): {
     serviceName: SERVICE_NAME,
   });
   return {
-    metrics: { count: (name, value = 1) => powertools.addMetric(name, MetricUnit.Count, value) },
+    metrics: {
+      count: (name, value = 1, dimensions) => {
+        powertools.addMetric(name, MetricUnit.Count, value);
+        if (dimensions?.newsletter) {
+          // A metric of its own, published at once: its dimension must not reach the others.
+          const single = powertools.singleMetric();
+          single.addDimension('newsletter', dimensions.newsletter);
+          single.addMetric(name, MetricUnit.Count, value);
+        }
+      },
+    },
     powertools,
   };
 }

@@ -1,4 +1,13 @@
+/**
+ * `newsletters create|edit|list|send|pause|resume|cancel` against DynamoDB Local, with the
+ * campaign planner's queue at the SQS stand-in: the commands write issues and move them through
+ * the lifecycle; sending itself is the engine's (test/integration/campaign-engine.test.ts, and
+ * end to end test/e2e/campaign-journey.test.ts).
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { type SqsLocal, startSqsLocal } from '../../infra/local/stand-ins/sqs-local.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { NewsletterIssue } from '../../shared/domain/newsletter-issue.ts';
 import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
@@ -7,10 +16,15 @@ import { type CliWorld, cliWorld } from './cli-harness.ts';
 
 let world: CliWorld;
 let newsletter: NewsletterOperations;
+let sqs: SqsLocal;
+let queueUrl: string;
 
 beforeEach(async () => {
   await world?.close();
+  await sqs?.stop();
   world = await cliWorld();
+  sqs = await startSqsLocal();
+  queueUrl = sqs.createQueue('plans');
   newsletter = createNewsletter({
     store: world.store,
     settings: async () => testSettings(),
@@ -22,6 +36,7 @@ beforeEach(async () => {
 
 afterAll(async () => {
   await world.close();
+  await sqs.stop();
 });
 
 /** What a caller without key sees. */
@@ -31,111 +46,125 @@ async function publicIds(): Promise<number[]> {
   return issues.map((issue) => issue.id);
 }
 
-describe('newsletters create', () => {
-  it('creates issues with ids from the sequence; only sent, non-private ones are public', async () => {
-    // Arrange / Act
-    const draft = await world.cli(['newsletters', 'create', '--subject', 'Draft issue']);
-    const sent = await world.cli([
+/** Writes a file into the world's folder and returns its name. */
+async function file(name: string, text: string): Promise<string> {
+  await writeFile(join(world.dir, name), text);
+  return name;
+}
+
+const HTML = '<h1>Hello {name}</h1><p>News.</p><p><a href="{unsubscription_url}">Leave</a></p>';
+
+describe('[campaign.content] newsletters create', () => {
+  it('creates a draft with its content, the text part derived, and prints newsletter <id>', async () => {
+    const html = await file('issue.html', HTML);
+    const result = await world.cli([
       'newsletters',
       'create',
       '--subject',
-      'Sent issue',
-      '--status',
-      'sent',
-      '--url',
-      'https://news.example.com/2',
+      'November',
+      '--html',
+      html,
+      '--lists',
+      '1,4',
     ]);
-    const secret = await world.cli([
-      'newsletters',
-      'create',
-      '--subject',
-      'Internal',
-      '--status',
-      'sent',
-      '--private',
-    ]);
-    // Assert
-    expect([draft.code, sent.code, secret.code]).toEqual([0, 0, 0]);
-    expect(draft.stdout).toBe('Created newsletter 1 (draft; listed to keyed callers only).\n');
-    expect(sent.stdout).toBe('Created newsletter 2 (sent; listed publicly).\n');
-    const stored = await world.store.getNewsletterIssue(2);
-    expect(stored).toMatchObject({
-      subject: 'Sent issue',
-      status: 'sent',
-      url: 'https://news.example.com/2',
-      private: false,
-    });
-    expect(stored?.sent_at).toBe(stored?.created);
-    expect((await world.store.getNewsletterIssue(1))?.sent_at).toBeNull();
-    expect(await publicIds()).toEqual([2]);
-    const trusted = (await newsletter.newsletters({})) as NewsletterIssue[];
-    expect(trusted.map((issue) => issue.id)).toEqual([3, 2, 1]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Created newsletter 1 (draft; listed to keyed callers only).\n');
+    const campaigns = (await import('../../shared/adapters/store/dynamo-campaign-store.ts'))
+      .DynamoCampaignStore;
+    const store = new campaigns(world.client, world.tableName);
+    expect(await store.getCampaign(1)).toMatchObject({ status: 'draft', lists: [1, 4] });
+    const content = await store.getContent(1);
+    expect(content?.html).toBe(HTML);
+    expect(content?.text).toContain('Hello {name}');
+    expect(content?.text).toContain('[{unsubscription_url}]');
+    expect(await publicIds()).toEqual([]);
   });
 
-  it('refuses a bad subject, status or url with exit code 2', async () => {
-    const cases = [
+  it('a draft without content is allowed; a bad subject, url or lists is exit 2 before anything is written', async () => {
+    expect((await world.cli(['newsletters', 'create', '--subject', 'Later'])).code).toBe(0);
+    for (const args of [
       ['--subject', ''],
       ['--subject', 'two\nlines'],
-      ['--subject', 'ok', '--status', 'published'],
       ['--subject', 'ok', '--url', 'javascript:alert(1)'],
-    ];
-    for (const args of cases) {
+      ['--subject', 'ok', '--lists', 'one'],
+    ]) {
       const result = await world.cli(['newsletters', 'create', ...args]);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/error: option/);
     }
+    expect((await world.store.recentNewsletterIssues(10, true)).map((issue) => issue.id)).toEqual([
+      1,
+    ]);
+  });
+
+  it('[campaign.tags] refuses an unknown tag and an unknown list with exit 1, naming them', async () => {
+    const bad = await file('bad.html', '<p>Hello {nmae}</p>');
+    const tag = await world.cli([
+      'newsletters',
+      'create',
+      '--subject',
+      'x',
+      '--html',
+      bad,
+      '--lists',
+      '1',
+    ]);
+    expect(tag.code).toBe(1);
+    expect(tag.stderr).toMatch(/\{nmae\} is not a tag/);
+    const html = await file('ok.html', HTML);
+    const list = await world.cli([
+      'newsletters',
+      'create',
+      '--subject',
+      'x',
+      '--html',
+      html,
+      '--lists',
+      '9',
+    ]);
+    expect(list.code).toBe(1);
+    expect(list.stderr).toMatch(/list 9 does not exist/);
     expect(await world.store.recentNewsletterIssues(10, true)).toEqual([]);
   });
 });
 
-describe('newsletters edit', () => {
-  it('sets sent_at when an issue becomes sent and publishes it; private hides it again', async () => {
-    await world.cli(['newsletters', 'create', '--subject', 'Autumn news']);
-    expect(await publicIds()).toEqual([]);
-
-    const sent = await world.cli([
+describe('[campaign.lifecycle] newsletters edit', () => {
+  it('changes content only of a draft; --status is gone; private and url at any time', async () => {
+    const html = await file('issue.html', HTML);
+    await world.cli([
+      'newsletters',
+      'create',
+      '--subject',
+      'Autumn',
+      '--html',
+      html,
+      '--lists',
+      '1',
+    ]);
+    const renamed = await world.cli(['newsletters', 'edit', '1', '--subject', 'Autumn news']);
+    expect(renamed.code).toBe(0);
+    expect((await world.store.getNewsletterIssue(1))?.subject).toBe('Autumn news');
+    const status = await world.cli(['newsletters', 'edit', '1', '--status', 'sent']);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toMatch(/unknown option '--status'/);
+    const hidden = await world.cli([
       'newsletters',
       'edit',
       '1',
-      '--status',
-      'sent',
+      '--private',
+      'true',
       '--url',
-      'https://news.example.com/1',
+      'https://x.example/1',
     ]);
-    expect(sent.code).toBe(0);
-    const afterSend = await world.store.getNewsletterIssue(1);
-    expect(afterSend?.status).toBe('sent');
-    expect(afterSend?.sent_at).not.toBeNull();
-    expect(afterSend?.sent_at && afterSend.sent_at >= afterSend.created).toBe(true);
-    expect(await publicIds()).toEqual([1]);
-
-    // Staying sent keeps the original sent_at.
-    await world.cli(['newsletters', 'edit', '1', '--subject', 'Autumn news (corrected)']);
-    const renamed = await world.store.getNewsletterIssue(1);
-    expect(renamed).toMatchObject({
-      subject: 'Autumn news (corrected)',
-      sent_at: afterSend?.sent_at,
-      url: 'https://news.example.com/1',
-    });
-
-    const hidden = await world.cli(['newsletters', 'edit', '1', '--private', 'true']);
-    expect(hidden.stdout).toMatch(/sent, private; listed to keyed callers only/);
-    expect(await publicIds()).toEqual([]);
-
-    await world.cli(['newsletters', 'edit', '1', '--private', 'false', '--url', '']);
-    expect(await publicIds()).toEqual([1]);
-    expect((await world.store.getNewsletterIssue(1))?.url).toBeUndefined();
-
-    await world.cli(['newsletters', 'edit', '1', '--status', 'draft']);
+    expect(hidden.stdout).toMatch(/draft, private; listed to keyed callers only/);
     expect(await world.store.getNewsletterIssue(1)).toMatchObject({
-      status: 'draft',
-      sent_at: null,
+      private: true,
+      url: 'https://x.example/1',
     });
-    expect(await publicIds()).toEqual([]);
   });
 
   it('an unknown issue is exit 1, an empty change exit 2', async () => {
-    const unknown = await world.cli(['newsletters', 'edit', '42', '--status', 'sent']);
+    const unknown = await world.cli(['newsletters', 'edit', '42', '--subject', 'x']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/Newsletter 42 does not exist/);
     const nothing = await world.cli(['newsletters', 'edit', '42']);
@@ -143,28 +172,67 @@ describe('newsletters edit', () => {
   });
 });
 
-describe('newsletters list', () => {
-  it('shows the 10 newest of any status, newest first; --all shows every issue', async () => {
-    for (let i = 1; i <= 12; i += 1) {
-      const status = i % 3 === 0 ? 'sent' : 'draft';
-      await world.cli(['newsletters', 'create', '--subject', `Issue ${i}`, '--status', status]);
-    }
+describe('[campaign.lifecycle] newsletters send, pause, resume, cancel', () => {
+  it('send starts a run and queues its first page; pause and resume and cancel move the status', async () => {
+    const html = await file('issue.html', HTML);
+    await world.cli(['newsletters', 'create', '--subject', 'Go', '--html', html, '--lists', '1']);
+    const options = ['--campaign-queue', queueUrl];
+    const sent = await world.cli([...options, 'newsletters', 'send', '1']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toMatch(/Sending newsletter 1 \(run 1\)/);
+    const queued = sqs.messages('plans').map((body) => JSON.parse(body));
+    expect(queued).toEqual([
+      { kind: 'plan', newsletter_id: 1, run: 1, page: 0, after: 0, walk: 0 },
+    ]);
+    const paused = await world.cli([...options, 'newsletters', 'pause', '1']);
+    expect(paused.stdout).toMatch(/Paused newsletter 1: 0 of 0\+ \(planning\) sent/);
+    const resumed = await world.cli([...options, 'newsletters', 'resume', '1']);
+    expect(resumed.code).toBe(0);
+    expect(sqs.messages('plans').map((body) => JSON.parse(body).kind)).toEqual([
+      'plan',
+      'plan',
+      'walk',
+    ]);
+    const list = await world.cli(['newsletters', 'list']);
+    expect(list.stdout).toMatch(/^1\s+sending\s+no\s+no\s+1\s+0\/0\s/m);
+    const cancelled = await world.cli([...options, 'newsletters', 'cancel', '1']);
+    expect(cancelled.stdout).toMatch(/Cancelled newsletter 1/);
+    const again = await world.cli([...options, 'newsletters', 'send', '1']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      /Newsletter 1 is cancelled; only a draft or scheduled newsletter can be sent/,
+    );
+  });
+
+  it('send without a queue says where to find one', async () => {
+    const html = await file('issue.html', HTML);
+    await world.cli(['newsletters', 'create', '--subject', 'Go', '--html', html, '--lists', '1']);
+    const result = await world.cli(['newsletters', 'send', '1']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/No campaign queue configured/);
+    expect((await world.store.getNewsletterIssue(1))?.status).toBe('draft');
+  });
+});
+
+describe('[campaign.listing] newsletters list', () => {
+  it('shows the 10 newest of any status, newest first, with lists and counts; --all shows every issue', async () => {
+    for (let i = 1; i <= 12; i += 1)
+      await world.cli(['newsletters', 'create', '--subject', `Issue ${i}`]);
     const list = await world.cli(['newsletters', 'list']);
     expect(list.code).toBe(0);
     const lines = list.stdout.trim().split('\n');
     expect(lines[0]).toMatch(
-      /^ID\s+STATUS\s+PRIVATE\s+PUBLIC\s+CREATED\s+SENT_AT\s+URL\s+SUBJECT$/,
+      /^ID\s+STATUS\s+PRIVATE\s+PUBLIC\s+LISTS\s+SENT\s+CREATED\s+SENT_AT\s+SUBJECT$/,
     );
     expect(lines.slice(1).map((line) => Number(line.split(/\s+/)[0]))).toEqual([
       12, 11, 10, 9, 8, 7, 6, 5, 4, 3,
     ]);
-    expect(lines[1]).toMatch(/^12\s+sent\s+no\s+yes\s/);
-    expect(lines[2]).toMatch(/^11\s+draft\s+no\s+no\s/);
-
+    expect(lines[1]).toMatch(/^12\s+draft\s+no\s+no\s+-\s+-\s/);
     const all = await world.cli(['newsletters', 'list', '--all', '--json']);
     const issues = JSON.parse(all.stdout) as { id: number; private: boolean }[];
     expect(issues.map((issue) => issue.id)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
-    expect(issues.every((issue) => issue.private === false)).toBe(true);
+    const trusted = (await newsletter.newsletters({})) as NewsletterIssue[];
+    expect(trusted[0]).toMatchObject({ id: 12, status: 'draft', total: 0, sent: 0 });
   });
 
   it('says so when there are none', async () => {

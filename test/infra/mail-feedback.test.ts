@@ -75,7 +75,7 @@ function feedbackFunctionId(): string {
 }
 
 describe('the mailer sends with the configuration set', () => {
-  it('names it in the environment of exactly the function that may send mail', () => {
+  it('names it in the environment of exactly the functions that may send mail', () => {
     const functions = [...resourcesOfType(template, 'AWS::Lambda::Function')];
     const naming = functions.filter(
       ([, fn]) =>
@@ -84,27 +84,34 @@ describe('the mailer sends with the configuration set', () => {
     );
     const sending = functions.filter(([id]) =>
       statementsOf(id).some((statement) =>
-        list(statement.Action).some((action) => action.startsWith('ses:')),
+        list(statement.Action).some((action) => action === 'ses:SendRawEmail'),
       ),
     );
     expect(naming.map(([id]) => id)).toEqual(sending.map(([id]) => id));
-    expect(naming).toHaveLength(1);
-    const [[, mailer]] = naming as [[string, TemplateResource]];
-    expect(
-      (mailer.Properties.Environment as { Variables: Record<string, unknown> }).Variables
-        .NEWSLETTER_SES_CONFIGURATION_SET,
-    ).toEqual({ Ref: configurationSetId });
+    // The outbox's mailer and the campaign sender.
+    expect(naming.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
+      'CampaignsCampaignSender',
+      'Mailer',
+    ]);
+    for (const [, fn] of naming) {
+      expect(
+        (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables
+          .NEWSLETTER_SES_CONFIGURATION_SET,
+      ).toEqual({ Ref: configurationSetId });
+    }
   });
 
   it('may send only as the identity and with the configuration set (SES checks both)', () => {
     const mail = [...resourcesOfType(template, 'AWS::Lambda::Function')]
       .flatMap(([id]) => statementsOf(id))
       .filter((statement) => list(statement.Action).includes('ses:SendRawEmail'));
-    expect(mail).toHaveLength(1);
-    const resourcesOfMail = list(mail[0]?.Resource);
-    expect(resourcesOfMail).toContainEqual(configurationSetArn);
-    expect(JSON.stringify(resourcesOfMail)).toContain(':identity/example.com');
-    expect(resourcesOfMail).toHaveLength(2);
+    expect(mail).toHaveLength(2);
+    for (const statement of mail) {
+      const resourcesOfMail = list(statement.Resource);
+      expect(resourcesOfMail).toContainEqual(configurationSetArn);
+      expect(JSON.stringify(resourcesOfMail)).toContain(':identity/example.com');
+      expect(resourcesOfMail).toHaveLength(2);
+    }
   });
 });
 

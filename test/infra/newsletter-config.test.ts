@@ -27,7 +27,25 @@ describe('readNewsletterConfig', () => {
       streamRetryBaseMs: 1000,
       // X-Forwarded-For is never believed unless the operator declares proxies.
       trustedProxyHops: 0,
+      // The least the workers' event source mapping allows, a minute per invocation.
+      campaignWorkers: 2,
+      campaignTimeoutSeconds: 60,
     });
+  });
+
+  it('[campaign.pacing] reads the campaign workers and timeout, and names bad ones', () => {
+    expect(
+      readNewsletterConfig(
+        from({
+          senderIdentity: 'example.com',
+          campaignWorkers: '4',
+          campaignTimeoutSeconds: '120',
+        }),
+      ),
+    ).toMatchObject({ campaignWorkers: 4, campaignTimeoutSeconds: 120 });
+    expect(() =>
+      readNewsletterConfig(from({ senderIdentity: 'example.com', campaignWorkers: '1' })),
+    ).toThrow(/campaignWorkers must be a whole number from 2 to 100/);
   });
 
   it('reads an alarm topic and the mailer backoff, and names bad ones', () => {

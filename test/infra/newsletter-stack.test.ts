@@ -1,6 +1,7 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { campaignFunctions } from '../../functions/campaigns/campaign-functions.ts';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { type Route, routes } from '../../functions/routes.ts';
 import { streamConsumers } from '../../functions/streams/consumers.ts';
@@ -64,8 +65,11 @@ describe('functions', () => {
   it('has exactly one function per route, on Node.js 22 or newer and arm64', () => {
     // Arrange / Act
     const functions = resourcesOfType(template, 'AWS::Lambda::Function');
-    // Assert: one per route, one per stream consumer, and the SES feedback function.
-    expect(functions.size).toBe(routes.length + streamConsumers.length + 1);
+    // Assert: one per route, one per stream consumer, the SES feedback function and the
+    // campaign engine's functions.
+    expect(functions.size).toBe(
+      routes.length + streamConsumers.length + 1 + campaignFunctions.length,
+    );
     for (const route of routes) {
       const properties = functionOf(route).Properties;
       expect(properties.Runtime).toMatch(/^nodejs(2[2-9]|[3-9]\d)\.x$/);
@@ -136,7 +140,9 @@ describe('functions', () => {
       expect(logGroups.get(target)?.Properties.RetentionInDays).toBe(30);
     }
     // Functions, API access logs and API execution logs: nothing keeps logs forever.
-    expect(logGroups.size).toBe(routes.length + streamConsumers.length + 1 + 2);
+    expect(logGroups.size).toBe(
+      routes.length + streamConsumers.length + 1 + campaignFunctions.length + 2,
+    );
     for (const logGroup of logGroups.values()) {
       expect(logGroup.Properties.RetentionInDays).toBe(30);
     }
@@ -177,12 +183,14 @@ describe('API routes', () => {
 
   it('lets API Gateway invoke each function only for its own path', () => {
     const all = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()];
-    // The one other invoker is SNS, for the feedback topic (test/infra/mail-feedback.test.ts).
+    // The other invokers: SNS, for the feedback topic (test/infra/mail-feedback.test.ts), and
+    // EventBridge, for the campaign sweeper's schedule (test/infra/campaign-engine.test.ts).
     expect(
       all
         .filter((permission) => permission.Properties.Principal !== 'apigateway.amazonaws.com')
-        .map((permission) => permission.Properties.Principal),
-    ).toEqual(['sns.amazonaws.com']);
+        .map((permission) => permission.Properties.Principal)
+        .sort(),
+    ).toEqual(['events.amazonaws.com', 'sns.amazonaws.com']);
     const permissions = all.filter(
       (permission) => permission.Properties.Principal === 'apigateway.amazonaws.com',
     );
@@ -209,7 +217,9 @@ describe('permissions', () => {
           (resource.Properties?.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]
         ).flatMap((policy) => policy.PolicyDocument.Statement),
       )
-      .filter((statement) => list(statement.Action).some((action) => action.startsWith('ses:')));
+      .filter((statement) =>
+        list(statement.Action).some((action) => action.startsWith('ses:Send')),
+      );
     expect(mail.length).toBeGreaterThan(0);
     for (const statement of mail) {
       expect(list(statement.Action)).toEqual(['ses:SendRawEmail']);
@@ -232,9 +242,10 @@ describe('permissions', () => {
     expect(statements.length).toBeGreaterThan(routes.length);
     for (const statement of statements) {
       for (const action of list(statement.Action)) expect(action).not.toContain('*');
-      // dynamodb:ListStreams has no resource-level permissions: the one unscoped action, which
-      // the Lambda service needs to read the table's stream for the stream consumers.
-      if (list(statement.Action).join() === 'dynamodb:ListStreams') {
+      // Two actions have no resource-level permissions, the only unscoped ones: ListStreams,
+      // which the Lambda service needs to read the table's stream for the stream consumers,
+      // and the read-only GetSendQuota of the campaign planner.
+      if (['dynamodb:ListStreams', 'ses:GetSendQuota'].includes(list(statement.Action).join())) {
         expect(statement.Resource).toBe('*');
         continue;
       }
@@ -452,6 +463,7 @@ describe('outputs', () => {
     template.hasOutput('TableName', { Value: { Ref: logicalId(stack.table) } });
     expect(Object.keys(template.toJSON().Outputs ?? {}).sort()).toEqual([
       'ApiRoot',
+      'CampaignQueue',
       'Dashboard',
       'FeedbackDeadLetters',
       'MailDeadLetters',
@@ -480,7 +492,10 @@ describe('outputs', () => {
 
 describe('[subscribe.mail-failure] the stream consumers', () => {
   it('read the table stream filtered, batched, halved on error, retried a bounded number of times, into a dead-letter queue with an alarm', () => {
-    const mappings = [...resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').values()];
+    // The stream's mappings; the campaign queues' are test/infra/campaign-engine.test.ts's.
+    const mappings = [
+      ...resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').values(),
+    ].filter((mapping) => mapping.Properties.StartingPosition !== undefined);
     expect(mappings).toHaveLength(streamConsumers.length);
     const alarms = [...resourcesOfType(template, 'AWS::CloudWatch::Alarm').values()];
     for (const consumer of streamConsumers) {
@@ -569,6 +584,7 @@ describe('[ops.alarms] alarms and dashboard', () => {
       ...routes.map((route) => stack.functions.get(route.name)),
       ...streamConsumers.map((consumer) => stack.consumers.get(consumer.name)?.fn),
       stack.feedbackFunction,
+      ...campaignFunctions.map((entry) => stack.campaigns.functions.get(entry.name)),
     ].map((fn) => JSON.stringify({ Ref: logicalId(fn ?? stack) }));
     expect(functionNames.sort()).toEqual(expected.sort());
     const table = throttled.flatMap((alarm) =>

@@ -66,6 +66,8 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
     port: 0,
     mailPort: 0,
     seed: true,
+    // The suites make their own subscribers; the demo ones are for a person trying it out.
+    demoSubscribers: false,
     cdkOut: inject('cdkOut'),
     onLog: (line, fn) => {
       logLines.push(line);

@@ -29,6 +29,8 @@ export interface NewsletterAlarmsProps {
   readonly table: Table;
   /** Queues that receive what the stream consumers could not process. */
   readonly deadLetterQueues: readonly IQueue[];
+  /** Queues that receive campaign work given up on (it stays pending in its records). */
+  readonly campaignDeadLetterQueues: readonly IQueue[];
   /** An SNS topic the alarms notify (an existing one; the stack creates none). */
   readonly alarmTopicArn?: string;
 }
@@ -69,6 +71,11 @@ export class NewsletterAlarms extends Construct {
   readonly deadLetters: readonly Alarm[];
   /** The account's SES bounce and complaint rates, at half of SES's review thresholds. */
   readonly reputation: readonly Alarm[];
+  /**
+   * Campaigns: one sending without progress (the sweeper's StalledCampaigns), one that paused
+   * itself after failures in a row, and work the engine's queues gave up on.
+   */
+  readonly campaigns: readonly Alarm[];
   readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: NewsletterAlarmsProps) {
@@ -199,6 +206,42 @@ export class NewsletterAlarms extends Construct {
       ),
     ];
 
+    const campaignAlarm = (id: string, metric: IMetric, description: string): Alarm =>
+      new Alarm(this, id, {
+        alarmDescription: description,
+        metric,
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    this.campaigns = [
+      campaignAlarm(
+        'CampaignStalled',
+        serviceMetric('StalledCampaigns').with({ statistic: 'Maximum' }),
+        "A campaign is sending but settled no mail for the settings' campaign.stall_minutes: " +
+          'read the campaign_stalled and campaign_repaired log lines, then `npx newsletter ' +
+          'newsletters resume ID` (it queues the unsent again) or `cancel ID`.',
+      ),
+      campaignAlarm(
+        'CampaignAutoPaused',
+        serviceMetric('CampaignsAutoPaused'),
+        'A campaign paused itself after too many failed sends in a row: read the ' +
+          'campaign_mail_failed and campaign_ses_unavailable lines (SES rejecting, sending ' +
+          'paused, identity not verified), mend the cause, then `npx newsletter newsletters ' +
+          'resume ID`.',
+      ),
+      ...props.campaignDeadLetterQueues.map((queue, index) =>
+        campaignAlarm(
+          `CampaignDeadLetters${index ? index + 1 : ''}`,
+          queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
+          'Campaign work failed five deliveries in a row and was set aside. Its recipients stay ' +
+            'pending in their records: read the message_failed log lines, mend the cause, then ' +
+            '`npx newsletter newsletters resume ID` queues them again.',
+        ),
+      ),
+    ];
+
     if (props.alarmTopicArn) {
       const topic = Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn);
       for (const alarm of [
@@ -207,6 +250,7 @@ export class NewsletterAlarms extends Construct {
         this.mailFailures,
         ...this.deadLetters,
         ...this.reputation,
+        ...this.campaigns,
       ]) {
         alarm.addAlarmAction(new SnsAction(topic));
         alarm.addOkAction(new SnsAction(topic));
@@ -222,7 +266,7 @@ export class NewsletterAlarms extends Construct {
           new TextWidget({
             markdown:
               '# Newsletter\nAlarms: 5xx rate, throttles, mail failures, SES bounce and ' +
-              'complaint rates. A 500 or 503 body names a `request_id`; search the function ' +
+              'complaint rates, stalled or auto-paused campaigns. A 500 or 503 body names a `request_id`; search the function ' +
               'logs for it.',
             width: 24,
             height: 2,
@@ -256,6 +300,24 @@ export class NewsletterAlarms extends Construct {
             title: 'Alarmed rates',
             left: [serverErrorRate],
             right: [...lambdaThrottles, tableThrottles],
+            width: 12,
+          }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Campaigns: mails',
+            left: (['CampaignMailsSent', 'CampaignSkips', 'CampaignFailures'] as const).map(
+              serviceMetric,
+            ),
+            right: (['CampaignThrottles'] as const).map(serviceMetric),
+            width: 12,
+          }),
+          new GraphWidget({
+            title: 'Campaigns: stalled and auto-paused',
+            left: [
+              serviceMetric('StalledCampaigns').with({ statistic: 'Maximum' }),
+              serviceMetric('CampaignsAutoPaused'),
+            ],
             width: 12,
           }),
         ],

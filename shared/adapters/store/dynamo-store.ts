@@ -543,5 +543,7 @@ function fromNewsletterItem(item: Item): NewsletterIssueRecord {
     sent_at: typeof item.sent_at === 'string' ? item.sent_at : null,
     ...(typeof item.url === 'string' ? { url: item.url } : {}),
     private: item.private === true,
+    ...(typeof item.total === 'number' ? { total: item.total } : {}),
+    ...(typeof item.sent === 'number' ? { sent: item.sent } : {}),
   };
 }

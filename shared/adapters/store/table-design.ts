@@ -25,6 +25,9 @@ export const LISTED_ATTRIBUTES = [
   'sent_at',
   'url',
   'private',
+  // A newsletter's sending counts, for keyed listings.
+  'total',
+  'sent',
 ] as const;
 
 /** Global secondary indexes: newest-first listings by numeric id within a kind. */

@@ -31,8 +31,9 @@ export interface Transition {
 }
 
 /**
- * Statuses in which an issue's content (subject, parts, lists, web URL) may change: once a send
- * has started, every recipient must get the same mail. An edit keeps the status as it is.
+ * Statuses in which an issue's content (subject, parts, lists) may change: once a send has
+ * started, every recipient must get the same mail. An edit keeps the status as it is; whether
+ * the issue is private, and its web URL, may change at any time.
  */
 export const EDITABLE_STATUSES: readonly NewsletterIssueStatus[] = Object.freeze([
   'draft',

@@ -31,7 +31,7 @@ const record = (
   ...extra,
 });
 
-describe('[campaign.lifecycle] the newsletters listing', () => {
+describe('[campaign.listing] the newsletters listing', () => {
   it('describes every status, and the counts as non-negative integers', () => {
     for (const status of STATUSES) {
       expect(v.safeParse(NewsletterIssueSchema, toNewsletterIssue(record(status))).success).toBe(

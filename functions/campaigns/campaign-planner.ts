@@ -1,0 +1,32 @@
+import { SESClient } from '@aws-sdk/client-ses';
+import { SesCampaignMailer } from '../../shared/adapters/mail/ses-campaign-mailer.ts';
+import { PlannerMessageSchema } from '../../shared/domain/campaign/work-messages.ts';
+import type { PlannerDependencies } from '../../shared/operations/campaign/campaign-dependencies.ts';
+import { planPage, walkPage } from '../../shared/operations/campaign/plan-recipients.ts';
+import { campaignQueue, campaignStore } from '../../shared/runtime/campaign-clients.ts';
+import { CLIENT_OPTIONS } from '../../shared/runtime/client-options.ts';
+import { readCampaignEnvironment, readEnvironment } from '../../shared/runtime/environment.ts';
+import { tableFunction } from '../http/table-function.ts';
+import { queueHandler } from './queue-handler.ts';
+
+const { runtime, deps } = tableFunction();
+const environment = readEnvironment();
+const planner: PlannerDependencies = {
+  ...deps,
+  campaigns: campaignStore(environment),
+  queue: campaignQueue(readCampaignEnvironment()),
+  // Only GetSendQuota: the planner sends no mail (no configuration set needed).
+  quota: new SesCampaignMailer(new SESClient(CLIENT_OPTIONS), ''),
+};
+
+/** The planner's FIFO queue: one page of planning, or of a walk, per invocation ([campaign.plan]). */
+export const handler = queueHandler(
+  'campaign-planner',
+  runtime,
+  PlannerMessageSchema,
+  async (message) => {
+    const outcome =
+      message.kind === 'plan' ? await planPage(planner, message) : await walkPage(planner, message);
+    return { newsletter_id: message.newsletter_id, kind: message.kind, outcome };
+  },
+);

@@ -1,0 +1,54 @@
+import { SESClient } from '@aws-sdk/client-ses';
+import { SesCampaignMailer } from '../../shared/adapters/mail/ses-campaign-mailer.ts';
+import type { StoredContent } from '../../shared/adapters/store/campaign-store-port.ts';
+import { ChunkMessageSchema } from '../../shared/domain/campaign/work-messages.ts';
+import { SYSTEM_CLOCK } from '../../shared/operations/campaign/campaign-dependencies.ts';
+import {
+  type SenderDependencies,
+  sendChunk,
+} from '../../shared/operations/campaign/send-recipients.ts';
+import { campaignQueue, campaignStore } from '../../shared/runtime/campaign-clients.ts';
+import { CLIENT_OPTIONS } from '../../shared/runtime/client-options.ts';
+import {
+  readCampaignEnvironment,
+  readConfigurationSet,
+  readEnvironment,
+} from '../../shared/runtime/environment.ts';
+import { tableFunction } from '../http/table-function.ts';
+import { queueHandler } from './queue-handler.ts';
+
+const { runtime, deps } = tableFunction();
+const environment = readEnvironment();
+const campaign = readCampaignEnvironment();
+const sender: SenderDependencies = {
+  ...deps,
+  campaigns: campaignStore(environment),
+  queue: campaignQueue(campaign),
+  // One attempt per send: a throttled mail goes back on the queue, paced, rather than being
+  // retried at once by the SDK past the rate it was refused for.
+  mailer: new SesCampaignMailer(
+    new SESClient({ ...CLIENT_OPTIONS, maxAttempts: 1 }),
+    readConfigurationSet(),
+  ),
+  clock: SYSTEM_CLOCK,
+  contents: new Map<number, StoredContent>(),
+  started: [],
+};
+/** Sends in flight at once per invocation: also the most one crash of a worker may repeat. */
+const IN_FLIGHT = 4;
+
+/** The workers' queue: one chunk of recipients per invocation, paced ([campaign.claim]). */
+export const handler = queueHandler(
+  'campaign-sender',
+  runtime,
+  ChunkMessageSchema,
+  async (message, record, context) => {
+    const outcome = await sendChunk(sender, message, {
+      workers: campaign.workers,
+      owner: `${context.awsRequestId}/${record.messageId}`,
+      deadline: Date.now() + context.getRemainingTimeInMillis(),
+      inFlight: IN_FLIGHT,
+    });
+    return { newsletter_id: message.newsletter_id, run: message.run, ...outcome };
+  },
+);

@@ -1,0 +1,149 @@
+import { resolve } from 'node:path';
+import { Duration, Validations } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import {
+  type CampaignFunction,
+  type CampaignFunctionName,
+  campaignFunctions,
+} from '../../../functions/campaigns/campaign-functions.ts';
+import type { CampaignQueueName } from '../../../functions/routes.ts';
+import { ENV } from '../../../shared/runtime/environment.ts';
+import { deadLetterQueue } from '../queues.ts';
+import { type AccessTargets, routePolicyStatements } from '../route-access-policy.ts';
+import { NewsletterFunction } from './newsletter-function.ts';
+
+/** What the engine is built on. */
+export interface CampaignEngineProps {
+  readonly projectRoot: string;
+  /** What every function of the stack reads (table, parameters). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The stack's access targets, without the queues (the engine adds its own). */
+  readonly targets: AccessTargets;
+  /** The SES configuration set campaign mail names, so its feedback comes back. */
+  readonly configurationSetName: string;
+  readonly logRetention: RetentionDays;
+  /** Workers that may send at once. */
+  readonly workers: number;
+  /** How long a campaign function may run. */
+  readonly timeoutSeconds: number;
+}
+
+/** A receive count after which a message of the engine goes to its dead-letter queue. */
+const MAX_RECEIVES = 5;
+
+/**
+ * The campaign engine (docs/storage.md, "Campaigns"): the planner's FIFO queue (one message
+ * group per campaign, so its pages are planned one at a time), the workers' queue, each with a
+ * dead-letter queue, and one function per entry of functions/campaigns/campaign-functions.ts,
+ * triggered by its queue (the workers' mapping bounded by the number of workers) or by the
+ * sweeper's schedule, with exactly the permissions its entry lists.
+ */
+export class CampaignEngine extends Construct {
+  readonly queues: Readonly<Record<CampaignQueueName, Queue>>;
+  readonly deadLetters: readonly Queue[];
+  readonly functions: ReadonlyMap<CampaignFunctionName, NewsletterFunction>;
+  readonly sweep: Rule;
+
+  constructor(scope: Construct, id: string, props: CampaignEngineProps) {
+    super(scope, id);
+    const timeout = Duration.seconds(props.timeoutSeconds);
+    // A message comes back only after the invocation that held it is over (Lambda requires at
+    // least the function's timeout): a worker's claims (leases) have lapsed by then.
+    const visibilityTimeout = Duration.seconds(props.timeoutSeconds * 2);
+    const why =
+      'This queue is itself the dead-letter queue of a campaign queue; what lands here is ' +
+      'also still pending in its records, and the sweeper or a resume queues it again.';
+    // A FIFO queue's dead-letter queue must be FIFO too.
+    const plansDead = deadLetterQueue(this, 'PlanDeadLetters', why, { fifo: true });
+    const sendsDead = deadLetterQueue(this, 'SendDeadLetters', why);
+    const plans = new Queue(this, 'Plans', {
+      fifo: true,
+      // Deduplication ids are given by the sender: the same page queued twice is one message.
+      contentBasedDeduplication: false,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout,
+      retentionPeriod: Duration.days(14),
+      deadLetterQueue: { queue: plansDead, maxReceiveCount: MAX_RECEIVES },
+    });
+    const sends = new Queue(this, 'Sends', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout,
+      retentionPeriod: Duration.days(14),
+      deadLetterQueue: { queue: sendsDead, maxReceiveCount: MAX_RECEIVES },
+    });
+    this.queues = { plans, sends };
+    this.deadLetters = [plansDead, sendsDead];
+
+    const targets: AccessTargets = {
+      ...props.targets,
+      campaignQueueArns: { plans: plans.queueArn, sends: sends.queueArn },
+    };
+    const functions = new Map<CampaignFunctionName, NewsletterFunction>();
+    let sweep: Rule | undefined;
+    for (const entry of campaignFunctions as readonly CampaignFunction[]) {
+      const name = entry.name as CampaignFunctionName;
+      const fn = new NewsletterFunction(this, pascalCase(name), {
+        entry: resolve(props.projectRoot, 'functions', 'campaigns', `${name}.ts`),
+        projectRoot: props.projectRoot,
+        description: entry.summary,
+        environment: {
+          ...props.environment,
+          [ENV.campaignPlans]: plans.queueUrl,
+          ...(entry.access.queues?.includes('sends')
+            ? { [ENV.campaignSends]: sends.queueUrl }
+            : {}),
+          ...(entry.paced ? { [ENV.campaignWorkers]: String(props.workers) } : {}),
+          ...(entry.access.sendsMail ? { [ENV.configurationSet]: props.configurationSetName } : {}),
+        },
+        statements: routePolicyStatements({ key: 'none', access: entry.access }, targets),
+        logRetention: props.logRetention,
+        readsParameters: entry.access.settings,
+        timeout,
+      });
+      if (entry.access.sendQuota)
+        Validations.of(fn.executionRole).acknowledge({
+          id: 'AwsSolutions-IAM5[Resource::*]',
+          reason:
+            "ses:GetSendQuota has no resource-level permissions: the quota is the account's. " +
+            'The statement allows that one read-only action only.',
+        });
+      const trigger = entry.trigger;
+      if ('queue' in trigger) {
+        fn.addEventSource(
+          new SqsEventSource(this.queues[trigger.queue], {
+            batchSize: trigger.batchSize,
+            reportBatchItemFailures: true,
+            // The workers' mapping runs at most `workers` at once: the pacing splits the
+            // campaign's rate among exactly that many.
+            ...(trigger.queue === 'sends' ? { maxConcurrency: props.workers } : {}),
+          }),
+        );
+      } else {
+        sweep = new Rule(this, 'Sweep', {
+          description: 'Every minute: the campaign sweeper (stall alarms, recounts, repairs)',
+          schedule: Schedule.expression(trigger.schedule),
+          targets: [new LambdaFunction(fn, { retryAttempts: 0 })],
+        });
+      }
+      functions.set(name, fn);
+    }
+    if (!sweep) throw new Error('the campaign engine has no sweeper');
+    this.sweep = sweep;
+    this.functions = functions;
+  }
+}
+
+/** `campaign-sender` → `CampaignSender`, for construct ids. */
+function pascalCase(name: string): string {
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -1,0 +1,41 @@
+import type { Settings } from '../../domain/settings-schema.ts';
+
+/** One campaign mail, rendered: the worker decided it is due and built its parts and link. */
+export interface CampaignMail {
+  readonly to: string;
+  readonly subject: string;
+  readonly html: string;
+  readonly text: string;
+  /** Sent as `List-Unsubscribe` with RFC 8058 one-click, and linked in the body. */
+  readonly unsubscribeUrl: string;
+  /** SES message tags: which issue and run, so SES's events tell where a bounce came from. */
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/**
+ * Why SES did not take a mail, as far as the campaign cares: `throttled` (over the sending
+ * rate: SES drops the message, so it is put back and sent later), `unavailable` (SES could not
+ * be reached or failed: the same, and it counts as a failure in a row), `rejected` (SES refused
+ * this message: the recipient's attempt failed).
+ */
+export type CampaignSendFailure = 'throttled' | 'unavailable' | 'rejected';
+
+/** SES did not take a campaign mail. */
+export class CampaignSendError extends Error {
+  override readonly name = 'CampaignSendError';
+  constructor(
+    readonly failure: CampaignSendFailure,
+    message: string,
+    options: { readonly cause: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Sends campaign mail. */
+export interface CampaignMailer {
+  /** Sends one mail from the settings' sender; its SES message id. Throws CampaignSendError. */
+  send(mail: CampaignMail, sender: Settings['sender']): Promise<string>;
+  /** The account's maximum send rate (mails per second), SES `GetSendQuota`. */
+  maxSendRate(): Promise<number>;
+}

@@ -1,0 +1,78 @@
+import type { NewsletterIssueRecord } from '../newsletter-issue.ts';
+
+/**
+ * Share of the account's SES `MaxSendRate` a campaign may use at most (decisions part 10): the
+ * quota counts every mail of the account, and activation and welcome mail keep the rest.
+ */
+export const CAMPAIGN_SES_SHARE = 0.8;
+
+/** Why a campaign stands paused: an operator's command, or failures in a row. */
+export type PauseReason = 'operator' | 'failures';
+
+/**
+ * A newsletter issue with the state of its sending (docs/storage.md, "Campaigns"): one run at a
+ * time; each run plans recipients page by page from the subscriber index, then workers send.
+ */
+export interface CampaignRecord extends NewsletterIssueRecord {
+  /** The lists it goes to (its content names them). */
+  readonly lists: readonly number[];
+  /** The run being sent or last sent: 1 for the first send, more for "send to the new". */
+  readonly run: number;
+  /** When the current run started: who confirmed later is not a recipient of it. */
+  readonly started_at?: string;
+  /** The highest subscriber id when the run started; newer subscribers are not planned. */
+  readonly max_subscriber_id: number;
+  /** Whether the run plans only subscribers without a recipient record of the issue yet. */
+  readonly new_only: boolean;
+  /** Pages of the subscriber index planned so far, and the last subscriber id they covered. */
+  readonly plan_page: number;
+  readonly plan_cursor: number;
+  /** Whether every page is planned: `total` is final. */
+  readonly plan_done: boolean;
+  /** Recipients planned, and what became of them so far. */
+  readonly total: number;
+  readonly sent: number;
+  readonly skipped: number;
+  readonly failed: number;
+  /** Mails per second the run may send, all workers together (decided when planning starts). */
+  readonly rate?: number;
+  /** `{api_root}` the links in its mails point to. */
+  readonly link_base?: string;
+  /** When a mail of it was last sent, skipped or failed; stalls are measured from it. */
+  readonly progress_at?: string;
+  /** When a worker last did anything for it, throttled rounds included. */
+  readonly active_at?: string;
+  /** Failed sends in a row (every success sets it back to 0); too many pause the campaign. */
+  readonly consecutive_failures: number;
+  readonly pause_reason?: PauseReason;
+  /** Generation of the requeue walk: a resume starts a new one, older walk messages are dropped. */
+  readonly walk: number;
+}
+
+/** Outcomes counted so far. */
+export function settled(campaign: Pick<CampaignRecord, 'sent' | 'skipped' | 'failed'>): number {
+  return campaign.sent + campaign.skipped + campaign.failed;
+}
+
+/**
+ * Whether the run is over: every page planned and every planned recipient settled. The counts
+ * never count a recipient twice (only the worker whose conditional write settled it counts it),
+ * so reaching the total means every record is settled; a count lost with a worker that died is
+ * recovered by the sweeper's recount from the records.
+ */
+export function isRunComplete(
+  campaign: Pick<CampaignRecord, 'plan_done' | 'total' | 'sent' | 'skipped' | 'failed'>,
+): boolean {
+  return campaign.plan_done && settled(campaign) >= campaign.total;
+}
+
+/**
+ * The rate a run may send at, all workers together, in mails per second: the settings' rate when
+ * one is set, never more than CAMPAIGN_SES_SHARE of the account's SES maximum send rate.
+ */
+export function campaignRate(settingsRate: number | undefined, maxSendRate: number): number {
+  const ceiling = Math.floor(maxSendRate * CAMPAIGN_SES_SHARE * 100) / 100;
+  const rate = settingsRate === undefined ? ceiling : Math.min(settingsRate, ceiling);
+  if (!(rate > 0)) throw new RangeError(`SES allows no sending (MaxSendRate ${maxSendRate})`);
+  return rate;
+}

@@ -1,0 +1,176 @@
+import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
+import {
+  type CampaignAction,
+  invalidTransition,
+  transitionOf,
+} from '../../domain/campaign/campaign-status.ts';
+import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
+import type { CallContext } from '../dependencies.ts';
+import type { CampaignDependencies } from './campaign-dependencies.ts';
+import { restartWork } from './restart-work.ts';
+
+/** What the send needs to know of its caller: where links point when the settings say nothing. */
+export type SendContext = Pick<CallContext, 'apiRoot'>;
+
+/** Parameters of a send. */
+export interface SendOptions {
+  readonly id: number;
+  /** "Send to the new": only the `C` subscribers of its lists with no recipient record yet. */
+  readonly newOnly?: boolean;
+}
+
+const notFound = (id: number): NewsletterError =>
+  newsletterError('not_found', `Newsletter ${id} does not exist.`);
+
+/**
+ * Starts sending an issue ([campaign.lifecycle], [campaign.plan]): one conditional write moves
+ * it to `sending` and starts a run (the time and the highest subscriber id now bound who the
+ * run is for), then the run's first page goes to the planner's queue. The first mail goes out
+ * as soon as a worker has the first page's recipients. A send whose queueing failed (the
+ * caller got a 503) is started again by the same call: a `sending` run that has planned
+ * nothing yet queues its first page again (the queue drops a duplicate).
+ */
+export async function sendNewsletter(
+  deps: CampaignDependencies,
+  options: SendOptions,
+  context: SendContext = {},
+): Promise<CampaignRecord | NewsletterError> {
+  const { id } = options;
+  const current = await deps.campaigns.getCampaign(id);
+  if (!current) return notFound(id);
+  if (current.status === 'sending' && current.plan_page === 0 && !current.plan_done) {
+    await queueFirstPage(deps, current);
+    return current;
+  }
+  const action: CampaignAction = options.newOnly ? 'resend_new' : 'send';
+  const transition = transitionOf(action);
+  if (!transition.from.includes(current.status))
+    return invalidTransition(id, current.status, action);
+  const settings = await deps.settings();
+  const linkBase = settings.public_base_url || context.apiRoot;
+  if (!linkBase)
+    return newsletterError(
+      'invalid_parameter',
+      'Links in campaign mails cannot be built: set public_base_url in the settings.',
+    );
+  if (current.lists.length === 0 || !(await deps.campaigns.getContent(id)))
+    return newsletterError(
+      'invalid_state',
+      `Newsletter ${id} has no content to send: give it an HTML part and its lists first.`,
+    );
+  const now = deps.now().toISOString();
+  const started = await deps.campaigns.updateCampaign(id, {
+    expect: { statuses: transition.from },
+    set: {
+      status: transition.to,
+      started_at: now,
+      max_subscriber_id: await deps.campaigns.lastSubscriberId(),
+      new_only: options.newOnly === true,
+      plan_page: 0,
+      plan_cursor: 0,
+      plan_done: false,
+      link_base: linkBase,
+      progress_at: now,
+      active_at: now,
+      consecutive_failures: 0,
+    },
+    add: { run: 1 },
+    remove: ['pause_reason'],
+    // Not `sent` while it sends: keyless callers see sent issues only.
+    listPublicly: false,
+  });
+  if (!started) return lostRace(deps, id, action);
+  deps.log.info('campaign_started', {
+    newsletter_id: id,
+    run: started.run,
+    new_only: started.new_only,
+  });
+  await queueFirstPage(deps, started);
+  return started;
+}
+
+async function queueFirstPage(deps: CampaignDependencies, campaign: CampaignRecord): Promise<void> {
+  await deps.queue.plan({
+    kind: 'plan',
+    newsletter_id: campaign.id,
+    run: campaign.run,
+    page: 0,
+    after: 0,
+    walk: campaign.walk,
+  });
+}
+
+/**
+ * Pauses a sending issue ([campaign.pause]): workers look at the status at least every second,
+ * start no further send once it is `paused`, and leave their unsent recipients pending.
+ * Pausing a paused issue changes nothing.
+ */
+export async function pauseNewsletter(
+  deps: CampaignDependencies,
+  id: number,
+): Promise<CampaignRecord | NewsletterError> {
+  const transition = transitionOf('pause');
+  const paused = await deps.campaigns.updateCampaign(id, {
+    expect: { statuses: transition.from },
+    set: { status: transition.to, pause_reason: 'operator' },
+  });
+  if (paused) {
+    deps.log.info('campaign_paused', { newsletter_id: id, run: paused.run });
+    return paused;
+  }
+  const current = await deps.campaigns.getCampaign(id);
+  if (current?.status === 'paused') return current;
+  return lostRace(deps, id, 'pause');
+}
+
+/**
+ * Resumes a paused issue ([campaign.resume]): planning goes on from the page it reached, and
+ * a walk over its recipient records queues everyone still unsent; the run then ends as any
+ * other, with every recipient settled once. Resuming an issue that is sending queues its
+ * work again the same way, which repairs a send whose work was lost (harmless otherwise:
+ * only one claim on a recipient wins).
+ */
+export async function resumeNewsletter(
+  deps: CampaignDependencies,
+  id: number,
+): Promise<CampaignRecord | NewsletterError> {
+  const transition = transitionOf('resume');
+  const resumed = await restartWork(deps, id, [...transition.from, 'sending']);
+  if (resumed) {
+    deps.log.info('campaign_resumed', { newsletter_id: id, run: resumed.run, walk: resumed.walk });
+    return resumed;
+  }
+  return lostRace(deps, id, 'resume');
+}
+
+/**
+ * Cancels an issue that is scheduled, sending or paused ([campaign.cancel]): workers stop
+ * within a second and nothing more of it is sent. Its recipient records stay, for the report.
+ */
+export async function cancelNewsletter(
+  deps: CampaignDependencies,
+  id: number,
+): Promise<CampaignRecord | NewsletterError> {
+  const transition = transitionOf('cancel');
+  const cancelled = await deps.campaigns.updateCampaign(id, {
+    expect: { statuses: transition.from },
+    set: { status: transition.to },
+  });
+  if (cancelled) {
+    deps.log.info('campaign_cancelled', { newsletter_id: id, run: cancelled.run });
+    return cancelled;
+  }
+  const current = await deps.campaigns.getCampaign(id);
+  if (current?.status === 'cancelled') return current;
+  return lostRace(deps, id, 'cancel');
+}
+
+/** The error for a transition whose conditional write failed: the status it found instead. */
+async function lostRace(
+  deps: CampaignDependencies,
+  id: number,
+  action: CampaignAction,
+): Promise<NewsletterError> {
+  const current = await deps.campaigns.getCampaign(id);
+  return current ? invalidTransition(id, current.status, action) : notFound(id);
+}

@@ -1,0 +1,48 @@
+import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
+import type { CampaignDependencies } from './campaign-dependencies.ts';
+
+/**
+ * Ends a run whose every recipient is settled: the issue becomes `sent` (listed to keyless
+ * callers unless private), once, whoever notices first ([campaign.complete]).
+ */
+export async function completeRun(
+  deps: Pick<CampaignDependencies, 'campaigns' | 'now' | 'log'>,
+  campaign: CampaignRecord,
+): Promise<CampaignRecord | undefined> {
+  const done = await deps.campaigns.updateCampaign(campaign.id, {
+    expect: { statuses: ['sending'], run: campaign.run },
+    set: { status: 'sent', sent_at: deps.now().toISOString() },
+    remove: ['pause_reason'],
+    listPublicly: !campaign.private,
+  });
+  if (done)
+    deps.log.info('campaign_sent', {
+      newsletter_id: done.id,
+      run: done.run,
+      total: done.total,
+      sent: done.sent,
+      skipped: done.skipped,
+      failed: done.failed,
+    });
+  return done;
+}
+
+/**
+ * Pauses a campaign after too many failed sends in a row ([campaign.auto-pause]); the alarm on
+ * CampaignsAutoPaused tells the operator, who resumes once the cause is gone.
+ */
+export async function pauseForFailures(
+  deps: Pick<CampaignDependencies, 'campaigns' | 'log' | 'metrics'>,
+  campaign: CampaignRecord,
+): Promise<void> {
+  const paused = await deps.campaigns.updateCampaign(campaign.id, {
+    expect: { statuses: ['sending'], run: campaign.run },
+    set: { status: 'paused', pause_reason: 'failures' },
+  });
+  if (!paused) return;
+  deps.metrics.count('CampaignsAutoPaused', 1, { newsletter: String(campaign.id) });
+  deps.log.error('campaign_auto_paused', {
+    newsletter_id: campaign.id,
+    consecutive_failures: campaign.consecutive_failures,
+  });
+}

@@ -1,0 +1,234 @@
+import { plannedRecipientExpiry } from '../../adapters/store/dynamo-campaign-store.ts';
+import {
+  type CampaignRecord,
+  campaignRate,
+  isRunComplete,
+} from '../../domain/campaign/campaign.ts';
+import { isPlannedRecipient } from '../../domain/campaign/recipient.ts';
+import {
+  type ChunkRecipient,
+  chunkMessages,
+  type PlanMessage,
+  type WalkMessage,
+} from '../../domain/campaign/work-messages.ts';
+import type { Settings } from '../../domain/settings-schema.ts';
+import type { CampaignDependencies, PlannerDependencies } from './campaign-dependencies.ts';
+import { completeRun } from './finish-run.ts';
+
+/** Subscribers of the index read per planner invocation (one Query page). */
+export const PLAN_PAGE_SIZE = 1_000;
+/** Recipient records read per walk invocation. */
+export const WALK_PAGE_SIZE = 1_000;
+
+/** What one planner invocation did. */
+export type PlannerOutcome =
+  | 'planned'
+  | 'planned_last'
+  | 'requeued'
+  | 'walked'
+  | 'walked_last'
+  | 'not_sending'
+  | 'already_planned';
+
+/**
+ * Plans one page of a run ([campaign.plan]): reads the next subscribers of the `recent` index
+ * (id order, up to the highest id when the run started), keeps those who are `C` on one of the
+ * issue's lists (a subscriber is one entry whatever the number of lists they share), writes a
+ * `pending` recipient record for each, then, in one conditional write, moves the campaign's
+ * page and cursor on and adds to its total. Only then are the page's recipients queued for
+ * the workers and the next page for the planner. The pages of a campaign travel one at a time
+ * (the queue's message group), so no worker ever holds a recipient whose record a planner is
+ * still writing. A page whose invocation died after its conditional write is finished by the
+ * message's redelivery, which queues what the page queued; one that died before it is planned
+ * again. No invocation loops over the whole list.
+ */
+export async function planPage(
+  deps: PlannerDependencies,
+  message: PlanMessage,
+): Promise<PlannerOutcome> {
+  const id = message.newsletter_id;
+  const campaign = await deps.campaigns.getCampaign(id);
+  if (campaign?.status !== 'sending' || campaign.run !== message.run) return 'not_sending';
+  if (campaign.plan_page > message.page) {
+    if (campaign.plan_page === message.page + 1)
+      await finishCommittedPage(deps, campaign, message.after);
+    return 'already_planned';
+  }
+  if (campaign.plan_page < message.page || campaign.plan_done) return 'already_planned';
+
+  const settings = await deps.settings();
+  const rate =
+    campaign.rate === undefined || message.page === 0
+      ? await currentRate(deps, settings)
+      : campaign.rate;
+  const page = await deps.campaigns.subscriberPage(
+    message.after,
+    campaign.max_subscriber_id,
+    deps.pageSizes?.plan ?? PLAN_PAGE_SIZE,
+  );
+  let recipients: ChunkRecipient[] = page.subscribers
+    .filter((subscriber) =>
+      isPlannedRecipient(subscriber, campaign.lists, campaign.max_subscriber_id),
+    )
+    .map(({ id: subscriberId, email }) => ({ id: subscriberId, email }));
+  if (campaign.new_only && recipients.length > 0) {
+    const existing = await deps.campaigns.existingRecipients(
+      id,
+      recipients.map((recipient) => recipient.id),
+    );
+    recipients = recipients.filter((recipient) => !existing.has(recipient.id));
+  }
+  await deps.campaigns.putRecipients(
+    id,
+    campaign.run,
+    recipients.map((recipient) => recipient.id),
+    plannedRecipientExpiry(deps.now(), settings.unsubscribe_link_lifetime_days),
+  );
+  const committed = await deps.campaigns.updateCampaign(id, {
+    expect: { statuses: ['sending'], run: campaign.run, planPage: message.page },
+    set: {
+      plan_page: message.page + 1,
+      plan_cursor: page.last,
+      plan_done: !page.more,
+      rate,
+      active_at: deps.now().toISOString(),
+    },
+    add: { total: recipients.length },
+  });
+  // Paused or cancelled meanwhile: nothing was queued, and a resume plans this page again.
+  if (!committed) return 'not_sending';
+  await deps.queue.send(chunkMessages(id, campaign.run, recipients));
+  if (page.more) {
+    await deps.queue.plan({
+      kind: 'plan',
+      newsletter_id: id,
+      run: campaign.run,
+      page: message.page + 1,
+      after: page.last,
+      walk: committed.walk,
+    });
+    return 'planned';
+  }
+  deps.log.info('campaign_planned', {
+    newsletter_id: id,
+    run: campaign.run,
+    total: committed.total,
+  });
+  // Every recipient may be settled already (or there were none): then the run ends here.
+  if (isRunComplete(committed)) await completeRun(deps, committed);
+  return 'planned_last';
+}
+
+/**
+ * Queues again what a committed page queues, for a redelivered page message whose first
+ * delivery died after its conditional write: its pending recipients and the next page.
+ */
+async function finishCommittedPage(
+  deps: PlannerDependencies,
+  campaign: CampaignRecord,
+  after: number,
+): Promise<void> {
+  // A page's records are at most a page of the index: one walk page holds them.
+  await queueUnsettled(
+    deps,
+    campaign,
+    after,
+    campaign.plan_cursor,
+    deps.pageSizes?.plan ?? PLAN_PAGE_SIZE,
+  );
+  if (!campaign.plan_done)
+    await deps.queue.plan({
+      kind: 'plan',
+      newsletter_id: campaign.id,
+      run: campaign.run,
+      page: campaign.plan_page,
+      after: campaign.plan_cursor,
+      walk: campaign.walk,
+    });
+}
+
+/**
+ * Walks one page of a campaign's recipient records ([campaign.resume]) and queues the ones
+ * still unsent: pending, or claimed by a worker whose lease lapsed. A resume, and the
+ * sweeper's repair, start a walk; a newer walk makes an older one stop.
+ */
+export async function walkPage(
+  deps: PlannerDependencies,
+  message: WalkMessage,
+): Promise<PlannerOutcome> {
+  const campaign = await deps.campaigns.getCampaign(message.newsletter_id);
+  if (
+    campaign?.status !== 'sending' ||
+    campaign.run !== message.run ||
+    campaign.walk !== message.walk
+  )
+    return 'not_sending';
+  if (message.after === 0) {
+    // A resume takes up the settings' rate and SES's quota as they are now.
+    const rate = await currentRate(deps, await deps.settings());
+    await deps.campaigns.updateCampaign(campaign.id, {
+      expect: { statuses: ['sending'], run: campaign.run },
+      set: { rate },
+    });
+  }
+  const last = await queueUnsettled(
+    deps,
+    campaign,
+    message.after,
+    campaign.plan_cursor,
+    deps.pageSizes?.walk ?? WALK_PAGE_SIZE,
+  );
+  if (last === undefined) return 'walked_last';
+  await deps.queue.plan({ ...message, after: last });
+  return 'walked';
+}
+
+/**
+ * Queues the unsent recipients among the records after `after` (one page of them) up to the
+ * planner's cursor: records beyond it belong to a page not planned yet. Returns the last
+ * subscriber id read when there is more to walk.
+ */
+async function queueUnsettled(
+  deps: CampaignDependencies,
+  campaign: CampaignRecord,
+  after: number,
+  upTo: number,
+  pageSize: number,
+): Promise<number | undefined> {
+  const page = await deps.campaigns.recipientPage(campaign.id, after, pageSize);
+  const now = deps.now().getTime();
+  const inRange = page.recipients.filter((recipient) => recipient.subscriber_id <= upTo);
+  const unsent = inRange.filter(
+    (recipient) =>
+      recipient.state === 'pending' ||
+      (recipient.state === 'sending' && (recipient.lease_until ?? 0) < now),
+  );
+  const emails = await deps.campaigns.emailsOf(unsent.map((recipient) => recipient.subscriber_id));
+  const queued: ChunkRecipient[] = [];
+  let deleted = 0;
+  for (const recipient of unsent) {
+    const email = emails.get(recipient.subscriber_id);
+    if (email) queued.push({ id: recipient.subscriber_id, email });
+    else if (
+      // Gone from the index: the subscriber was deleted. Nobody to send to, settled here.
+      await deps.campaigns.skipRecipient(campaign.id, recipient.subscriber_id, 'deleted', now)
+    )
+      deleted += 1;
+  }
+  if (deleted > 0) {
+    const counted = await deps.campaigns.updateCampaign(campaign.id, {
+      expect: { statuses: ['sending', 'paused', 'cancelled'], run: campaign.run },
+      add: { skipped: deleted },
+    });
+    if (counted?.status === 'sending' && isRunComplete(counted)) await completeRun(deps, counted);
+  }
+  await deps.queue.send(chunkMessages(campaign.id, campaign.run, queued));
+  const lastRead = page.recipients.at(-1)?.subscriber_id;
+  const more = page.more && lastRead !== undefined && lastRead < upTo;
+  return more ? lastRead : undefined;
+}
+
+/** The run's rate from the settings and SES's quota now ([campaign.pacing]). */
+async function currentRate(deps: PlannerDependencies, settings: Settings): Promise<number> {
+  return campaignRate(settings.campaign.rate, await deps.quota.maxSendRate());
+}

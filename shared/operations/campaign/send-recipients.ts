@@ -1,0 +1,388 @@
+import type { CampaignMailer } from '../../adapters/mail/campaign-mailer-port.ts';
+import { CampaignSendError } from '../../adapters/mail/campaign-mailer-port.ts';
+import type { StoredContent } from '../../adapters/store/campaign-store-port.ts';
+import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
+import { isRunComplete } from '../../domain/campaign/campaign.ts';
+import { mintCampaignLink } from '../../domain/campaign/campaign-link.ts';
+import { type Pace, paceFor, waitBeforeNext } from '../../domain/campaign/pace.ts';
+import { recheckRecipient, type SkipReason } from '../../domain/campaign/recipient.ts';
+import { renderCampaign } from '../../domain/campaign/render-campaign.ts';
+import {
+  type ChunkMessage,
+  type ChunkRecipient,
+  chunkMessages,
+} from '../../domain/campaign/work-messages.ts';
+import { describeError } from '../../domain/errors.ts';
+import { pageLink } from '../../domain/links.ts';
+import type { Settings } from '../../domain/settings-schema.ts';
+import type { SubscriberRecord } from '../../domain/subscriber.ts';
+import type { CampaignDependencies, Clock } from './campaign-dependencies.ts';
+import { completeRun, pauseForFailures } from './finish-run.ts';
+
+/** What a worker needs besides the campaign dependencies. */
+export interface SenderDependencies extends CampaignDependencies {
+  readonly mailer: Pick<CampaignMailer, 'send'>;
+  readonly clock: Clock;
+  /** The issues' content, read once per container: it cannot change once sending starts. */
+  readonly contents: Map<number, StoredContent>;
+  /** When this container's recent sends started (epoch ms), for the pacing across invocations. */
+  readonly started: number[];
+}
+
+/** How one invocation of a worker runs. */
+export interface SenderInvocation {
+  /** Workers that may run at once (the queue's event source mapping's maximum concurrency). */
+  readonly workers: number;
+  /** This invocation: only it may settle the recipients it claims. */
+  readonly owner: string;
+  /** Epoch ms by which the invocation must have answered (Lambda's deadline). */
+  readonly deadline: number;
+  /** Sends in flight at once within the invocation; also the most a crash may repeat. */
+  readonly inFlight: number;
+}
+
+/** What one chunk came to. */
+export interface ChunkOutcome {
+  readonly sent: number;
+  readonly skipped: number;
+  readonly failed: number;
+  /** Recipients put back on the queue for later (throttled, SES away, out of time). */
+  readonly requeued: number;
+  /** Why the chunk was dropped or cut short, if it was. */
+  readonly stopped?:
+    | 'not_sending'
+    | 'paused'
+    | 'throttled'
+    | 'unavailable'
+    | 'deadline'
+    | 'failures';
+}
+
+/** Time kept free before the deadline: a send in flight and the writes after it. */
+const DEADLINE_MARGIN_MS = 6_000;
+/** How often a worker re-reads whether its campaign is still sending (pause acts within it). */
+const STATUS_CHECK_MS = 1_000;
+/** Longest pause of a pacing wait before the worker looks at its campaign's status again. */
+const WAIT_STEP_MS = 250;
+/** Backoff of work put back after a throttle or an outage: 2 s doubling, at most 5 minutes. */
+const BACKOFF_BASE_SECONDS = 2;
+const BACKOFF_MAX_SECONDS = 300;
+
+/** Pacing history kept per container: only the latest sends matter. */
+const HISTORY = 1_000;
+
+/**
+ * Sends one chunk of a campaign's recipients ([campaign.claim], [campaign.recheck],
+ * [campaign.pacing], [campaign.throttle]). For each recipient, in turn and paced: the
+ * subscriber is read as stored (in small groups just before their sends), a recipient who no
+ * longer gets the issue is settled as skipped; otherwise the worker claims the recipient with
+ * a lease (a conditional write that only a pending recipient, or one whose lease lapsed,
+ * passes), sends through SES, and records the outcome and SES's message id under its claim.
+ * A worker that dies between its claim and its record leaves a claim that lapses: the
+ * redelivered chunk sends to that recipient again, so at most the mails in flight at a crash go
+ * twice, and nobody is skipped. A throttle or an SES outage gives the claim back and puts every
+ * unsent recipient back on the queue with a growing delay; a pause or a cancel stops the chunk
+ * within about a second, leaving its unsent recipients pending for a resume.
+ */
+export async function sendChunk(
+  deps: SenderDependencies,
+  message: ChunkMessage,
+  invocation: SenderInvocation,
+): Promise<ChunkOutcome> {
+  const id = message.newsletter_id;
+  const campaign = await deps.campaigns.getCampaign(id);
+  if (campaign?.status !== 'sending' || campaign.run !== message.run) {
+    return { sent: 0, skipped: 0, failed: 0, requeued: 0, stopped: 'not_sending' };
+  }
+  const settings = await deps.settings();
+  const content = await contentOf(deps, id);
+  const pace = paceFor(campaign.rate ?? 1, invocation.workers);
+  const run = new ChunkRun(deps, invocation, campaign, settings, content, pace);
+  await run.sendAll(message.recipients);
+  return run.finish(message);
+}
+
+async function contentOf(deps: SenderDependencies, id: number): Promise<StoredContent> {
+  const cached = deps.contents.get(id);
+  if (cached) return cached;
+  const content = await deps.campaigns.getContent(id);
+  if (!content) throw new Error(`newsletter ${id} is sending but has no content`);
+  deps.contents.set(id, content);
+  return content;
+}
+
+/** The work of one invocation on one chunk. */
+class ChunkRun {
+  sent = 0;
+  skipped = 0;
+  failed = 0;
+  /** Failed attempts since the last success in this invocation; all of them if none succeeded. */
+  failuresInRow = 0;
+  anySuccess = false;
+  stopped: ChunkOutcome['stopped'];
+  readonly leftovers: ChunkRecipient[] = [];
+  readonly skipReasons = new Map<SkipReason, number>();
+  #checkedAt: number;
+  #checking: Promise<void> | undefined;
+
+  constructor(
+    readonly deps: SenderDependencies,
+    readonly invocation: SenderInvocation,
+    readonly campaign: CampaignRecord,
+    readonly settings: Settings,
+    readonly content: StoredContent,
+    readonly pace: Pace,
+  ) {
+    this.#checkedAt = deps.clock.now();
+  }
+
+  /** Recipients go in groups small enough that their subscribers are read just before. */
+  async sendAll(recipients: readonly ChunkRecipient[]): Promise<void> {
+    const group = Math.max(this.invocation.inFlight, Math.min(25, this.pace.perWindow));
+    for (let start = 0; start < recipients.length; start += group) {
+      const members = recipients.slice(start, start + group);
+      if (await this.#shouldStop()) {
+        this.leftovers.push(...members);
+        continue;
+      }
+      const subscribers = await this.deps.campaigns.subscribersByEmail(
+        members.map((recipient) => recipient.email),
+      );
+      let next = 0;
+      const lane = async (): Promise<void> => {
+        while (next < members.length) {
+          const recipient = members[next] as ChunkRecipient;
+          next += 1;
+          await this.#one(recipient, subscribers.get(recipient.email));
+        }
+      };
+      await Promise.all(
+        Array.from({ length: Math.min(this.invocation.inFlight, members.length) }, lane),
+      );
+    }
+  }
+
+  /** Whether to start no more sends: the campaign left `sending`, or time is short. */
+  async #shouldStop(): Promise<boolean> {
+    if (this.stopped) return true;
+    if (this.deps.clock.now() > this.invocation.deadline - DEADLINE_MARGIN_MS) {
+      this.stopped = 'deadline';
+      return true;
+    }
+    if (this.deps.clock.now() - this.#checkedAt >= STATUS_CHECK_MS) {
+      this.#checking ??= this.deps.campaigns.getCampaign(this.campaign.id).then((now) => {
+        this.#checkedAt = this.deps.clock.now();
+        this.#checking = undefined;
+        if (now?.status !== 'sending' || now.run !== this.campaign.run) this.stopped ??= 'paused';
+      });
+      await this.#checking;
+    }
+    return this.stopped !== undefined;
+  }
+
+  async #one(recipient: ChunkRecipient, subscriber: SubscriberRecord | undefined): Promise<void> {
+    if (await this.#shouldStop()) {
+      this.leftovers.push(recipient);
+      return;
+    }
+    const id = this.campaign.id;
+    const decision = recheckRecipient(recipient.id, subscriber, {
+      lists: this.campaign.lists,
+      startedAt: this.campaign.started_at ?? '',
+    });
+    const clock = this.deps.clock;
+    if (!decision.send) {
+      if (await this.deps.campaigns.skipRecipient(id, recipient.id, decision.reason, clock.now())) {
+        this.skipped += 1;
+        this.skipReasons.set(decision.reason, (this.skipReasons.get(decision.reason) ?? 0) + 1);
+      }
+      return;
+    }
+    if (!(await this.#paced())) {
+      this.leftovers.push(recipient);
+      return;
+    }
+    const now = clock.now();
+    const link = mintCampaignLink(id, recipient.id);
+    const linkExpiresAt =
+      Math.floor(now / 1000) + this.settings.unsubscribe_link_lifetime_days * 86_400;
+    const claimed = await this.deps.campaigns.claimRecipient(id, recipient.id, {
+      owner: this.invocation.owner,
+      now,
+      // The claim outlives this invocation only briefly: a redelivery (after the queue's
+      // visibility timeout, longer than the function's) finds it lapsed.
+      leaseUntil: this.invocation.deadline + 1_000,
+      tokenHash: link.hash,
+      linkExpiresAt,
+    });
+    // Settled already, or another worker holds it (a duplicate delivery): not ours to send.
+    if (!claimed) return;
+    // `subscriber` is defined: the recheck passed.
+    const person = subscriber as SubscriberRecord;
+    const unsubscribeUrl = pageLink(this.campaign.link_base ?? '', 'unsubscribe', link.raw);
+    const rendered = renderCampaign(
+      { subject: this.campaign.subject, html: this.content.html, text: this.content.text },
+      {
+        email: person.email,
+        name: person.name,
+        surname: person.surname,
+        profile: person.profile,
+      },
+      { unsubscribeUrl },
+    );
+    try {
+      const messageId = await this.deps.mailer.send(
+        {
+          to: person.email,
+          ...rendered,
+          unsubscribeUrl,
+          tags: { newsletter: String(id), run: String(this.campaign.run) },
+        },
+        this.settings.sender,
+      );
+      this.anySuccess = true;
+      this.failuresInRow = 0;
+      if (
+        await this.deps.campaigns.settleRecipient(
+          id,
+          recipient.id,
+          this.invocation.owner,
+          { state: 'sent', messageId },
+          this.deps.now(),
+        )
+      )
+        this.sent += 1;
+    } catch (error) {
+      await this.#failed(recipient, error);
+    }
+  }
+
+  /** Waits for this worker's next send slot; false when the chunk stopped meanwhile. */
+  async #paced(): Promise<boolean> {
+    const clock = this.deps.clock;
+    for (;;) {
+      if (await this.#shouldStop()) return false;
+      const wait = waitBeforeNext(this.deps.started, clock.now(), this.pace);
+      if (wait === 0) {
+        // Taken at once, before any await: two lanes never get the same slot.
+        this.deps.started.push(clock.now());
+        if (this.deps.started.length > HISTORY) this.deps.started.splice(0, HISTORY / 2);
+        return true;
+      }
+      await clock.sleep(Math.min(wait, WAIT_STEP_MS));
+    }
+  }
+
+  /** Stops the chunk once the failures in a row, with those before it, reach the limit. */
+  #countFailure(): void {
+    this.failuresInRow += 1;
+    const before = this.anySuccess ? 0 : this.campaign.consecutive_failures;
+    if (before + this.failuresInRow >= this.settings.campaign.failure_limit)
+      this.stopped ??= 'failures';
+  }
+
+  async #failed(recipient: ChunkRecipient, error: unknown): Promise<void> {
+    const id = this.campaign.id;
+    const failure = error instanceof CampaignSendError ? error.failure : 'rejected';
+    const newsletter = { newsletter: String(id) };
+    if (failure === 'rejected') {
+      this.#countFailure();
+      this.deps.log.warn('campaign_mail_failed', {
+        newsletter_id: id,
+        subscriber_id: recipient.id,
+        cause: describeError(error),
+      });
+      if (
+        await this.deps.campaigns.settleRecipient(
+          id,
+          recipient.id,
+          this.invocation.owner,
+          { state: 'failed', error: describeError(error) },
+          this.deps.now(),
+        )
+      )
+        this.failed += 1;
+      return;
+    }
+    // Not sent: SES drops what it throttles, so the mail goes back on the queue, never lost.
+    await this.deps.campaigns.releaseRecipient(id, recipient.id, this.invocation.owner);
+    this.leftovers.push(recipient);
+    if (failure === 'throttled') {
+      this.deps.metrics.count('CampaignThrottles', 1, newsletter);
+      this.stopped ??= 'throttled';
+    } else {
+      this.#countFailure();
+      this.deps.log.warn('campaign_ses_unavailable', {
+        newsletter_id: id,
+        cause: describeError(error),
+      });
+      this.stopped ??= 'unavailable';
+    }
+  }
+
+  /** Puts the unsent back, counts what was settled, and ends the run or pauses it if due. */
+  async finish(message: ChunkMessage): Promise<ChunkOutcome> {
+    const id = this.campaign.id;
+    const requeue =
+      this.leftovers.length > 0 &&
+      (this.stopped === 'throttled' ||
+        this.stopped === 'unavailable' ||
+        this.stopped === 'deadline');
+    try {
+      if (requeue) {
+        const rounds = this.stopped === 'deadline' ? message.throttled : message.throttled + 1;
+        const delay =
+          this.stopped === 'deadline'
+            ? 0
+            : Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** message.throttled) *
+              (0.75 + Math.random() * 0.5);
+        await this.deps.queue.send(
+          chunkMessages(id, this.campaign.run, this.leftovers, rounds),
+          delay,
+        );
+      }
+    } finally {
+      await this.#count();
+    }
+    return {
+      sent: this.sent,
+      skipped: this.skipped,
+      failed: this.failed,
+      requeued: requeue ? this.leftovers.length : 0,
+      ...(this.stopped ? { stopped: this.stopped } : {}),
+    };
+  }
+
+  async #count(): Promise<void> {
+    const id = this.campaign.id;
+    const newsletter = { newsletter: String(id) };
+    if (this.sent) this.deps.metrics.count('CampaignMailsSent', this.sent, newsletter);
+    if (this.skipped) this.deps.metrics.count('CampaignSkips', this.skipped, newsletter);
+    if (this.failed) this.deps.metrics.count('CampaignFailures', this.failed, newsletter);
+    for (const [reason, count] of this.skipReasons)
+      this.deps.log.info('campaign_skips', { newsletter_id: id, reason, count });
+    const now = this.deps.now().toISOString();
+    const settledAny = this.sent + this.skipped + this.failed > 0;
+    const after = await this.deps.campaigns.updateCampaign(id, {
+      // Counted whatever the campaign became meanwhile: these recipients were settled.
+      expect: { statuses: ['sending', 'paused', 'cancelled'], run: this.campaign.run },
+      add: {
+        sent: this.sent,
+        skipped: this.skipped,
+        failed: this.failed,
+        ...(!this.anySuccess && this.failuresInRow > 0
+          ? { consecutive_failures: this.failuresInRow }
+          : {}),
+      },
+      set: {
+        active_at: now,
+        ...(settledAny ? { progress_at: now } : {}),
+        ...(this.anySuccess ? { consecutive_failures: this.failuresInRow } : {}),
+      },
+    });
+    if (after?.status !== 'sending') return;
+    if (after.consecutive_failures >= this.settings.campaign.failure_limit && !isRunComplete(after))
+      await pauseForFailures(this.deps, after);
+    else if (isRunComplete(after)) await completeRun(this.deps, after);
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The campaign engine as the synthesized template has it (infra/cdk/constructs/campaign-engine.ts):
+ * the planner's FIFO queue and the workers' queue, each with a dead-letter queue, their event
+ * source mappings (the workers' bounded by the number of workers), the sweeper's schedule, and
+ * each function's grants. The oracles are the template and AWS's documented limits.
+ */
+import { describe, expect, it } from 'vitest';
+import { ENV } from '../../shared/runtime/environment.ts';
+import { buildApp, resourcesOfType, type TemplateResource } from './build-app.ts';
+
+const { template } = buildApp();
+const resources = template.toJSON().Resources as Record<string, TemplateResource>;
+
+interface Statement {
+  readonly Sid?: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Condition?: unknown;
+}
+
+const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+/** A resource of a type by the start of its logical id (CDK appends a hash). */
+function named(prefix: string, type = ''): [string, TemplateResource] {
+  const wanted =
+    type ||
+    (/Campaign(Planner|Sender|Sweeper)$/.test(prefix)
+      ? 'AWS::Lambda::Function'
+      : /Sweep$/.test(prefix)
+        ? 'AWS::Events::Rule'
+        : 'AWS::SQS::Queue');
+  const found = Object.entries(resources).filter(
+    ([id, resource]) => id.startsWith(prefix) && resource.Type === wanted,
+  );
+  expect(
+    found.map(([id]) => id),
+    prefix,
+  ).toHaveLength(1);
+  return found[0] as [string, TemplateResource];
+}
+
+/** Every statement of a role: its inline policies and the policies attached to it. */
+function statementsOfRole(roleId: string): Statement[] {
+  const inline = (
+    (resources[roleId]?.Properties.Policies ?? []) as {
+      PolicyDocument: { Statement: Statement[] };
+    }[]
+  ).flatMap((policy) => policy.PolicyDocument.Statement);
+  const attached = [...resourcesOfType(template, 'AWS::IAM::Policy').values()]
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`))
+    .flatMap(
+      (policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+    );
+  return [...inline, ...attached];
+}
+
+function statementsOfFunction(prefix: string): Statement[] {
+  const [, fn] = named(prefix);
+  return statementsOfRole((fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]);
+}
+
+const environmentOf = (prefix: string): Record<string, unknown> =>
+  (named(prefix)[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+
+const [plansId, plans] = named('CampaignsPlans');
+const [sendsId, sends] = named('CampaignsSends');
+const [planDeadId, planDead] = named('CampaignsPlanDeadLetters');
+const [sendDeadId] = named('CampaignsSendDeadLetters');
+
+describe('[campaign.plan] the planner’s queue keeps the pages of a campaign in order', () => {
+  it('is FIFO with deduplication ids from the sender, and a FIFO dead-letter queue after 5 receives', () => {
+    expect(plans.Properties).toMatchObject({
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [planDeadId, 'Arn'] },
+        maxReceiveCount: 5,
+      },
+    });
+    expect(planDead.Properties.FifoQueue).toBe(true);
+  });
+
+  it('feeds the planner one message at a time, reporting failed ones', () => {
+    const mappings = [...resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').values()];
+    const planner = mappings.find((mapping) =>
+      JSON.stringify(mapping.Properties.EventSourceArn).includes(plansId),
+    );
+    expect(planner?.Properties).toMatchObject({
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(JSON.stringify(planner?.Properties.FunctionName)).toContain('CampaignsCampaignPlanner');
+  });
+});
+
+describe('[campaign.claim] the workers’ queue hides a message until its invocation is over', () => {
+  it('keeps a message hidden twice the function’s timeout, and dead-letters it after 5 receives', () => {
+    const [, sender] = named('CampaignsCampaignSender');
+    expect(sends.Properties.VisibilityTimeout).toBe(2 * Number(sender.Properties.Timeout));
+    expect(sends.Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [sendDeadId, 'Arn'] },
+      maxReceiveCount: 5,
+    });
+    expect(sends.Properties.FifoQueue).toBeUndefined();
+  });
+});
+
+describe('[campaign.pacing] the workers’ mapping runs at most the configured number of workers', () => {
+  it('bounds the sender’s concurrency and tells the sender the same number', () => {
+    for (const workers of [2, 5]) {
+      const built = buildApp({ campaignWorkers: String(workers) });
+      const all = built.template.toJSON().Resources as Record<string, TemplateResource>;
+      const mapping = Object.values(all).find(
+        (resource) =>
+          resource.Type === 'AWS::Lambda::EventSourceMapping' &&
+          JSON.stringify(resource.Properties.EventSourceArn).includes('CampaignsSends'),
+      );
+      expect(mapping?.Properties).toMatchObject({
+        BatchSize: 1,
+        ScalingConfig: { MaximumConcurrency: workers },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      const sender = Object.entries(all).find(
+        ([id, resource]) =>
+          id.startsWith('CampaignsCampaignSender') && resource.Type === 'AWS::Lambda::Function',
+      )?.[1];
+      if (!sender) throw new Error('no campaign sender');
+      expect(
+        (sender.Properties.Environment as { Variables: Record<string, unknown> }).Variables[
+          ENV.campaignWorkers
+        ],
+      ).toBe(String(workers));
+    }
+  });
+});
+
+describe('[campaign.sweep] the sweeper runs every minute, invoked by its rule only', () => {
+  it('has a rate(1 minute) rule targeting it, and a permission for exactly that rule', () => {
+    const [ruleId, rule] = named('CampaignsSweep');
+    expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    expect(JSON.stringify(rule.Properties.Targets)).toContain('CampaignsCampaignSweeper');
+    const permissions = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()].filter(
+      (permission) => permission.Properties.Principal === 'events.amazonaws.com',
+    );
+    expect(permissions).toHaveLength(1);
+    expect(permissions[0]?.Properties.SourceArn).toEqual({ 'Fn::GetAtt': [ruleId, 'Arn'] });
+  });
+});
+
+describe('least privilege of the campaign functions', () => {
+  const queueSends = (prefix: string): string[] =>
+    statementsOfFunction(prefix)
+      .filter((statement) => list(statement.Action).includes('sqs:SendMessage'))
+      .flatMap((statement) => list(statement.Resource).map((resource) => JSON.stringify(resource)))
+      .sort();
+
+  it('queues work only where each function must', () => {
+    const arn = (id: string) => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] });
+    expect(queueSends('CampaignsCampaignPlanner')).toEqual([arn(plansId), arn(sendsId)].sort());
+    expect(queueSends('CampaignsCampaignSender')).toEqual([arn(sendsId)]);
+    expect(queueSends('CampaignsCampaignSweeper')).toEqual([arn(plansId)]);
+  });
+
+  it('lets only the planner read the SES quota, and only the sender send mail', () => {
+    const actions = (prefix: string) => statementsOfFunction(prefix).flatMap((s) => list(s.Action));
+    expect(actions('CampaignsCampaignPlanner')).toContain('ses:GetSendQuota');
+    expect(actions('CampaignsCampaignPlanner')).not.toContain('ses:SendRawEmail');
+    expect(actions('CampaignsCampaignSender')).toContain('ses:SendRawEmail');
+    expect(actions('CampaignsCampaignSender')).not.toContain('ses:GetSendQuota');
+    expect(
+      actions('CampaignsCampaignSweeper').filter((action) => action.startsWith('ses:')),
+    ).toEqual([]);
+  });
+
+  it('reads only what each function needs from its environment', () => {
+    expect(environmentOf('CampaignsCampaignSender')).toHaveProperty(ENV.configurationSet);
+    expect(environmentOf('CampaignsCampaignPlanner')).not.toHaveProperty(ENV.configurationSet);
+    expect(environmentOf('CampaignsCampaignSweeper')).not.toHaveProperty(ENV.campaignSends);
+    expect(environmentOf('CampaignsCampaignPlanner')).not.toHaveProperty(ENV.campaignWorkers);
+    for (const prefix of [
+      'CampaignsCampaignPlanner',
+      'CampaignsCampaignSender',
+      'CampaignsCampaignSweeper',
+    ])
+      expect(environmentOf(prefix)[ENV.campaignPlans]).toEqual({ Ref: plansId });
+  });
+});
+
+describe('[ops.alarms] campaign alarms', () => {
+  it('alarms on stalled and auto-paused campaigns and on both dead-letter queues', () => {
+    const alarms = [...resourcesOfType(template, 'AWS::CloudWatch::Alarm').values()];
+    const metricNames = alarms.map((alarm) => alarm.Properties.MetricName);
+    expect(metricNames).toContain('StalledCampaigns');
+    expect(metricNames).toContain('CampaignsAutoPaused');
+    const deadLetterAlarms = alarms.filter((alarm) =>
+      [planDeadId, sendDeadId].some((id) => JSON.stringify(alarm.Properties).includes(id)),
+    );
+    expect(deadLetterAlarms).toHaveLength(2);
+  });
+
+  it('shows the campaigns on the dashboard', () => {
+    expect(JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'))).toContain(
+      'CampaignMailsSent',
+    );
+  });
+
+  it('prints the planner queue for the CLI', () => {
+    template.hasOutput('CampaignQueue', { Value: { Ref: plansId } });
+  });
+});

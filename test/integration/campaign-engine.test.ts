@@ -1,0 +1,440 @@
+/**
+ * The campaign engine's operations against DynamoDB Local (shared/operations/campaign/): who
+ * gets an issue, that nobody is skipped and nobody mailed twice whatever the queue or a worker
+ * does, pacing, throttles, failures, pause, resume, cancel and the sweeper.
+ */
+import { describe, expect, it } from 'vitest';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import {
+  cancelNewsletter,
+  pauseNewsletter,
+  resumeNewsletter,
+  sendNewsletter,
+} from '../../shared/operations/campaign/control-campaign.ts';
+import { sweepCampaigns } from '../../shared/operations/campaign/sweep-campaigns.ts';
+import { unsubscribeByLink } from '../../shared/operations/token-links.ts';
+import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
+
+async function started(world: CampaignWorld, id: number) {
+  const result = await sendNewsletter(world.deps, { id });
+  if (isNewsletterError(result)) throw new Error(result.message);
+  return result;
+}
+
+/** Every recipient record of an issue by state. */
+const states = (world: CampaignWorld, id: number) => world.campaigns.countRecipients(id);
+
+describe('[campaign.plan] the C subscribers of the issue’s lists when the send starts, once each', () => {
+  it('mails every C subscriber of the lists once, also those on several lists, over many pages', async () => {
+    const world = await campaignWorld({}, { plan: 7 });
+    const one = await world.subscribe(20, { lists: [1] });
+    const both = await world.subscribe(5, { lists: [1, 4] });
+    const four = await world.subscribe(3, { lists: [4] });
+    await world.subscribe(4, { lists: [3] }, 'other');
+    await world.subscribe(2, { lists: [1], status: 'S' }, 'pending');
+    await world.subscribe(2, { lists: [1], status: 'U' }, 'left');
+    await world.subscribe(1, { lists: [1], status: 'B' }, 'bounced');
+    const issue = await world.issue({ lists: [1, 4] });
+    await started(world, issue.id);
+    await world.drain();
+    const counts = world.ses.counts();
+    expect([...counts.keys()].sort()).toEqual(
+      [...one, ...both, ...four].map((s) => s.email).sort(),
+    );
+    expect([...counts.values()].every((count) => count === 1)).toBe(true);
+    const done = await world.campaign(issue.id);
+    expect(done).toMatchObject({ status: 'sent', total: 28, sent: 28, skipped: 0, failed: 0 });
+    expect(done.sent_at).not.toBeNull();
+    expect(await states(world, issue.id)).toMatchObject({ sent: 28, pending: 0, sending: 0 });
+  });
+
+  it('leaves out who subscribed after the send started', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(3);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    const late = await world.subscribe(2, {}, 'late');
+    await world.drain();
+    expect(world.ses.mails.map((mail) => mail.to)).not.toContain(late[0]?.email);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', total: 3, sent: 3 });
+  });
+
+  it('a run with no recipient ends at once', async () => {
+    const world = await campaignWorld();
+    const issue = await world.issue({ lists: [4] });
+    await started(world, issue.id);
+    await world.drain();
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', total: 0, sent: 0 });
+  });
+
+  it('every mail carries the unsubscribe headers’ link, the tags and the personalisation', async () => {
+    const world = await campaignWorld();
+    const [ada] = await world.subscribe(1, { name: 'Ada' });
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.drain();
+    const [mail] = world.ses.mails;
+    expect(mail?.to).toBe(ada?.email);
+    expect(mail?.unsubscribeUrl).toMatch(
+      new RegExp(
+        `^https://news\\.example\\.com/api/newsletter/v1/subscription/unsubscribe\\?token=${issue.id}\\.${ada?.id}\\.`,
+      ),
+    );
+    expect(mail?.html).toContain('Hello Ada');
+    expect(mail?.html).toContain(mail?.unsubscribeUrl.replaceAll('&', '&amp;'));
+    expect(mail?.tags).toEqual({ newsletter: String(issue.id), run: '1' });
+  });
+});
+
+describe('[campaign.recheck] whoever left before their turn gets nothing and is counted as skipped', () => {
+  it('skips the unsubscribed, the deleted, the bounced, the one off the lists and the one who confirmed after the start', async () => {
+    const world = await campaignWorld();
+    const people = await world.subscribe(6);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    while (world.queues.plans.length > 0) await world.planOne();
+    const [left, gone, bounced, moved, reconfirmed, stays] = people;
+    if (!left || !gone || !bounced || !moved || !reconfirmed || !stays) throw new Error('six');
+    const change = async (email: string, change: object) => {
+      const current = await world.store.getSubscriber(email);
+      if (!current) throw new Error(email);
+      await world.store.replaceSubscriber(
+        { ...current, ...change, version: current.version + 1 },
+        current.version,
+      );
+    };
+    await change(left.email, { status: 'U' });
+    const deleted = await world.store.getSubscriber(gone.email);
+    if (deleted) await world.store.deleteSubscriber(deleted);
+    await change(bounced.email, { status: 'B' });
+    await change(moved.email, { lists: [4] });
+    await change(reconfirmed.email, {
+      confirmed_at: new Date(world.clock.now() + 1000).toISOString(),
+    });
+    await world.drain();
+    expect(world.ses.mails.map((mail) => mail.to)).toEqual([stays.email]);
+    expect(await world.campaign(issue.id)).toMatchObject({
+      status: 'sent',
+      total: 6,
+      sent: 1,
+      skipped: 5,
+    });
+    const reasons = await Promise.all(
+      people.map(
+        async (person) => (await world.campaigns.getRecipient(issue.id, person.id))?.reason,
+      ),
+    );
+    expect(reasons).toEqual([
+      'unsubscribed',
+      'deleted',
+      'bounced',
+      'off_lists',
+      'confirmed_after_start',
+      undefined,
+    ]);
+  });
+});
+
+describe('[campaign.claim] never skip anyone, at most the mails in flight twice', () => {
+  it('a chunk delivered twice mails each recipient once', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(30);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    while (world.queues.plans.length > 0) await world.planOne();
+    world.queues.sends.push(...world.queues.sends.map((entry) => ({ ...entry })));
+    await world.drain();
+    expect([...world.ses.counts().values()].every((count) => count === 1)).toBe(true);
+    expect(world.ses.mails).toHaveLength(30);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', sent: 30, total: 30 });
+  });
+
+  it('a worker that died holding claims: its chunk, redelivered once the leases lapse, reaches everyone, the dead one’s in-flight recipients again', async () => {
+    const world = await campaignWorld();
+    const people = await world.subscribe(40);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    while (world.queues.plans.length > 0) await world.planOne();
+    const chunk = world.queues.sends[0]?.chunk;
+    if (!chunk) throw new Error('no chunk');
+    // The dead worker: 5 recipients sent and recorded but not yet counted, 3 claimed and in
+    // flight (SES may or may not have taken them), then the process was killed.
+    const now = world.clock.now();
+    const claim = {
+      owner: 'dead',
+      now,
+      leaseUntil: now + 60_000,
+      tokenHash: 'x',
+      linkExpiresAt: 2e9,
+    };
+    for (const person of people.slice(0, 8))
+      expect(await world.campaigns.claimRecipient(issue.id, person.id, claim)).toBe(true);
+    for (const person of people.slice(0, 5))
+      await world.campaigns.settleRecipient(
+        issue.id,
+        person.id,
+        'dead',
+        { state: 'sent', messageId: 'm' },
+        new Date(now),
+      );
+    // Redelivered while the leases still hold: the three in flight are left alone.
+    await world.drain();
+    expect(await states(world, issue.id)).toMatchObject({ sending: 3, sent: 37, pending: 0 });
+    // After the visibility timeout the message comes back again: the lapsed claims are taken over.
+    world.clock.t += 120_000;
+    await world.queues.send([chunk]);
+    await world.drain();
+    const counts = world.ses.counts();
+    expect(counts.size).toBe(35);
+    for (const person of people.slice(0, 5)) expect(counts.has(person.email)).toBe(false);
+    for (const person of people.slice(5)) expect(counts.get(person.email)).toBe(1);
+    expect(await states(world, issue.id)).toMatchObject({ pending: 0, sending: 0, sent: 40 });
+    expect((await world.campaigns.getRecipient(issue.id, people[5]?.id ?? 0))?.attempts).toBe(2);
+    // The five the dead worker never counted: the run stays open until the sweeper recounts.
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sending', sent: 35 });
+    await sweepAfterRepairDelay(world);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', sent: 40, total: 40 });
+  });
+});
+
+async function sweepAfterRepairDelay(world: CampaignWorld): Promise<void> {
+  world.clock.t += 7 * 60_000;
+  await sweepCampaigns(world.deps);
+  await world.drain();
+}
+
+describe('[campaign.throttle] a throttle slows the workers and puts the unsent back, never drops a mail', () => {
+  it('requeues the rest with a growing delay, and everyone gets the issue once', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(50);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    let sends = 0;
+    world.ses.failWith = () => {
+      sends += 1;
+      return sends % 7 === 0 ? 'throttled' : undefined;
+    };
+    await world.drain();
+    expect(world.ses.counts().size).toBe(50);
+    expect([...world.ses.counts().values()].every((count) => count === 1)).toBe(true);
+    expect(world.metrics.counts.CampaignThrottles).toBeGreaterThan(0);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', sent: 50, failed: 0 });
+  });
+
+  it('SES away for a while: nothing lost, and the failures in a row pause the campaign with an alarm metric', async () => {
+    const world = await campaignWorld({ campaign: { failure_limit: 3 } });
+    await world.subscribe(20);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    world.ses.failWith = () => 'unavailable';
+    await world.drain();
+    expect(await world.campaign(issue.id)).toMatchObject({
+      status: 'paused',
+      pause_reason: 'failures',
+    });
+    expect(world.metrics.counts.CampaignsAutoPaused).toBe(1);
+    world.ses.failWith = undefined;
+    const resumed = await resumeNewsletter(world.deps, issue.id);
+    expect(isNewsletterError(resumed)).toBe(false);
+    await world.drain();
+    expect(world.ses.counts().size).toBe(20);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', sent: 20, failed: 0 });
+  });
+});
+
+describe('[campaign.auto-pause] failed sends in a row pause the campaign', () => {
+  it('rejected mails are recorded as failed; the limit pauses; a success resets the count', async () => {
+    const world = await campaignWorld({ campaign: { failure_limit: 5 } });
+    await world.subscribe(12);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    world.ses.failWith = () => 'rejected';
+    await world.drain({ inFlight: 1 });
+    const paused = await world.campaign(issue.id);
+    expect(paused).toMatchObject({ status: 'paused', pause_reason: 'failures' });
+    expect(paused.failed).toBeGreaterThanOrEqual(5);
+    expect(world.ses.mails).toHaveLength(0);
+  });
+});
+
+describe('[campaign.pause] pause stops the workers; resume finishes the send', () => {
+  it('[campaign.resume] sent equals the recipients minus the skipped, each once, after a pause in the middle', async () => {
+    const world = await campaignWorld({}, { plan: 10, walk: 9 });
+    await world.subscribe(45);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    await world.sendOne();
+    const paused = await pauseNewsletter(world.deps, issue.id);
+    expect(paused).toMatchObject({ status: 'paused' });
+    await world.drain();
+    const before = world.ses.mails.length;
+    expect(before).toBeLessThan(45);
+    expect(await pauseNewsletter(world.deps, issue.id)).toMatchObject({ status: 'paused' });
+    await resumeNewsletter(world.deps, issue.id);
+    await world.drain();
+    expect(world.ses.counts().size).toBe(45);
+    expect([...world.ses.counts().values()].every((count) => count === 1)).toBe(true);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', total: 45, sent: 45 });
+  });
+
+  it('a worker notices a pause within a second and stops starting sends', async () => {
+    const world = await campaignWorld({ campaign: { rate: 10 } });
+    await world.subscribe(50);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    // Paused by someone else while this worker paces through its chunk at 10 a second.
+    const pauseAt = world.clock.now() + 2_000;
+    let pausedAt: number | undefined;
+    world.ses.failWith = () => {
+      if (pausedAt === undefined && world.clock.now() >= pauseAt) {
+        pausedAt = world.clock.now();
+        void pauseNewsletter(world.deps, issue.id);
+      }
+      return undefined;
+    };
+    const outcome = await world.sendOne({ inFlight: 1 });
+    expect(outcome?.stopped).toBe('paused');
+    const last = Math.max(...world.ses.mails.map((mail) => mail.at));
+    expect(last - (pausedAt ?? 0)).toBeLessThanOrEqual(1_500);
+  });
+});
+
+describe('[campaign.cancel] cancel stops the send for good', () => {
+  it('nothing more goes out; a cancelled issue cannot be resumed or sent', async () => {
+    const world = await campaignWorld({}, { plan: 10 });
+    await world.subscribe(30);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    await world.sendOne();
+    const sent = world.ses.mails.length;
+    expect(await cancelNewsletter(world.deps, issue.id)).toMatchObject({ status: 'cancelled' });
+    await world.drain();
+    expect(world.ses.mails).toHaveLength(sent);
+    expect(isNewsletterError(await resumeNewsletter(world.deps, issue.id))).toBe(true);
+    const again = await sendNewsletter(world.deps, { id: issue.id });
+    expect(again).toMatchObject({ code: 'invalid_state', status: 409 });
+  });
+});
+
+describe('[campaign.lifecycle] states change only through the lifecycle, by conditional writes', () => {
+  it('an illegal transition is a clear error and changes nothing', async () => {
+    const world = await campaignWorld();
+    const issue = await world.issue();
+    expect(await pauseNewsletter(world.deps, issue.id)).toMatchObject({ code: 'invalid_state' });
+    expect(await cancelNewsletter(world.deps, issue.id)).toMatchObject({ code: 'invalid_state' });
+    expect(await sendNewsletter(world.deps, { id: 999 })).toMatchObject({ code: 'not_found' });
+    expect((await world.campaign(issue.id)).status).toBe('draft');
+    await started(world, issue.id);
+    await world.drain();
+    expect(await sendNewsletter(world.deps, { id: issue.id })).toMatchObject({
+      code: 'invalid_state',
+    });
+  });
+
+  it('a draft without content cannot be sent', async () => {
+    const world = await campaignWorld();
+    await world.deps.campaigns.createIssue(
+      { id: 77, subject: 'Empty', created: new Date().toISOString(), private: false, lists: [1] },
+      undefined,
+    );
+    expect(await sendNewsletter(world.deps, { id: 77 })).toMatchObject({ code: 'invalid_state' });
+  });
+
+  it('two racing sends start one run', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(5);
+    const issue = await world.issue();
+    const results = await Promise.all([
+      sendNewsletter(world.deps, { id: issue.id }),
+      sendNewsletter(world.deps, { id: issue.id }),
+    ]);
+    expect((await world.campaign(issue.id)).run).toBe(1);
+    await world.drain();
+    expect(world.ses.mails).toHaveLength(5);
+    expect(results.filter((result) => !isNewsletterError(result)).length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('[campaign.pacing] a worker sends no faster than its share of the rate', () => {
+  it('one worker at 20 a second: no second holds more than 20 sends, and it keeps at least 90% of the rate', async () => {
+    const world = await campaignWorld({ campaign: { rate: 20 } });
+    await world.subscribe(100);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.drain({ inFlight: 1 });
+    const times = world.ses.mails.map((mail) => mail.at).sort((a, b) => a - b);
+    let most = 0;
+    for (let i = 0, j = 0; i < times.length; i += 1) {
+      while ((times[i] ?? 0) - (times[j] ?? 0) >= 1000) j += 1;
+      most = Math.max(most, i - j + 1);
+    }
+    expect(most).toBeLessThanOrEqual(20);
+    const span = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;
+    expect((times.length - 1) / span).toBeGreaterThanOrEqual(18);
+  });
+
+  it('the planner takes 80% of SES’s maximum rate when the settings set none', async () => {
+    const world = await campaignWorld();
+    world.ses.rate = 50;
+    await world.subscribe(1);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    expect((await world.campaign(issue.id)).rate).toBe(40);
+  });
+});
+
+describe('[campaign.sweep] the sweeper finds stalled campaigns and repairs lost work', () => {
+  it('queues again recipients whose messages were lost, recounts and ends the run', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(25);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    while (world.queues.plans.length > 0) await world.planOne();
+    world.queues.sends.length = 0;
+    world.clock.t += 11 * 60_000;
+    const sweep = await sweepCampaigns(world.deps);
+    expect(sweep).toMatchObject({ sending: 1, stalled: 1, repaired: 1 });
+    expect(world.metrics.counts.StalledCampaigns).toBe(1);
+    await world.drain();
+    expect(world.ses.counts().size).toBe(25);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', sent: 25 });
+  });
+
+  it('leaves a healthy campaign alone', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(3);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    expect(await sweepCampaigns(world.deps)).toMatchObject({ sending: 1, stalled: 0, repaired: 0 });
+    expect(world.queues.plans).toHaveLength(1);
+  });
+});
+
+describe('[campaign.unsubscribe-link] the link in a campaign mail unsubscribes, once, and only its own person', () => {
+  it('one-click from the mail makes the subscriber U and marks the issue’s record', async () => {
+    const world = await campaignWorld();
+    const [ada, bo] = await world.subscribe(2);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.drain();
+    const mail = world.ses.mails.find((each) => each.to === ada?.email);
+    const token = new URL(mail?.unsubscribeUrl ?? 'https://x').searchParams.get('token');
+    const deps = { ...world.deps, store: world.store };
+    expect(await unsubscribeByLink(deps, token)).toBe('unsubscribed');
+    expect((await world.store.getSubscriber(ada?.email ?? ''))?.status).toBe('U');
+    expect((await world.store.getSubscriber(bo?.email ?? ''))?.status).toBe('C');
+    const record = await world.campaigns.getRecipient(issue.id, ada?.id ?? 0);
+    expect(record?.unsubscribed_at).toBeDefined();
+    expect(JSON.stringify(record)).not.toContain(token?.split('.')[2]);
+    // A tampered secret, another person's ids, an expired link: nothing.
+    const [nid, sid, secret] = (token ?? '').split('.');
+    expect(await unsubscribeByLink(deps, `${nid}.${bo?.id}.${secret}`)).toBe('invalid');
+    expect(await unsubscribeByLink(deps, `${nid}.${sid}.${'A'.repeat(43)}`)).toBe('invalid');
+    world.clock.t += 366 * 86_400_000;
+    expect(await unsubscribeByLink(deps, token)).toBe('invalid');
+  });
+});

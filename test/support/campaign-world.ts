@@ -1,0 +1,246 @@
+/**
+ * The campaign engine's operations over a real DynamoDB Local table, with the queues in memory
+ * (FIFO planner queue with deduplication, workers' queue with delays and redelivery), a fake
+ * SES that records every mail and can throttle, fail or be away, and a virtual clock: tests
+ * decide when each message is handled, twice if they like, or by a worker that dies.
+ */
+import { randomUUID } from 'node:crypto';
+import type {
+  CampaignMail,
+  CampaignMailer,
+  CampaignSendFailure,
+} from '../../shared/adapters/mail/campaign-mailer-port.ts';
+import { CampaignSendError } from '../../shared/adapters/mail/campaign-mailer-port.ts';
+import type { CampaignQueue } from '../../shared/adapters/queue/campaign-queue-port.ts';
+import type { StoredContent } from '../../shared/adapters/store/campaign-store-port.ts';
+import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import type { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import type { CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
+import type { ChunkMessage, PlannerMessage } from '../../shared/domain/campaign/work-messages.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import type { Settings, SettingsInput } from '../../shared/domain/settings-schema.ts';
+import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
+import type {
+  Clock,
+  PlannerDependencies,
+} from '../../shared/operations/campaign/campaign-dependencies.ts';
+import { planPage, walkPage } from '../../shared/operations/campaign/plan-recipients.ts';
+import {
+  createNewsletterIssue,
+  type NewsletterInput,
+} from '../../shared/operations/campaign/save-newsletter.ts';
+import {
+  type ChunkOutcome,
+  type SenderDependencies,
+  sendChunk,
+} from '../../shared/operations/campaign/send-recipients.ts';
+import { RecordingLogger, RecordingMetrics, testSettings } from './fixtures.ts';
+import { freshStore } from './local-dynamo.ts';
+
+/** Time that moves only when someone waits: pacing without waiting. */
+export class VirtualClock implements Clock {
+  constructor(public t = Date.parse('2026-11-22T10:00:00.000Z')) {}
+  now = (): number => this.t;
+  sleep = async (ms: number): Promise<void> => {
+    this.t += Math.max(0, ms);
+  };
+}
+
+/** SES as the engine sees it: records what it takes, refuses as told. */
+export class FakeSes implements CampaignMailer {
+  readonly mails: (CampaignMail & { readonly at: number; readonly messageId: string })[] = [];
+  /** How the next sends fail; checked before each send. */
+  failWith: ((mail: CampaignMail) => CampaignSendFailure | undefined) | undefined;
+  rate = 100;
+  constructor(private readonly clock: VirtualClock) {}
+
+  async send(mail: CampaignMail): Promise<string> {
+    const failure = this.failWith?.(mail);
+    if (failure) throw new CampaignSendError(failure, `fake SES: ${failure}`, { cause: failure });
+    const messageId = `msg-${randomUUID()}`;
+    this.mails.push({ ...mail, at: this.clock.now(), messageId });
+    return messageId;
+  }
+
+  async maxSendRate(): Promise<number> {
+    return this.rate;
+  }
+
+  /** How many mails each address got. */
+  counts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const mail of this.mails) counts.set(mail.to, (counts.get(mail.to) ?? 0) + 1);
+    return counts;
+  }
+}
+
+/** SQS as the engine uses it, in memory: FIFO deduplication and per-message delays. */
+export class MemoryQueues implements CampaignQueue {
+  readonly plans: PlannerMessage[] = [];
+  readonly sends: { chunk: ChunkMessage; visibleAt: number }[] = [];
+  readonly #seen = new Set<string>();
+  constructor(private readonly clock: VirtualClock) {}
+
+  async plan(message: PlannerMessage): Promise<void> {
+    const id =
+      message.kind === 'plan'
+        ? `${message.newsletter_id}-plan-${message.run}-${message.walk}-${message.page}`
+        : `${message.newsletter_id}-walk-${message.run}-${message.walk}-${message.after}`;
+    if (this.#seen.has(id)) return;
+    this.#seen.add(id);
+    this.plans.push(message);
+  }
+
+  async send(chunks: readonly ChunkMessage[], delaySeconds = 0): Promise<void> {
+    for (const chunk of chunks)
+      this.sends.push({ chunk, visibleAt: this.clock.now() + delaySeconds * 1000 });
+  }
+
+  /** The next send message that is visible, moving the clock to it if all are delayed. */
+  takeSend(): ChunkMessage | undefined {
+    if (this.sends.length === 0) return undefined;
+    this.sends.sort((a, b) => a.visibleAt - b.visibleAt);
+    const next = this.sends.shift();
+    if (!next) return undefined;
+    if (next.visibleAt > this.clock.now()) this.clock.t = next.visibleAt;
+    return next.chunk;
+  }
+}
+
+/** Everything a campaign test needs. */
+export interface CampaignWorld {
+  readonly store: DynamoStore;
+  readonly campaigns: DynamoCampaignStore;
+  readonly queues: MemoryQueues;
+  readonly ses: FakeSes;
+  readonly clock: VirtualClock;
+  readonly log: RecordingLogger;
+  readonly metrics: RecordingMetrics;
+  readonly current: { settings: Settings };
+  readonly deps: PlannerDependencies & SenderDependencies;
+  /** Subscribers written directly: `C` on `lists` unless told otherwise. */
+  subscribe(
+    count: number,
+    fields?: Partial<Pick<SubscriberRecord, 'lists' | 'status' | 'name' | 'confirmed_at'>>,
+    prefix?: string,
+  ): Promise<SubscriberRecord[]>;
+  /** A draft issue with content. */
+  issue(input?: NewsletterInput): Promise<CampaignRecord>;
+  /** Handles one planner message; undefined when there was none. */
+  planOne(): Promise<string | undefined>;
+  /** Handles one workers' message, as a worker invocation would. */
+  sendOne(options?: { workers?: number; inFlight?: number }): Promise<ChunkOutcome | undefined>;
+  /** Handles everything queued (planner first) until both queues are empty. */
+  drain(options?: { workers?: number; inFlight?: number; rounds?: number }): Promise<void>;
+  campaign(id: number): Promise<CampaignRecord>;
+}
+
+/** A fresh table and engine. */
+export async function campaignWorld(
+  settings: Partial<SettingsInput> = {},
+  pageSizes: { plan?: number; walk?: number } = {},
+): Promise<CampaignWorld> {
+  const fresh = await freshStore();
+  const campaigns = new DynamoCampaignStore(fresh.client, fresh.tableName);
+  const clock = new VirtualClock();
+  const queues = new MemoryQueues(clock);
+  const ses = new FakeSes(clock);
+  const log = new RecordingLogger();
+  const metrics = new RecordingMetrics();
+  const current = { settings: testSettings(settings) };
+  const deps: PlannerDependencies & SenderDependencies = {
+    campaigns,
+    queue: queues,
+    quota: ses,
+    mailer: ses,
+    clock,
+    contents: new Map<number, StoredContent>(),
+    started: [],
+    settings: async () => current.settings,
+    now: () => new Date(clock.now()),
+    log,
+    metrics,
+    pageSizes,
+  };
+  let next = 0;
+  const world: CampaignWorld = {
+    store: fresh.store,
+    campaigns,
+    queues,
+    ses,
+    clock,
+    log,
+    metrics,
+    current,
+    deps,
+    subscribe: async (count, fields = {}, prefix = 'reader') => {
+      const made: SubscriberRecord[] = [];
+      for (let i = 0; i < count; i += 1) {
+        next += 1;
+        const id = await fresh.store.nextId('subscriber');
+        const stamp = new Date(clock.now() - 86_400_000).toISOString();
+        const record: SubscriberRecord = {
+          id,
+          email: `${prefix}${next}@example.com`,
+          name: `Reader ${next}`,
+          surname: '',
+          gender: '',
+          lists: fields.lists ?? [1],
+          profile: {},
+          status: fields.status ?? 'C',
+          created: stamp,
+          updated: stamp,
+          version: 1,
+          tokens: {},
+          ...((fields.status ?? 'C') === 'C' ? { confirmed_at: fields.confirmed_at ?? stamp } : {}),
+          ...(fields.name !== undefined ? { name: fields.name } : {}),
+        };
+        if (!(await fresh.store.createSubscriber(record))) throw new Error('subscriber exists');
+        made.push(record);
+      }
+      return made;
+    },
+    issue: async (input = {}) => {
+      const saved = await createNewsletterIssue(
+        { campaigns, store: fresh.store, settings: deps.settings, now: deps.now },
+        {
+          subject: 'November issue',
+          html: '<p>Hello {name},</p><p>News.</p><p><a href="{unsubscription_url}">Unsubscribe</a></p>',
+          lists: [1],
+          ...input,
+        },
+      );
+      if (isNewsletterError(saved)) throw new Error(saved.message);
+      return saved.issue;
+    },
+    planOne: async () => {
+      const message = queues.plans.shift();
+      if (!message) return undefined;
+      return message.kind === 'plan' ? planPage(deps, message) : walkPage(deps, message);
+    },
+    sendOne: async ({ workers = 1, inFlight = 4 } = {}) => {
+      const chunk = queues.takeSend();
+      if (!chunk) return undefined;
+      return sendChunk(deps, chunk, {
+        workers,
+        owner: randomUUID(),
+        deadline: clock.now() + 60_000,
+        inFlight,
+      });
+    },
+    drain: async ({ workers = 1, inFlight = 4, rounds = 10_000 } = {}) => {
+      for (let round = 0; round < rounds; round += 1) {
+        if (queues.plans.length > 0) await world.planOne();
+        else if (queues.sends.length > 0) await world.sendOne({ workers, inFlight });
+        else return;
+      }
+      throw new Error('the queues did not drain');
+    },
+    campaign: async (id) => {
+      const campaign = await campaigns.getCampaign(id);
+      if (!campaign) throw new Error(`no newsletter ${id}`);
+      return campaign;
+    },
+  };
+  return world;
+}

@@ -1,0 +1,188 @@
+/** The pure rules of the campaign engine: pacing, the rate, the recheck, the link token. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { campaignRate, isRunComplete } from '../../../shared/domain/campaign/campaign.ts';
+import {
+  campaignLinkHash,
+  mintCampaignLink,
+  parseCampaignLink,
+} from '../../../shared/domain/campaign/campaign-link.ts';
+import { paceFor, WINDOW_SLACK_MS, waitBeforeNext } from '../../../shared/domain/campaign/pace.ts';
+import { isPlannedRecipient, recheckRecipient } from '../../../shared/domain/campaign/recipient.ts';
+import { CHUNK_SIZE, chunkMessages } from '../../../shared/domain/campaign/work-messages.ts';
+import type { SubscriberRecord } from '../../../shared/domain/subscriber.ts';
+
+/** Start times of `sends` sends of one worker that always starts as soon as it may. */
+function schedule(pace: ReturnType<typeof paceFor>, sends: number, from = 0): number[] {
+  const started: number[] = [];
+  let now = from;
+  for (let i = 0; i < sends; i += 1) {
+    now += waitBeforeNext(started, now, pace);
+    started.push(now);
+  }
+  return started;
+}
+
+/** The most sends in any window of `ms` (half-open) over the merged start times. */
+function busiestWindow(times: readonly number[], ms = 1000): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < sorted.length; last += 1) {
+    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= ms) first += 1;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+describe('[campaign.pacing] workers share the rate without exceeding it', () => {
+  it('N workers together never start more than R sends in any second, and reach at least 90% of R', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 20, max: 500 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 0, max: 999 }),
+        (rate, workers, offset) => {
+          // From 20 a second per worker the floor of the share costs under 5%.
+          fc.pre(rate / workers >= 20);
+          const pace = paceFor(rate, workers);
+          const seconds = 30;
+          const perWorker = Math.ceil((rate / workers) * seconds);
+          const all = Array.from({ length: workers }, (_, worker) =>
+            schedule(pace, perWorker, (worker * offset) % 1000),
+          ).flat();
+          expect(busiestWindow(all)).toBeLessThanOrEqual(rate);
+          const span = (Math.max(...all) - Math.min(...all)) / 1000;
+          expect(all.length / span).toBeGreaterThanOrEqual(rate * 0.9);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('below one mail per second per worker, each waits whole seconds between sends', () => {
+    const pace = paceFor(1, 2);
+    expect(pace.perWindow).toBe(1);
+    expect(pace.windowMs).toBe(2000 + WINDOW_SLACK_MS);
+    expect(
+      busiestWindow([...schedule(pace, 10), ...schedule(pace, 10, 500)], 1000),
+    ).toBeLessThanOrEqual(2);
+  });
+
+  it('spreads sends evenly instead of a burst at the start of each window', () => {
+    const pace = paceFor(50, 2);
+    const times = schedule(pace, 25);
+    const gaps = times.slice(1).map((time, i) => time - (times[i] ?? 0));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(Math.floor(pace.spacingMs));
+  });
+
+  it('refuses a rate of nothing', () => {
+    expect(() => paceFor(0, 2)).toThrow(RangeError);
+  });
+});
+
+describe('[campaign.rate] a campaign never uses more than 80% of SES’s maximum send rate', () => {
+  it('takes the settings’ rate under the ceiling, the ceiling otherwise', () => {
+    expect(campaignRate(undefined, 14)).toBe(11.2);
+    expect(campaignRate(5, 14)).toBe(5);
+    expect(campaignRate(50, 14)).toBe(11.2);
+    expect(campaignRate(undefined, 1)).toBe(0.8);
+  });
+
+  it('fails loudly when SES allows nothing', () => {
+    expect(() => campaignRate(undefined, 0)).toThrow(RangeError);
+  });
+});
+
+const subscriber = (overrides: Partial<SubscriberRecord> = {}): SubscriberRecord => ({
+  id: 7,
+  email: 'ada@example.com',
+  name: 'Ada',
+  surname: '',
+  gender: '',
+  lists: [1],
+  profile: {},
+  status: 'C',
+  created: '2026-11-01T00:00:00.000Z',
+  updated: '2026-11-01T00:00:00.000Z',
+  version: 1,
+  tokens: {},
+  confirmed_at: '2026-11-01T00:00:00.000Z',
+  ...overrides,
+});
+const context = { lists: [1, 2], startedAt: '2026-11-20T00:00:00.000Z' };
+
+describe('[campaign.recheck] each recipient is checked again when their mail goes out', () => {
+  it('sends to a subscriber who is still C on one of the lists', () => {
+    expect(recheckRecipient(7, subscriber(), context)).toEqual({ send: true });
+    expect(recheckRecipient(7, subscriber({ confirmed_at: undefined }), context)).toEqual({
+      send: true,
+    });
+  });
+
+  it.each([
+    ['deleted', undefined, 'deleted'],
+    ['the address now another subscriber', subscriber({ id: 8 }), 'deleted'],
+    ['unsubscribed', subscriber({ status: 'U' }), 'unsubscribed'],
+    ['bounced', subscriber({ status: 'B' }), 'bounced'],
+    ['complained', subscriber({ status: 'P' }), 'complained'],
+    ['off the lists', subscriber({ lists: [3] }), 'off_lists'],
+    [
+      'confirmed after the start',
+      subscriber({ confirmed_at: '2026-11-20T00:00:01.000Z' }),
+      'confirmed_after_start',
+    ],
+  ] as const)('skips one %s', (_what, record, reason) => {
+    expect(recheckRecipient(7, record, context)).toEqual({ send: false, reason });
+  });
+
+  it('plans C subscribers of the lists, no newer than the run', () => {
+    expect(isPlannedRecipient(subscriber(), [2, 1], 7)).toBe(true);
+    expect(isPlannedRecipient(subscriber(), [1], 6)).toBe(false);
+    expect(isPlannedRecipient(subscriber({ status: 'S' }), [1], 9)).toBe(false);
+    expect(isPlannedRecipient(subscriber({ lists: [4] }), [1], 9)).toBe(false);
+  });
+});
+
+describe('[campaign.unsubscribe-link] campaign links carry ids and a secret only their hash checks', () => {
+  it('round-trips, and the stored hash is not the secret', () => {
+    const link = mintCampaignLink(12, 345);
+    const parsed = parseCampaignLink(link.raw);
+    expect(parsed).toMatchObject({ newsletterId: 12, subscriberId: 345 });
+    if (!parsed) throw new Error('unparsed');
+    expect(campaignLinkHash(parsed)).toBe(link.hash);
+    expect(link.raw).not.toContain(link.hash);
+    expect(parsed.secret).toHaveLength(43);
+  });
+
+  it.each([
+    '',
+    'abc',
+    '0.1.x',
+    `1.2.${'a'.repeat(42)}`,
+    `1.2.${'a'.repeat(44)}`,
+    `01.2.${'a'.repeat(43)}`,
+    42,
+  ])('refuses %j', (raw) => {
+    expect(parseCampaignLink(raw)).toBeUndefined();
+  });
+});
+
+describe('[campaign.complete] a run is over when every page is planned and every recipient settled', () => {
+  it('needs both', () => {
+    const counts = { total: 3, sent: 2, skipped: 1, failed: 0 };
+    expect(isRunComplete({ ...counts, plan_done: true })).toBe(true);
+    expect(isRunComplete({ ...counts, plan_done: false })).toBe(false);
+    expect(isRunComplete({ ...counts, sent: 1, plan_done: true })).toBe(false);
+  });
+
+  it('chunks recipients for the workers without losing or repeating any', () => {
+    const recipients = Array.from({ length: CHUNK_SIZE * 2 + 7 }, (_, i) => ({
+      id: i + 1,
+      email: `r${i}@example.com`,
+    }));
+    const chunks = chunkMessages(1, 1, recipients);
+    expect(chunks.map((chunk) => chunk.recipients.length)).toEqual([CHUNK_SIZE, CHUNK_SIZE, 7]);
+    expect(chunks.flatMap((chunk) => chunk.recipients)).toEqual(recipients);
+  });
+});
