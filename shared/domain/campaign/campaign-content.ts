@@ -1,148 +1,270 @@
-import { convert } from 'html-to-text';
 import * as v from 'valibot';
 import { type NewsletterError, newsletterError } from '../errors.ts';
 import type { Settings } from '../settings-schema.ts';
-import { isKnownTag, tagNames } from './campaign-tags.ts';
+import { footerOffset } from './campaign-footer.ts';
+import { BASE_TAGS, findTags, isKnownTag, profileFieldOf, spacedTags } from './campaign-tags.ts';
+import { deriveTextPart } from './derive-text-part.ts';
+import { acceptsMarkupAt, misplacedTag } from './tag-placement.ts';
+
+/** Longest subject, in characters. */
+export const MAX_SUBJECT_LENGTH = 200;
 
 /**
- * Largest HTML part and largest text part (UTF-8 bytes): both together, with the item's keys
- * and attribute names, stay below DynamoDB's 400 KB item limit.
+ * Most UTF-8 bytes the HTML and text parts may hold together ([campaign.content-size]). Both
+ * live in one DynamoDB item, and an item holds at most 400 KB with its keys and attribute names:
+ * 300 KiB leaves a quarter for those and for whatever the item gains later.
  */
-export const MAX_HTML_BYTES = 192 * 1024;
-export const MAX_TEXT_BYTES = 192 * 1024;
-/** Gmail clips messages whose HTML is larger than this ("[Message clipped]"). */
+export const MAX_CONTENT_BYTES = 300 * 1024;
+
+/**
+ * Gmail clips a message whose HTML is larger than 102 KB: the rest, the unsubscribe footer
+ * included, hides behind "View entire message". Above it, saving warns.
+ */
 export const GMAIL_CLIP_BYTES = 102 * 1024;
 
-/** What an operator saves as an issue's content. */
-export interface CampaignContentInput {
-  readonly subject: string;
-  readonly html: string;
-  /** Derived from the HTML when absent. */
-  readonly text?: string;
-  readonly lists: readonly number[];
-  /** The issue's public web version. */
-  readonly web_url?: string;
-}
+/** Longest web version URL, in characters. */
+export const MAX_WEB_URL_LENGTH = 2048;
 
-/** Content as stored: validated, the text part present. */
+/** An issue's content as stored: validated, the text part present. */
 export interface CampaignContent {
+  /** One line, the operator's words only: tags are refused in it. */
   readonly subject: string;
   readonly html: string;
+  /** Given by the operator or derived from the HTML. */
   readonly text: string;
+  /** Ids of lists in the settings, each once. */
   readonly lists: readonly number[];
+  /** The issue's public web version, http(s). */
   readonly web_url?: string;
 }
 
-const ContentSchema = v.object({
-  subject: v.pipe(
-    v.string('subject must be text'),
-    v.trim(),
-    v.minLength(1, 'subject is required'),
-    v.maxLength(200, 'subject must be at most 200 characters'),
-    v.regex(/^[^\p{Cc}\u2028\u2029]*$/u, 'subject must be one line without control characters'),
-  ),
-  html: v.pipe(v.string('html must be text'), v.minLength(1, 'html must not be empty')),
-  text: v.optional(v.pipe(v.string('text must be text'), v.minLength(1, 'text must not be empty'))),
-  lists: v.pipe(
-    v.array(v.pipe(v.number(), v.integer(), v.minValue(1)), 'lists must be list ids'),
-    v.minLength(1, 'lists: name at least one list it goes to'),
-  ),
-  web_url: v.optional(
-    v.pipe(
-      v.string(),
-      v.url('web_url must be an absolute URL'),
-      v.regex(/^https?:\/\//, 'web_url must be http(s)'),
-      v.maxLength(2048, 'web_url must be at most 2,048 characters'),
-    ),
-  ),
-});
+/** What `parseCampaignContent` accepts: the content, the text part optional. */
+export type CampaignContentInput = Omit<CampaignContent, 'text'> & { readonly text?: string };
 
-/** Headings keep their case: html-to-text would upper-case `{name}` with them. */
-const KEEP_CASE = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
-  selector,
-  options: { uppercase: false },
-}));
-
-/** The text part of an HTML part, by html-to-text ([campaign.text-part]); tags stay tags. */
-export function textOf(html: string): string {
-  return convert(html, {
-    wordwrap: 78,
-    selectors: [
-      ...KEEP_CASE,
-      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-      { selector: 'img', format: 'skip' },
-    ],
-  });
+/** Saved content and what the operator should know about it. */
+export interface ParsedCampaignContent {
+  readonly content: CampaignContent;
+  /** Sentences for the operator (Gmail clipping, `{ name }` with spaces, an empty text part). */
+  readonly warnings: string[];
 }
 
-const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+// Controls other than tab, line feed, form feed and carriage return, and the noncharacters the
+// text part's derivation uses as markers (derive-text-part.ts).
+const _BAD_CHARACTER = /(?![\t\n\f\r])[\p{Cc}\uFDD0-\uFDEF\uFFFE\uFFFF]/u;
+
+const _ONE_LINE = /^[^\p{Cc}\u2028\u2029]*$/u;
+
+// Half a surrogate pair: not text, and UTF-8 cannot encode it (String#isWellFormed is ES2024).
+const _LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+const _wellFormed = (text: string): boolean => !_LONE_SURROGATE.test(text);
+
+const _part = (name: string) =>
+  v.pipe(
+    v.string(`${name} must be text`),
+    v.check((part) => part.trim() !== '', `${name} must not be empty`),
+    v.check(_wellFormed, `${name} must be valid Unicode text`),
+    v.check(
+      (part) => !_BAD_CHARACTER.test(part),
+      `${name} must not contain control characters other than tabs and line breaks`,
+    ),
+  );
+
+const _LIST_IDS = 'lists must be an array of list ids';
+
+/** The shape of saved content; the settings-dependent rules follow in `parseCampaignContent`. */
+export const CampaignContentSchema = v.strictObject(
+  {
+    subject: v.pipe(
+      v.string('subject must be text'),
+      v.trim(),
+      v.minLength(1, 'subject is required'),
+      v.maxLength(MAX_SUBJECT_LENGTH, `subject must be at most ${MAX_SUBJECT_LENGTH} characters`),
+      v.regex(_ONE_LINE, 'subject must be one line without control characters'),
+      v.check(_wellFormed, 'subject must be valid Unicode text'),
+    ),
+    html: _part('html'),
+    text: v.optional(_part('text')),
+    lists: v.pipe(
+      v.array(
+        v.pipe(v.number(_LIST_IDS), v.integer(_LIST_IDS), v.minValue(1, _LIST_IDS)),
+        _LIST_IDS,
+      ),
+      v.minLength(1, 'lists: name at least one list the issue goes to'),
+    ),
+    web_url: v.optional(
+      v.pipe(
+        v.string('web_url must be text'),
+        v.maxLength(
+          MAX_WEB_URL_LENGTH,
+          `web_url must be at most ${MAX_WEB_URL_LENGTH.toLocaleString('en')} characters`,
+        ),
+        v.url('web_url must be an absolute http(s) URL'),
+        v.regex(/^https?:\/\/[^\s\p{Cc}]+$/iu, 'web_url must be an absolute http(s) URL'),
+      ),
+    ),
+  },
+  'the content must be an object with subject, html, lists and optionally text and web_url',
+);
+
+const _bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+const _kilobytes = (bytes: number): string => `${Math.ceil(bytes / 1024)} KB`;
 
 /**
- * Validates an issue's content as an operator saves it ([campaign.content]): a one-line
- * subject, an HTML part, the text part (derived from the HTML with html-to-text when not
- * given), the lists it goes to (ids of the settings, each once) and an optional web URL.
- * Unknown tags are refused now, not when the first mail goes out; tags in the subject are
- * refused too (a subject is a header and never carries a subscriber's value). Parts over the
- * size limits are refused; an HTML part that Gmail will clip is a warning.
+ * Validates an issue's content as an operator saves it ([campaign.content]), so nothing is found
+ * wrong when the first mail goes out:
+ * - `subject`: one line of 1–200 characters (trimmed), no control characters, and no tags: a
+ *   subject is a header, and headers never carry a subscriber's values
+ *   ([campaign.subject-no-tags], as [mail.subject-operator-only]);
+ * - `html`, and `text` when given: not blank, no control characters but tabs and line breaks;
+ *   without `text`, it is derived from the HTML ([campaign.text-part]);
+ * - `lists`: ids of lists in the settings, at least one, each once;
+ * - `web_url`: an absolute http(s) URL, when given;
+ * - every tag known ([campaign.tags]; `unknown_tag`), every tag of the HTML where a value cannot
+ *   change the markup ([campaign.tag-placement]), and the point where the footer goes in the
+ *   document's flow;
+ * - both parts together at most MAX_CONTENT_BYTES (`content_too_large`,
+ *   [campaign.content-size]); an HTML part above GMAIL_CLIP_BYTES is a warning.
+ *
+ * @returns the content with the text part filled in and the warnings, or the first error found,
+ *   its message naming the parameter first.
  */
 export function parseCampaignContent(
-  input: CampaignContentInput,
-  settings: Settings,
-): { readonly content: CampaignContent; readonly warnings: string[] } | NewsletterError {
-  const parsed = v.safeParse(ContentSchema, input);
+  input: unknown,
+  settings: Pick<Settings, 'lists' | 'profile_fields'>,
+): ParsedCampaignContent | NewsletterError {
+  const parsed = v.safeParse(CampaignContentSchema, input);
   if (!parsed.success) {
     const issue = parsed.issues[0];
-    return newsletterError('invalid_parameter', issue?.message ?? 'the content is not valid');
+    const key = issue?.path?.[0]?.key;
+    const message =
+      issue === undefined
+        ? 'the content is not valid'
+        : issue.kind === 'schema' && issue.type === 'strict_object' && typeof key === 'string'
+          ? `${key} is not a content field`
+          : issue.message;
+    return newsletterError('invalid_parameter', message);
   }
-  const { subject, html, lists } = parsed.output;
-  const known = new Set(settings.lists.map((list) => list.id));
-  const unknownList = lists.find((id) => !known.has(id));
-  if (unknownList !== undefined)
-    return newsletterError('unknown_list', `lists: list ${unknownList} does not exist`);
-  if (new Set(lists).size !== lists.length)
-    return newsletterError('invalid_parameter', 'lists: each list may be named once');
-  if (tagNames(subject).length > 0)
+  const { subject, html, lists, web_url } = parsed.output;
+
+  const listError = _checkLists(lists, settings);
+  if (listError) return listError;
+
+  const subjectTag = findTags(subject)[0];
+  if (subjectTag)
     return newsletterError(
       'invalid_parameter',
-      `subject: tags such as {${tagNames(subject)[0]}} are not allowed in the subject: a header never carries a subscriber's value`,
+      `subject: {${subjectTag.name}} is a tag, and tags are not allowed in the subject: a subject is a header, and headers never carry a subscriber's values`,
     );
-  if (bytes(html) > MAX_HTML_BYTES)
-    return newsletterError(
-      'content_too_large',
-      `html is ${bytes(html)} bytes; the limit is ${MAX_HTML_BYTES} bytes (192 KiB)`,
-    );
-  const text = parsed.output.text ?? textOf(html);
-  if (bytes(text) > MAX_TEXT_BYTES)
-    return newsletterError(
-      'content_too_large',
-      `text is ${bytes(text)} bytes; the limit is ${MAX_TEXT_BYTES} bytes (192 KiB)`,
-    );
+
+  const given = parsed.output.text;
+  const sizeError = _checkSize(html, given);
+  if (sizeError) return sizeError;
+  const text = given ?? deriveTextPart(html);
+  const derivedSizeError = given === undefined ? _checkSize(html, text, true) : undefined;
+  if (derivedSizeError) return derivedSizeError;
+
   const profileIds = settings.profile_fields.map((field) => field.id);
-  for (const [part, body] of [
-    ['html', html],
-    ['text', text],
-  ] as const) {
-    const unknown = tagNames(body).find((name) => !isKnownTag(name, profileIds));
-    if (unknown !== undefined)
-      return newsletterError(
-        'unknown_tag',
-        `${part}: {${unknown}} is not a tag; use {name}, {surname}, {email}, {unsubscription_url} or {profile_<id>} of a profile field in the settings`,
+  const tagError =
+    _checkTags('html', html, profileIds) ??
+    _checkTags(given === undefined ? 'text (derived from the HTML)' : 'text', text, profileIds);
+  if (tagError) return tagError;
+
+  const misplaced = misplacedTag(html);
+  if (misplaced)
+    return newsletterError(
+      'invalid_parameter',
+      `html: the tag {${misplaced.name}} stands ${misplaced.where}, where a subscriber's value could change the HTML or show escaped; put tags in text or in a quoted attribute value`,
+    );
+  if (!acceptsMarkupAt(html, footerOffset(html)))
+    return newsletterError(
+      'invalid_parameter',
+      'html: the HTML ends inside a comment, a tag or an unclosed <style>, <script> or similar element, which would hide the unsubscribe footer; close it',
+    );
+
+  return {
+    content: { subject, html, text, lists, ...(web_url !== undefined ? { web_url } : {}) },
+    warnings: _warnings(html, text, given === undefined, profileIds),
+  };
+}
+
+function _checkLists(
+  lists: readonly number[],
+  settings: Pick<Settings, 'lists'>,
+): NewsletterError | undefined {
+  const known = new Set(settings.lists.map((list) => list.id));
+  const unknown = lists.find((id) => !known.has(id));
+  if (unknown !== undefined)
+    return newsletterError('unknown_list', `lists: list ${unknown} does not exist`);
+  const twice = lists.find((id, index) => lists.indexOf(id) !== index);
+  if (twice !== undefined)
+    return newsletterError('invalid_parameter', `lists: list ${twice} is named more than once`);
+  return undefined;
+}
+
+function _checkSize(html: string, text?: string, derived = false): NewsletterError | undefined {
+  const htmlBytes = _bytes(html);
+  const total = htmlBytes + (text === undefined ? 0 : _bytes(text));
+  if (total <= MAX_CONTENT_BYTES) return undefined;
+  const parts =
+    text === undefined
+      ? `html is ${_kilobytes(htmlBytes)}`
+      : `html and text${derived ? ' (derived from the HTML)' : ''} are ${_kilobytes(total)} together`;
+  return newsletterError(
+    'content_too_large',
+    `${parts}; an issue's HTML and text parts may hold ${_kilobytes(MAX_CONTENT_BYTES)} together (UTF-8), as they are stored in one database item`,
+  );
+}
+
+function _checkTags(
+  part: string,
+  body: string,
+  profileIds: readonly string[],
+): NewsletterError | undefined {
+  const unknown = findTags(body).find((tag) => !isKnownTag(tag.name, profileIds));
+  if (unknown === undefined) return undefined;
+  const field = profileFieldOf(unknown.name);
+  const fields =
+    profileIds.length === 0
+      ? 'the settings define no profile fields'
+      : `the profile fields are ${profileIds.join(', ')}`;
+  return newsletterError(
+    'unknown_tag',
+    field === undefined
+      ? `${part}: {${unknown.name}} is not a tag; the tags are ${BASE_TAGS.map((tag) => `{${tag}}`).join(', ')} and {profile_<id>} for a profile field of the settings`
+      : `${part}: {${unknown.name}} names no profile field of the settings (${fields})`,
+  );
+}
+
+function _warnings(
+  html: string,
+  text: string,
+  derived: boolean,
+  profileIds: readonly string[],
+): string[] {
+  const warnings: string[] = [];
+  const htmlBytes = _bytes(html);
+  if (htmlBytes > GMAIL_CLIP_BYTES)
+    warnings.push(
+      `html is ${_kilobytes(htmlBytes)}: Gmail clips messages above 102 KB and hides the rest, the unsubscribe footer included, behind "View entire message".`,
+    );
+  // A derived text part repeats the HTML's words: its warnings would say the same twice.
+  const parts = derived
+    ? [['html', html] as const]
+    : ([
+        ['html', html],
+        ['text', text],
+      ] as const);
+  for (const [part, body] of parts) {
+    for (const spaced of spacedTags(body, profileIds))
+      warnings.push(
+        `${part}: ${spaced} has spaces inside its braces, so it is not a tag and goes out as written.`,
       );
   }
-  const warnings =
-    bytes(html) > GMAIL_CLIP_BYTES
-      ? [
-          `The HTML part is ${Math.round(bytes(html) / 1024)} KB: Gmail clips messages above 102 KB and hides the rest, unsubscribe link included, behind "View entire message".`,
-        ]
-      : [];
-  return {
-    content: {
-      subject,
-      html,
-      text,
-      lists,
-      ...(parsed.output.web_url ? { web_url: parsed.output.web_url } : {}),
-    },
-    warnings,
-  };
+  if (derived && text.trim() === '')
+    warnings.push(
+      'text: the HTML has no text, so the text part derived from it holds only the footer; give a text part.',
+    );
+  return warnings;
 }

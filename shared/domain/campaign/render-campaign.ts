@@ -1,83 +1,112 @@
 import { escapeHtml } from '../escape-html.ts';
-import { PROFILE_TAG_PREFIX, TAG } from './campaign-tags.ts';
+import { withHtmlFooter, withTextFooter } from './campaign-footer.ts';
+import { hasTag, profileFieldOf, replaceTags } from './campaign-tags.ts';
 
-/** The parts of an issue as stored: what the operator wrote, tags included. */
+/** An issue's parts as stored (tags included), or one recipient's mail rendered from them. */
 export interface CampaignParts {
   readonly subject: string;
   readonly html: string;
   readonly text: string;
 }
 
-/** What a mail may say about its recipient; all of it user-supplied, none of it trusted. */
+/** What a mail may say about its recipient: all of it user-supplied, none of it trusted. */
 export interface CampaignRecipientValues {
   readonly email: string;
   readonly name: string;
   readonly surname: string;
+  /** Profile field values by field id. */
   readonly profile: Readonly<Record<string, string>>;
 }
 
-/** The links a campaign mail carries. */
+/** The links a campaign mail carries: absolute http(s) URLs the engine built. */
 export interface CampaignLinks {
   readonly unsubscribeUrl: string;
-  /** The issue's public web version, when it has one. */
+  /** The issue's public web version, when it has one (issue 22); empty counts as none. */
   readonly webVersionUrl?: string;
 }
 
-// C0/C1 controls and the Unicode line separators: a value must not start a line of its own.
-const CONTROL = /[\p{Cc}\u2028\u2029]+/gu;
+// C0 and C1 controls (CR, LF, NEL, …) and the Unicode line and paragraph separators: a value
+// must not start a line of its own.
+const _LINE_BREAKING = /[\p{Cc}\u2028\u2029]+/gu;
+
+// Bidirectional embeddings, overrides and isolates: a value must not reorder the text after it.
+const _BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/g;
 
 /**
- * Renders one recipient's mail from the stored parts ([campaign.tags], [campaign.render]): one
- * pure pass over each part replacing every known tag by its value, so a value that itself looks
- * like a tag stays text; in the HTML part every value is HTML-escaped (text and attributes
- * alike: `&`, `<`, `>`, `"` and `'`), in the text part control characters and line separators
- * become spaces. An unknown tag (the content was validated when saved, so only a profile field
- * removed from the settings since) and a profile field the subscriber left empty become empty,
- * as an empty name does: the original's behaviour. The subject is the operator's alone (a
- * header never carries a value; tags are refused in it when saved). When the content has no
- * `{unsubscription_url}`, a footer with the link is added to both parts: every campaign mail
- * carries one.
+ * Renders one recipient's mail from an issue's stored parts ([campaign.render]), a pure function.
+ *
+ * - One pass over each part replaces every tag (campaign-tags.ts) by its value, so a value that
+ *   looks like a tag, or holds braces, stays text; nothing else of the parts changes.
+ * - Values are cleaned first: control characters and line separators become a space, bidi
+ *   controls are dropped, the ends trimmed. So in the text part a value cannot add a line, and
+ *   in the HTML part it is then escaped (`& < > " '`), as text and in quoted attribute values
+ *   alike; content is saved only with tags where escaping holds ([campaign.tag-placement]).
+ * - An empty value (no name, a profile field left empty or removed from the settings since the
+ *   issue was saved) renders as nothing ([campaign.empty-values]): no fallback word, because the
+ *   content's language is the operator's ("Hello {name}," becomes "Hello ,").
+ * - A tag name that is neither a base tag nor `profile_<id>` stays as written (saving refuses
+ *   such content; this only keeps older content visible as it was).
+ * - The subject is the operator's alone: tags are refused in it when saved, and here only
+ *   control characters become spaces and runs of white space one space.
+ * - A part without `{unsubscription_url}` gets a footer with the unsubscribe link, and both parts
+ *   a "view in your browser" link when `webVersionUrl` is given ([campaign.unsubscribe-footer]):
+ *   every campaign mail carries an unsubscribe link.
+ *
+ * @throws Error when a link is not an absolute http(s) URL: the engine built it, so it is a bug.
  */
 export function renderCampaign(
-  parts: CampaignParts,
+  content: CampaignParts,
   recipient: CampaignRecipientValues,
   links: CampaignLinks,
 ): CampaignParts {
-  const value = (name: string): string => {
+  const unsubscribeUrl = _httpUrl(links.unsubscribeUrl, 'unsubscribe link');
+  const webVersionUrl = links.webVersionUrl
+    ? _httpUrl(links.webVersionUrl, 'web version link')
+    : undefined;
+  const value = (name: string): string | undefined => {
     switch (name) {
       case 'name':
-        return recipient.name;
+        return _clean(recipient.name);
       case 'surname':
-        return recipient.surname;
+        return _clean(recipient.surname);
       case 'email':
-        return recipient.email;
+        return _clean(recipient.email);
       case 'unsubscription_url':
-        return links.unsubscribeUrl;
-      default:
-        return name.startsWith(PROFILE_TAG_PREFIX)
-          ? (recipient.profile[name.slice(PROFILE_TAG_PREFIX.length)] ?? '')
-          : '';
+        return unsubscribeUrl;
+      default: {
+        const field = profileFieldOf(name);
+        if (field === undefined) return undefined;
+        // Own properties only: `{profile_constructor}` must not reach Object.prototype.
+        const stored = Object.hasOwn(recipient.profile, field) ? recipient.profile[field] : '';
+        return typeof stored === 'string' ? _clean(stored) : '';
+      }
     }
   };
-  const hasLink = (part: string): boolean =>
-    [...part.matchAll(TAG)].some((match) => match[1] === 'unsubscription_url');
-  const html = parts.html.replace(TAG, (_tag, name: string) => escapeHtml(value(name)));
-  const text = parts.text.replace(TAG, (_tag, name: string) => value(name).replace(CONTROL, ' '));
+  const footer = (part: string) => ({
+    ...(hasTag(part, 'unsubscription_url') ? {} : { unsubscribeUrl }),
+    ...(webVersionUrl !== undefined ? { webVersionUrl } : {}),
+  });
+  const html = replaceTags(content.html, (name, tag) => {
+    const filled = value(name);
+    return filled === undefined ? tag : escapeHtml(filled);
+  });
+  const text = replaceTags(content.text, (name, tag) => value(name) ?? tag);
   return {
-    subject: parts.subject.replace(CONTROL, ' ').trim(),
-    html: hasLink(parts.html) ? html : withHtmlFooter(html, links.unsubscribeUrl),
-    text: hasLink(parts.text)
-      ? text
-      : `${text.trimEnd()}\n\nUnsubscribe: ${links.unsubscribeUrl}\n`,
+    subject: content.subject.replace(_LINE_BREAKING, ' ').replace(/\s+/g, ' ').trim(),
+    html: withHtmlFooter(html, footer(content.html)),
+    text: withTextFooter(text, footer(content.text)),
   };
 }
 
-/** The unsubscribe footer, inside the body when the HTML is a whole document. */
-function withHtmlFooter(html: string, url: string): string {
-  const link = escapeHtml(url);
-  const footer = `<p style="font-size:12px;color:#6b7280">Unsubscribe: <a href="${link}">${link}</a></p>`;
-  const close = html.search(/<\/body\s*>/i);
-  return close === -1
-    ? `${html}\n${footer}\n`
-    : `${html.slice(0, close)}${footer}\n${html.slice(close)}`;
+function _clean(value: string): string {
+  return value.replace(_BIDI_CONTROL, '').replace(_LINE_BREAKING, ' ').trim();
+}
+
+function _httpUrl(url: string, role: string): string {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new Error(`The ${role} must be an http(s) URL, got scheme ${parsed.protocol}`);
+  }
+  // The serialised form percent-encodes spaces, quotes and angle brackets.
+  return parsed.href;
 }
