@@ -62,6 +62,7 @@ export function misplacedTag(html: string): MisplacedTag | undefined {
   _land(
     replaceTags(html, () => `\uFDD0${next++}\uFDD1`),
     landings,
+    tags.map((tag) => tag.name),
   );
   for (const [index, tag] of tags.entries()) {
     const landing = landings.get(index) ?? "inside a tag's markup";
@@ -78,7 +79,7 @@ export function misplacedTag(html: string): MisplacedTag | undefined {
 const _CONDITIONAL = /^\[if[^\]]*\]>([\s\S]*)<!\[endif\]$/i;
 
 /** Parses marked HTML and records where each marker lands (the worst place when several). */
-function _land(marked: string, landings: Map<number, _Landing>): void {
+function _land(marked: string, landings: Map<number, _Landing>, names: readonly string[]): void {
   const land = (text: string, where: _Landing): void => {
     for (const match of text.matchAll(_MARKER)) {
       const index = Number(match[1]);
@@ -101,15 +102,19 @@ function _land(marked: string, landings: Map<number, _Landing>): void {
     } else if (node.nodeName === '#comment' && 'data' in node) {
       land(node.data, 'comment');
       const conditional = _CONDITIONAL.exec(node.data);
-      if (conditional) _land(conditional[1] ?? '', landings);
+      if (conditional) _land(conditional[1] ?? '', landings, names);
     } else if ('tagName' in node) {
       land(node.tagName, "inside a tag's markup");
       for (const attribute of node.attrs) {
         land(attribute.name, "inside a tag's markup");
-        land(
-          attribute.value,
-          _isQuoted(marked, node, attribute) ? 'quoted attribute' : "inside a tag's markup",
-        );
+        if (!_isQuoted(marked, node, attribute)) land(attribute.value, "inside a tag's markup");
+        else if (_URL_ATTRIBUTES.has(attribute.name)) _landInUrl(attribute, names, land);
+        else if (_URL_LIST_ATTRIBUTES.has(attribute.name))
+          land(
+            attribute.value,
+            `in ${attribute.name}, a list of addresses a subscriber must not choose`,
+          );
+        else land(attribute.value, 'quoted attribute');
       }
     }
   });
@@ -178,4 +183,71 @@ const _CLOSES_COMMENT = /(?:[-!\]]|\{[A-Za-z][A-Za-z0-9_]*\})*>/y;
 function _closesComment(html: string, from: number): boolean {
   _CLOSES_COMMENT.lastIndex = from;
   return _CLOSES_COMMENT.test(html);
+}
+
+/** Attributes whose value is one address. */
+const _URL_ATTRIBUTES = new Set([
+  'href',
+  'src',
+  'action',
+  'formaction',
+  'background',
+  'poster',
+  'cite',
+  'longdesc',
+  'usemap',
+  'data',
+  'codebase',
+  'manifest',
+  'icon',
+  'lowsrc',
+  'dynsrc',
+]);
+/** Attributes whose value lists addresses: any value in them could start one. */
+const _URL_LIST_ATTRIBUTES = new Set(['srcset', 'ping', 'archive']);
+/** Schemes whose addresses have a host after `scheme:`, with any number of slashes. */
+const _SPECIAL_SCHEMES = new Set(['http', 'https', 'ftp', 'ws', 'wss', 'file']);
+/** Schemes whose address is code or a document: a value in one writes it. */
+const _CODE_SCHEMES = new Set(['javascript', 'vbscript', 'data']);
+
+/**
+ * A link's target is the operator's: in an address attribute a subscriber's value may stand in
+ * the path, the query or the fragment (`https://example.com/?e={email}`), never where it would
+ * choose the scheme or the host (`javascript:`, another site). `{unsubscription_url}` is ours and
+ * may start one.
+ */
+function _landInUrl(
+  attribute: _Attribute,
+  names: readonly string[],
+  land: (text: string, where: _Landing) => void,
+): void {
+  for (const match of attribute.value.matchAll(_MARKER)) {
+    const name = names[Number(match[1])] ?? '';
+    const before = attribute.value.slice(0, match.index);
+    const fixed = name === 'unsubscription_url' || _fixesTarget(before, names);
+    land(
+      match[0],
+      fixed
+        ? 'quoted attribute'
+        : `in ${attribute.name} before the address's scheme and host are fixed: a value may go in its path, query or fragment (https://example.com/?e={email}), never choose where the link leads`,
+    );
+  }
+}
+
+/** Whether an address's start (tags before standing for what they render) fixes scheme and host. */
+function _fixesTarget(before: string, names: readonly string[]): boolean {
+  const prefix = before
+    .replace(_MARKER, (_marker, index: string) =>
+      names[Number(index)] === 'unsubscription_url' ? 'https://unsubscribe.invalid/' : 'x',
+    )
+    // As a URL parser reads it: tabs and newlines dropped anywhere, leading controls and spaces.
+    .replace(/[\t\n\r]/g, '')
+    .replace(/^[\p{Cc} ]+/u, '');
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(prefix)?.[1]?.toLowerCase();
+  if (scheme !== undefined && _CODE_SCHEMES.has(scheme)) return false;
+  if (scheme !== undefined)
+    return !_SPECIAL_SCHEMES.has(scheme) || /^[^:]+:[/\\]*[^/\\?#]+[/\\?#]/.test(prefix);
+  if (/^[/\\]{2}/.test(prefix)) return /^[/\\]{2}[^/\\?#]+[/\\?#]/.test(prefix);
+  if (/^[/\\]/.test(prefix)) return prefix.length > 1;
+  return /[/\\?#]/.test(prefix);
 }

@@ -213,6 +213,10 @@ describe('[campaign.tag-placement] a tag stands only where a value cannot change
     ['a textarea', '<textarea>{name}</textarea>'],
     ['text after a lone brace', '<p>a < {name}</p>'],
     ['text before a comment ends, with a space', '<!-- {name} -->'],
+    ['the query of a link', '<a href="https://example.com/?e={email}">x</a>'],
+    ['the path of a relative link', '<a href="/people/{name}">x</a>'],
+    ['a mailto link', '<a href="mailto:{email}">x</a>'],
+    ['after our unsubscribe link', '<a href="{unsubscription_url}&amp;s={name}">x</a>'],
   ])('accepts a tag in %s', (_where, body) => {
     expect(accepted(contentInput({ html: page(body) })).content.html).toBe(page(body));
   });
@@ -243,6 +247,19 @@ describe('[campaign.tag-placement] a tag stands only where a value cannot change
       '<!-- {name}{email}-->',
       "right before the '>' that ends a comment",
     ],
+    ['the start of a link', '<a href="{name}">x</a>', "before the address's scheme and host"],
+    [
+      'the host of a link',
+      '<a href="https://{name}/x">x</a>',
+      "before the address's scheme and host",
+    ],
+    [
+      'a javascript: link',
+      '<a href="javascript:{name}">x</a>',
+      "before the address's scheme and host",
+    ],
+    ['an image address', '<img src="{email}">', "before the address's scheme and host"],
+    ['a srcset', '<img srcset="a.png 1x, {name} 2x">', 'a list of addresses'],
   ])('refuses a tag in %s', (_where, body, where) => {
     // Act
     const error = refused(contentInput({ html: page(body) }));
