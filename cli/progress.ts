@@ -7,11 +7,17 @@ export type ProgressPayload = Record<string, string | number>;
 /** A progress display; a no-op unless the stream is a terminal. */
 export interface Progress {
   update(value: number, payload?: ProgressPayload): void;
+  /** Changes the total (a campaign's grows while it is planned). */
+  setTotal(total: number): void;
   /** Draws the final state and ends the line. */
   stop(): void;
 }
 
-const NO_PROGRESS: Progress = { update: () => undefined, stop: () => undefined };
+const NO_PROGRESS: Progress = {
+  update: () => undefined,
+  setTotal: () => undefined,
+  stop: () => undefined,
+};
 
 /**
  * A progress bar on `stream` when it is a terminal; nothing otherwise, so logs and pipes get
@@ -44,6 +50,7 @@ export function startProgress(
   bar.start(total, startValue, payload);
   return {
     update: (value, next) => bar.update(value, next ?? {}),
+    setTotal: (value) => bar.setTotal(value),
     stop: () => {
       bar.stop();
     },

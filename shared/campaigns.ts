@@ -1,12 +1,14 @@
 import type { CampaignRecord } from './domain/campaign/campaign.ts';
 import { type NewsletterError, newsletterError } from './domain/errors.ts';
 import type { CampaignDependencies } from './operations/campaign/campaign-dependencies.ts';
+import { type CampaignReport, campaignReport } from './operations/campaign/campaign-report.ts';
 import {
   cancelNewsletter,
   pauseNewsletter,
   resumeNewsletter,
   sendNewsletter,
 } from './operations/campaign/control-campaign.ts';
+import { testNewsletter } from './operations/campaign/test-send.ts';
 import { NO_METRICS } from './operations/dependencies.ts';
 import { runOperation } from './operations/run-operation.ts';
 import { campaignQueue, campaignStore } from './runtime/campaign-clients.ts';
@@ -27,6 +29,13 @@ export interface CampaignOperations {
   resume_newsletter(params: { id?: unknown }): Promise<CampaignRecord | NewsletterError>;
   /** Cancels a scheduled, sending or paused issue. */
   cancel_newsletter(params: { id?: unknown }): Promise<CampaignRecord | NewsletterError>;
+  /** Sends an issue as a test to at most 5 addresses; nothing is recorded. */
+  test_newsletter(params: {
+    id?: unknown;
+    to?: unknown;
+  }): Promise<{ newsletter_id: number; to: string[] } | NewsletterError>;
+  /** An issue's outcome, counted from its recipient records. */
+  report_newsletter(params: { id?: unknown }): Promise<CampaignReport | NewsletterError>;
 }
 
 /** A newsletter id from a caller's parameters, or the error naming what is wrong. */
@@ -67,6 +76,17 @@ export function createCampaigns(deps: CampaignDependencies): CampaignOperations 
           return newsletterError('invalid_parameter', 'new_only must be true or false');
         return sendNewsletter(deps, { id, newOnly: params.new_only === true });
       }),
+    test_newsletter: (params) =>
+      runOperation(deps, 'test_newsletter', async () => {
+        const id = idOf(params);
+        if (typeof id !== 'number') return id;
+        return testNewsletter(deps, id, Array.isArray(params.to) ? params.to : [params.to]);
+      }),
+    report_newsletter: (params) =>
+      runOperation(deps, 'report_newsletter', async () => {
+        const id = idOf(params);
+        return typeof id === 'number' ? campaignReport(deps, id) : id;
+      }),
     pause_newsletter: withId('pause_newsletter', pauseNewsletter),
     resume_newsletter: withId('resume_newsletter', resumeNewsletter),
     cancel_newsletter: withId('cancel_newsletter', cancelNewsletter),
@@ -101,6 +121,21 @@ export function send_newsletter(params: {
   new_only?: unknown;
 }): Promise<CampaignRecord | NewsletterError> {
   return campaigns().send_newsletter(params);
+}
+
+/** Sends an issue as a test to at most 5 addresses ([campaign.test-send]). */
+export function test_newsletter(params: {
+  id?: unknown;
+  to?: unknown;
+}): Promise<{ newsletter_id: number; to: string[] } | NewsletterError> {
+  return campaigns().test_newsletter(params);
+}
+
+/** An issue's outcome from its recipient records ([campaign.report]). */
+export function report_newsletter(params: {
+  id?: unknown;
+}): Promise<CampaignReport | NewsletterError> {
+  return campaigns().report_newsletter(params);
 }
 
 /** Pauses a sending issue ([campaign.pause]). */

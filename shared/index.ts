@@ -10,8 +10,10 @@ export {
   cancel_newsletter,
   createCampaigns,
   pause_newsletter,
+  report_newsletter,
   resume_newsletter,
   send_newsletter,
+  test_newsletter,
 } from './campaigns.ts';
 export type { CampaignRecord } from './domain/campaign/campaign.ts';
 export { type ErrorCode, isNewsletterError, type NewsletterError } from './domain/errors.ts';
@@ -29,6 +31,7 @@ export {
   subscribers,
   unsubscribe,
 } from './newsletter.ts';
+export type { CampaignReport } from './operations/campaign/campaign-report.ts';
 export type { DeleteResult } from './operations/delete-subscriber.ts';
 export type {
   CallContext,

@@ -1,8 +1,10 @@
 import {
   cancel_newsletter,
   pause_newsletter,
+  report_newsletter,
   resume_newsletter,
   send_newsletter,
+  test_newsletter,
 } from './campaigns.ts';
 import type { NewsletterError } from './domain/errors.ts';
 import type { NewsletterIssue } from './domain/newsletter-issue.ts';
@@ -184,4 +186,6 @@ export class Newsletter {
   static readonly pause_newsletter = pause_newsletter;
   static readonly resume_newsletter = resume_newsletter;
   static readonly cancel_newsletter = cancel_newsletter;
+  static readonly test_newsletter = test_newsletter;
+  static readonly report_newsletter = report_newsletter;
 }

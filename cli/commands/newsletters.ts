@@ -10,14 +10,18 @@ import {
   sendNewsletter,
 } from '../../shared/operations/campaign/control-campaign.ts';
 import {
+  copyNewsletterIssue,
   createNewsletterIssue,
   editNewsletterIssue,
   type NewsletterInput,
   type SaveDependencies,
 } from '../../shared/operations/campaign/save-newsletter.ts';
+import { testNewsletter } from '../../shared/operations/campaign/test-send.ts';
 import { NO_METRICS } from '../../shared/operations/dependencies.ts';
 import { NEWSLETTERS_LIMIT } from '../../shared/operations/list-newsletters.ts';
 import { runOperation } from '../../shared/operations/run-operation.ts';
+import { watchCampaign } from '../campaigns/watch-campaign.ts';
+import { writeReport } from '../campaigns/write-report.ts';
 import { CliError, EXIT } from '../cli-error.ts';
 import type { Services } from '../connection/services.ts';
 import type { CliContext } from '../context.ts';
@@ -248,17 +252,125 @@ export function registerNewslettersCommands(program: Command, context: CliContex
       "Send an issue to the confirmed subscribers of its lists, paced to the settings' rate and SES's quota",
     )
     .argument('<id>', 'newsletter id', parsePositiveInteger)
-    .action(async (id: number) => {
+    .option(
+      '--new-only',
+      'a sent issue: send it to the confirmed subscribers of its lists it has not reached yet',
+    )
+    .action(async (id: number, options: { newOnly?: boolean }) => {
       const services = await context.services();
       const deps = await campaignDeps(services, true);
       const apiRoot = services.connection.apiRoot;
       const started = await runOperation(deps, 'send_newsletter', () =>
-        sendNewsletter(deps, { id }, apiRoot ? { apiRoot } : {}),
+        sendNewsletter(deps, { id, newOnly: options.newOnly === true }, apiRoot ? { apiRoot } : {}),
       );
       if (isNewsletterError(started)) failed(started);
       writeLine(
         context.io.stdout,
-        `Sending newsletter ${id} (run ${started.run}): \`newsletters list\` shows its progress.`,
+        `Sending newsletter ${id}${started.new_only ? ' to the new' : ''} (run ${started.run}): \`newsletters watch ${id}\` shows its progress.`,
+      );
+    });
+
+  newsletters
+    .command('test')
+    .description(
+      'Send an issue as a test to at most 5 addresses: the real renderer and headers, [TEST] in the subject, nothing recorded',
+    )
+    .argument('<id>', 'newsletter id', parsePositiveInteger)
+    .requiredOption(
+      '--to <address>',
+      'an address to send the test to (repeat for more, at most 5)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .action(async (id: number, options: { to: string[] }) => {
+      const services = await context.services();
+      const deps = await campaignDeps(services, true);
+      const apiRoot = services.connection.apiRoot;
+      const queued = await runOperation(deps, 'test_newsletter', () =>
+        testNewsletter(deps, id, options.to, apiRoot ? { apiRoot } : {}),
+      );
+      if (isNewsletterError(queued)) failed(queued);
+      writeLine(context.io.stdout, `Test of newsletter ${id} queued for ${queued.to.join(', ')}.`);
+    });
+
+  newsletters
+    .command('watch')
+    .description(
+      "Show a sending issue's progress live (sent, skipped, failed, rate, time left) until it stops sending",
+    )
+    .argument('<id>', 'newsletter id', parsePositiveInteger)
+    .option('--interval <seconds>', 'how often to look', parsePositiveInteger, 1)
+    .action(async (id: number, options: { interval: number }) => {
+      const services = await context.services();
+      const last = await watchCampaign(
+        services.campaigns(),
+        id,
+        context.io.stderr,
+        { now: () => Date.now(), sleep: (ms) => new Promise((done) => setTimeout(done, ms)) },
+        options.interval * 1000,
+      );
+      if (!last) throw new CliError(`Newsletter ${id} does not exist.`);
+      writeLine(context.io.stdout, `Newsletter ${id} is ${last.status}: ${progress(last)}.`);
+    });
+
+  newsletters
+    .command('report')
+    .description(
+      "An issue's outcome from its recipient records: sent, skipped (why), failed, unsubscribed through it, bounced, complained",
+    )
+    .argument('<id>', 'newsletter id', parsePositiveInteger)
+    .option(
+      '--csv <file>',
+      'also write one row per recipient (address, outcome, time, SES message id); - for standard output',
+    )
+    .option('--json', 'print the counts as JSON')
+    .action(async (id: number, options: { csv?: string; json?: boolean }) => {
+      const services = await context.services();
+      const report = await writeReport(services.campaigns(), id, options.csv, context);
+      if (isNewsletterError(report)) failed(report);
+      if (options.json) {
+        writeLine(context.io.stdout, JSON.stringify(report, null, 2));
+        return;
+      }
+      if (options.csv === '-') return;
+      const c = report.counts;
+      const reasons = Object.entries(c.skipped_by_reason)
+        .map(([reason, count]) => `${reason} ${count}`)
+        .join(', ');
+      writeLine(
+        context.io.stdout,
+        [
+          `Newsletter ${id} (${report.status}, run ${report.run}): ${report.subject}`,
+          formatTable(
+            ['OUTCOME', 'COUNT'],
+            [
+              ['recipients', String(c.recipients)],
+              ['sent', String(c.sent)],
+              ['skipped', `${c.skipped}${reasons ? ` (${reasons})` : ''}`],
+              ['failed', String(c.failed)],
+              ['not sent yet', String(c.unsent)],
+              ['unsubscribed through it', String(c.unsubscribed)],
+              ['bounced', String(c.bounced)],
+              ['complained', String(c.complained)],
+            ],
+          ),
+        ].join('\n'),
+      );
+    });
+
+  newsletters
+    .command('copy')
+    .description('Make a new draft from an issue: its subject, parts, lists and privacy')
+    .argument('<id>', 'newsletter id', parsePositiveInteger)
+    .action(async (id: number) => {
+      const services = await context.services();
+      const deps = await campaignDeps(services, false);
+      const copied = await runOperation(deps, 'copy_newsletter', () =>
+        copyNewsletterIssue(deps, id),
+      );
+      if (isNewsletterError(copied)) failed(copied);
+      writeLine(
+        context.io.stdout,
+        `Created ${describe(copied.issue)}, a copy of newsletter ${id}.`,
       );
     });
 

@@ -240,3 +240,99 @@ describe('[campaign.listing] newsletters list', () => {
     expect(result.stdout).toBe('No newsletters yet.\n');
   });
 });
+
+describe('[campaign.copy] newsletters copy', () => {
+  it('makes a new draft of an issue; an unknown one is exit 1', async () => {
+    const html = await file('issue.html', HTML);
+    await world.cli([
+      'newsletters',
+      'create',
+      '--subject',
+      'Original',
+      '--html',
+      html,
+      '--lists',
+      '1',
+      '--private',
+    ]);
+    const copied = await world.cli(['newsletters', 'copy', '1']);
+    expect(copied.stdout).toBe(
+      'Created newsletter 2 (draft, private; listed to keyed callers only), a copy of newsletter 1.\n',
+    );
+    expect((await world.store.getNewsletterIssue(2))?.subject).toBe('Original');
+    expect((await world.cli(['newsletters', 'copy', '9'])).code).toBe(1);
+  });
+});
+
+describe('[campaign.test-send] newsletters test', () => {
+  it('queues a test to the given addresses, and refuses a sixth', async () => {
+    const html = await file('issue.html', HTML);
+    await world.cli(['newsletters', 'create', '--subject', 'T', '--html', html, '--lists', '1']);
+    const options = ['--campaign-queue', queueUrl];
+    const queued = await world.cli([
+      ...options,
+      'newsletters',
+      'test',
+      '1',
+      '--to',
+      'a@example.com',
+      '--to',
+      'B@example.com',
+    ]);
+    expect(queued.stdout).toBe('Test of newsletter 1 queued for a@example.com, b@example.com.\n');
+    const [message] = sqs.messages('plans').map((body) => JSON.parse(body));
+    expect(message).toMatchObject({
+      kind: 'test',
+      newsletter_id: 1,
+      to: ['a@example.com', 'b@example.com'],
+    });
+    const six = Array.from({ length: 6 }, (_, i) => ['--to', `t${i}@example.com`]).flat();
+    const refused = await world.cli([...options, 'newsletters', 'test', '1', ...six]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/at most 5 addresses/);
+    expect((await world.store.getNewsletterIssue(1))?.status).toBe('draft');
+  });
+});
+
+describe('[campaign.report] newsletters report', () => {
+  it('prints the counts of an issue, and an empty CSV for one never sent', async () => {
+    const html = await file('issue.html', HTML);
+    await world.cli(['newsletters', 'create', '--subject', 'R', '--html', html, '--lists', '1']);
+    const report = await world.cli(['newsletters', 'report', '1']);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toMatch(/^Newsletter 1 \(draft, run 0\): R/);
+    expect(report.stdout).toMatch(/^sent\s+0$/m);
+    const csv = await world.cli(['newsletters', 'report', '1', '--csv', '-']);
+    expect(csv.stdout).toBe('email,subscriber_id,outcome,at,message_id\n');
+    const missing = await world.cli(['newsletters', 'report', '7', '--csv', 'out.csv']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/Newsletter 7 does not exist/);
+  });
+});
+
+describe('[campaign.watch] newsletters watch', () => {
+  it('ends at once for an issue that is not sending, saying where it stands', async () => {
+    await world.cli(['newsletters', 'create', '--subject', 'W']);
+    const watched = await world.cli(['newsletters', 'watch', '1']);
+    expect(watched.code).toBe(0);
+    expect(watched.stdout).toBe('Newsletter 1 is draft: not sent yet.\n');
+    expect(watched.stderr).toMatch(/^draft: 0\/0 settled/);
+  });
+
+  it('send --new-only needs a sent issue', async () => {
+    const html = await file('issue.html', HTML);
+    await world.cli(['newsletters', 'create', '--subject', 'N', '--html', html, '--lists', '1']);
+    const result = await world.cli([
+      '--campaign-queue',
+      queueUrl,
+      'newsletters',
+      'send',
+      '1',
+      '--new-only',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /Newsletter 1 is a draft; only a sent newsletter can be sent to new subscribers/,
+    );
+  });
+});

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { PassThrough, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import type { CampaignStore } from '../../shared/adapters/store/campaign-store-port.ts';
+import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
+import {
+  type CampaignReport,
+  campaignReport,
+} from '../../shared/operations/campaign/campaign-report.ts';
+import type { CliContext } from '../context.ts';
+
+const COLUMNS = ['email', 'subscriber_id', 'outcome', 'at', 'message_id'];
+
+/**
+ * Runs an issue's report and, with `csv`, writes one row per recipient (a file, written to a
+ * partial file and renamed when complete, or `-` for standard output).
+ */
+export async function writeReport(
+  campaigns: CampaignStore,
+  id: number,
+  csv: string | undefined,
+  context: Pick<CliContext, 'io'>,
+): Promise<CampaignReport | NewsletterError> {
+  if (csv === undefined) return campaignReport({ campaigns }, id);
+  const rows = new PassThrough({ objectMode: true });
+  const toCsv = stringify({ header: true, columns: COLUMNS });
+  const into = async (destination: Writable, end: boolean) => {
+    const written = pipeline(rows, toCsv, destination, { end });
+    const report = await campaignReport({ campaigns }, id, async (page) => {
+      for (const row of page)
+        if (!rows.write(row)) await new Promise((go) => rows.once('drain', go));
+    });
+    rows.end();
+    await written;
+    return report;
+  };
+  if (csv === '-') return into(context.io.stdout, false);
+  const target = resolve(context.io.cwd, csv);
+  const partial = `${target}.${randomUUID()}.partial`;
+  try {
+    const report = await into(createWriteStream(partial, { mode: 0o600 }), true);
+    if (isNewsletterError(report)) await rm(partial, { force: true });
+    else await rename(partial, target);
+    return report;
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+}
