@@ -26,7 +26,10 @@ export interface LocalStackOptions {
   readonly port: number;
   /** Mail viewer and local SES port (`MAIL_PORT`, default 8005; 0 picks a free one). */
   readonly mailPort: number;
-  /** Folder for DynamoDB's data and the parameters (`DATA_DIR`); undefined keeps all in memory. */
+  /**
+   * Folder for DynamoDB's data, the parameters and the queues (`DATA_DIR`); undefined keeps all
+   * in memory.
+   */
   readonly dataDir?: string;
   /** The API key to use (`API_KEY`); default: generated once and kept with the data. */
   readonly apiKey?: string;
@@ -116,8 +119,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dataDir ? { file: join(dataDir, 'parameters.json') } : {},
     );
     started.push(parameters);
-    // Dead-letter queues of the stream consumers; in memory (they matter while a run lasts).
-    const sqs = await startSqsLocal();
+    // The stack's queues (fauxqs). With a data folder they keep their messages across a
+    // restart, as queues do on AWS: work queued when npm start stopped is still there.
+    const sqs = await startSqsLocal(dataDir ? { dataDir: join(dataDir, 'sqs') } : {});
     started.push(sqs);
 
     const code = options.code ?? 'bundle';

@@ -21,6 +21,11 @@ export interface AuthorizationRequest {
   readonly action: string;
   readonly resource: string;
   readonly context?: Readonly<Record<string, string | string[]>>;
+  /**
+   * The resource's own policy (a queue policy), evaluated with the identity policy as AWS does
+   * within one account: either may allow, an explicit deny in either refuses.
+   */
+  readonly resourcePolicy?: PolicyDocument;
 }
 
 /** The verdict on one request. */
@@ -72,7 +77,11 @@ export async function evaluate(
     identityPolicies: [{ name: 'role', policy }],
     serviceControlPolicies: [],
     resourceControlPolicies: [],
-    ...(isKmsKey(request.resource) ? { resourcePolicy: MANAGED_KEY_POLICY } : {}),
+    ...(isKmsKey(request.resource)
+      ? { resourcePolicy: MANAGED_KEY_POLICY }
+      : request.resourcePolicy
+        ? { resourcePolicy: request.resourcePolicy }
+        : {}),
   } as Simulation;
   const outcome = await runSimulation(simulation, { simulationMode: 'Strict' });
   if (outcome.resultType === 'error') {
