@@ -54,8 +54,13 @@ export interface LocalStackOptions {
   readonly onStreamError?: (error: unknown) => void;
   /** Waits before Lambda's two retries of a failed asynchronous invocation (default 1 s, 2 s). */
   readonly asyncRetryWaitsMs?: readonly number[];
-  /** A topic's message dropped after its function failed every attempt; default: stderr. */
+  /**
+   * An asynchronous invocation (a topic's message, a rule's event) dropped after its function
+   * failed every attempt; default: stderr.
+   */
   readonly onDeliveryGaveUp?: (failure: FailedDelivery) => void;
+  /** Fire the scheduled rules on their schedules (default true); off, only `cloud.fireRule`. */
+  readonly runSchedules?: boolean;
 }
 
 /** The running local service. */
@@ -180,9 +185,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         options.onDeliveryGaveUp ??
         ((failure) =>
           process.stderr.write(
-            `topic delivery to ${failure.functionLogicalId} dropped after ${failure.attempts} attempts: ${failure.error}\n`,
+            `event from ${failure.sourceArn} to ${failure.functionLogicalId} dropped after ${failure.attempts} attempts: ${failure.error}\n`,
           )),
       ...(options.asyncRetryWaitsMs ? { asyncRetryWaitsMs: options.asyncRetryWaitsMs } : {}),
+      ...(options.runSchedules === undefined ? {} : { runSchedules: options.runSchedules }),
     });
     started.push(cloud);
 
@@ -201,6 +207,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       client.destroy();
     }
 
+    if (!cloud.api) throw new Error('the stack has no REST API');
     const apiRoot = `${cloud.api.stageUrl}/newsletter/v1`;
     if (dataDir) {
       // The admin CLI's --local reads this to find the stand-ins' ports, picked free at start.
