@@ -61,6 +61,12 @@ export interface LocalStackOptions {
   readonly onDeliveryGaveUp?: (failure: FailedDelivery) => void;
   /** Fire the scheduled rules on their schedules (default true); off, only `cloud.fireRule`. */
   readonly runSchedules?: boolean;
+  /**
+   * The local SES's MaxSendRate (`SES_MAX_SEND_RATE`), enforced as SES enforces it: a send
+   * beyond it in any second is refused with `Throttling`. Without it, the quota of a new
+   * production account is reported (14 per second) and not enforced.
+   */
+  readonly sesMaxSendRate?: number;
 }
 
 /** The running local service. */
@@ -120,6 +126,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const sesPublisher: SesPublisher = (notification) => cloud?.publishSesEvent(notification);
     const ses = await startSesLocal({ port: options.mailPort, publish: sesPublisher });
     started.push(ses);
+    if (options.sesMaxSendRate !== undefined) {
+      ses.setQuota({ maxSendRate: options.sesMaxSendRate });
+      ses.enforceQuota(true);
+    }
     const parameters = await startParameterStore(
       dataDir ? { file: join(dataDir, 'parameters.json') } : {},
     );
