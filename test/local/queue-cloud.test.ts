@@ -9,9 +9,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  GetQueueAttributesCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Denial } from '../../infra/local/cloud/aws-endpoint.ts';
+import { DeployedStack } from '../../infra/local/cloud/deployed-stack.ts';
 import { LOCAL_ACCOUNT } from '../../infra/local/cloud/intrinsics.ts';
 import type { LambdaHost } from '../../infra/local/cloud/lambda-host.ts';
 import { type LocalCloud, startLocalCloud } from '../../infra/local/cloud/local-cloud.ts';
@@ -64,6 +70,21 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'queue-cloud-'));
   const cdkOut = synthQueueStack(join(scratch, 'cdk.out'));
   sqs = await startSqsLocal();
+  // A queue kept from an earlier run (DATA_DIR), with other attributes and a message.
+  const kept = new DeployedStack(cdkOut).queues().find((queue) => queue.name.includes('Work'));
+  sqs.createQueue(kept?.name ?? '', { VisibilityTimeout: '30' });
+  const early = new SQSClient({
+    endpoint: sqs.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
+  });
+  await early.send(
+    new SendMessageCommand({
+      QueueUrl: `${sqs.endpoint}/${LOCAL_ACCOUNT}/${kept?.name}`,
+      MessageBody: JSON.stringify({ id: 'kept' }),
+    }),
+  );
+  early.destroy();
   // This stack has no table, parameters or mail: nothing listens for them.
   const nowhere = 'http://127.0.0.1:9';
   cloud = await startLocalCloud({
@@ -115,6 +136,11 @@ async function queueTasks(tasks: readonly Task[]): Promise<void> {
 }
 
 describe('queues from the template', () => {
+  it('works off what a kept queue held, once the template has updated its attributes', async () => {
+    await cloud.settled();
+    expect(done('kept').length).toBeGreaterThanOrEqual(1);
+  });
+
   it('creates each queue with the attributes CloudFormation would, in the local account', async () => {
     const work = queueOf('Work');
     const deadLetters = queueOf('DeadLetters');
@@ -142,7 +168,9 @@ describe('an SQS event source mapping of the template', () => {
     const tasks = Array.from({ length: 30 }, (_, i) => ({ id: `plain-${i}` }));
     await queueTasks(tasks);
     await cloud.settled();
-    for (const task of tasks) expect(done(task.id), task.id).toHaveLength(1);
+    // At least once, as SQS delivers: on a loaded machine a batch can outlive its visibility
+    // timeout before its invocation starts (a cold environment), and come back.
+    for (const task of tasks) expect(done(task.id).length, task.id).toBeGreaterThanOrEqual(1);
     const batches = workerLines().filter((line) => line.id.startsWith('plain-'));
     expect(Math.max(...batches.map((line) => line.batch))).toBeLessThanOrEqual(FIXTURE.batchSize);
     expect(denials).toEqual([]);
@@ -174,7 +202,7 @@ describe('an SQS event source mapping of the template', () => {
   it('takes back only the failed items of a batch, and dead-letters a message that keeps failing', async () => {
     await queueTasks([{ id: 'fine' }, { id: 'poison', fail: 'item' }]);
     await cloud.settled();
-    expect(done('fine')).toHaveLength(1);
+    expect(done('fine').length).toBeGreaterThanOrEqual(1);
     const poison = workerLines().filter((line) => line.id === 'poison');
     expect(poison.map((line) => line.receiveCount)).toEqual([1, 2]);
     expect(sqs.messages(queueOf('DeadLetters').name).map((body) => JSON.parse(body).id)).toEqual([

@@ -28,6 +28,7 @@ import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
   QueueDoesNotExist,
+  QueueNameExists,
   SendMessageCommand,
   SetQueueAttributesCommand,
   SQSClient,
@@ -556,7 +557,11 @@ async function createQueuesOf(
         new CreateQueueCommand({ QueueName: queue.name, Attributes: { ...queue.attributes } }),
       );
     } catch (error) {
-      if (!(error instanceof SQSServiceException) || error.name !== 'QueueNameExists') throw error;
+      // fauxqs 2.4.1 names this error by the old query code, which the SDK maps to no class.
+      const exists =
+        error instanceof QueueNameExists ||
+        (error instanceof SQSServiceException && error.name.endsWith('QueueNameExists'));
+      if (!exists) throw error;
       // FIFO-ness cannot change; CloudFormation replaces such a queue, which we do not.
       const { FifoQueue: _fifo, ...settable } = queue.attributes;
       await client.send(
