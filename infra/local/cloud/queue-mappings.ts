@@ -150,12 +150,13 @@ export function startQueueMappings(options: QueueMappingsOptions): QueueMappings
     .filter((mapping) => mapping.enabled)
     .map((mapping) => new QueuePoller(mapping, options));
   for (const poller of pollers) poller.start();
+  let stopped = false;
   return {
     get lastWorkEnded() {
       return Math.max(0, ...pollers.map((poller) => poller.lastWorkEnded));
     },
     settled: async () => {
-      for (;;) {
+      while (!stopped) {
         const activity = pollers.reduce((sum, poller) => sum + poller.activity, 0);
         if (pollers.every((poller) => poller.idle)) {
           const depths = await Promise.all(
@@ -171,6 +172,7 @@ export function startQueueMappings(options: QueueMappingsOptions): QueueMappings
       }
     },
     stop: async () => {
+      stopped = true;
       await Promise.all(pollers.map((poller) => poller.stop()));
     },
   };
@@ -259,7 +261,7 @@ class QueuePoller {
       if (messages === undefined) {
         failures += 1;
         // A refused or failed receive: back off as the service's poller does.
-        await Promise.race([sleep(Math.min(30_000, 500 * 2 ** failures)), this.#stopping]);
+        await this.#pause(Math.min(30_000, 500 * 2 ** failures));
         continue;
       }
       failures = 0;
@@ -274,6 +276,11 @@ class QueuePoller {
         this.lastWorkEnded = performance.now();
       }
     }
+  }
+
+  /** Waits, or less when the mapping stops (no timer outlives it). */
+  async #pause(ms: number): Promise<void> {
+    await sleep(ms, undefined, { signal: this.#abort.signal }).catch(() => undefined);
   }
 
   /** One receive; undefined when it failed (not when it found nothing). */
@@ -312,7 +319,7 @@ class QueuePoller {
       if (!more) break;
       batch.push(...more);
       if (more.length === 0 && seconds === 0) {
-        await Promise.race([sleep(Math.min(remaining, 50)), this.#stopping]);
+        await this.#pause(Math.min(remaining, 50));
       }
     }
     return batch;
