@@ -7,7 +7,19 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  ChangeMessageVisibilityCommand,
+  DeleteMessageBatchCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -396,6 +408,87 @@ describe('an SQS event source mapping', () => {
     await mappings.stop();
     expect(Date.now() - before).toBeLessThan(2_000);
     expect(sqs.depth(work.name)).toEqual({ visible: 0, inFlight: 1, delayed: 0 });
+  });
+});
+
+describe('SQS calls through the IAM-checked endpoint', () => {
+  it('authorizes each call the SDK makes as its single action, and forwards it to the queue', async () => {
+    const work = queue();
+    const grants = [
+      'sqs:SendMessage',
+      'sqs:ReceiveMessage',
+      'sqs:DeleteMessage',
+      'sqs:ChangeMessageVisibility',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:PurgeQueue',
+    ];
+    const clientWith = (actions: readonly string[]) =>
+      new SQSClient({
+        endpoint: endpoint.url,
+        region: 'us-east-1',
+        maxAttempts: 1,
+        credentials: endpoint.register({
+          name: 'Caller',
+          roleArn: ROLE,
+          policy: {
+            Version: '2012-10-17',
+            Statement: [{ Effect: 'Allow', Action: [...actions], Resource: work.arn }],
+          },
+        }),
+      });
+    const client = clientWith(grants);
+    const { QueueUrl } = await client.send(new GetQueueUrlCommand({ QueueName: work.name }));
+    // The URL leads back to the endpoint, not around it.
+    expect(QueueUrl).toBe(`${endpoint.url}/${LOCAL_ACCOUNT}/${work.name}`);
+    await client.send(new SendMessageCommand({ QueueUrl, MessageBody: 'one' }));
+    await client.send(
+      new SendMessageBatchCommand({ QueueUrl, Entries: [{ Id: 'a', MessageBody: 'two' }] }),
+    );
+    const received = await client.send(
+      new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 2, WaitTimeSeconds: 1 }),
+    );
+    const [first, second] = received.Messages ?? [];
+    await client.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl,
+        ReceiptHandle: first?.ReceiptHandle,
+        VisibilityTimeout: 60,
+      }),
+    );
+    await client.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl,
+        Entries: [{ Id: 'b', ReceiptHandle: second?.ReceiptHandle, VisibilityTimeout: 60 }],
+      }),
+    );
+    await client.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: first?.ReceiptHandle }));
+    await client.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl,
+        Entries: [{ Id: 'c', ReceiptHandle: second?.ReceiptHandle }],
+      }),
+    );
+    await client.send(new SendMessageCommand({ QueueUrl, MessageBody: 'three' }));
+    await client.send(new PurgeQueueCommand({ QueueUrl }));
+    const { Attributes } = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+    );
+    expect(Attributes?.ApproximateNumberOfMessages).toBe('0');
+    expect(denials).toEqual([]);
+    client.destroy();
+
+    const narrow = clientWith(grants.filter((grant) => grant !== 'sqs:ChangeMessageVisibility'));
+    await expect(
+      narrow.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl,
+          Entries: [{ Id: 'd', ReceiptHandle: 'x', VisibilityTimeout: 1 }],
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    expect(denials.map((denial) => denial.action)).toEqual(['sqs:ChangeMessageVisibility']);
+    narrow.destroy();
   });
 });
 

@@ -577,7 +577,7 @@ export class DeployedStack {
       ) {
         throw new TemplateError(`${logicalId}: MaximumConcurrency must be between 2 and 1000`);
       }
-      const visibility = Number(queue.VisibilityTimeout ?? 30);
+      const visibility = Number(this.resolve(queue.VisibilityTimeout ?? 30));
       const timeout = this.function(functionLogicalId).timeoutSeconds;
       if (visibility < timeout) {
         throw new TemplateError(
