@@ -31,7 +31,10 @@ export interface LocalStackOptions {
   readonly port: number;
   /** Mail viewer and local SES port (`MAIL_PORT`, default 8005; 0 picks a free one). */
   readonly mailPort: number;
-  /** Folder for DynamoDB's data and the parameters (`DATA_DIR`); undefined keeps all in memory. */
+  /**
+   * Folder for DynamoDB's data, the parameters and the queues (`DATA_DIR`); undefined keeps all
+   * in memory.
+   */
   readonly dataDir?: string;
   /** The API key to use (`API_KEY`); default: generated once and kept with the data. */
   readonly apiKey?: string;
@@ -61,8 +64,19 @@ export interface LocalStackOptions {
   readonly onStreamError?: (error: unknown) => void;
   /** Waits before Lambda's two retries of a failed asynchronous invocation (default 1 s, 2 s). */
   readonly asyncRetryWaitsMs?: readonly number[];
-  /** A topic's message dropped after its function failed every attempt; default: stderr. */
+  /**
+   * An asynchronous invocation (a topic's message, a rule's event) dropped after its function
+   * failed every attempt; default: stderr.
+   */
   readonly onDeliveryGaveUp?: (failure: FailedDelivery) => void;
+  /** Fire the scheduled rules on their schedules (default true); off, only `cloud.fireRule`. */
+  readonly runSchedules?: boolean;
+  /**
+   * The local SES's MaxSendRate (`SES_MAX_SEND_RATE`), enforced as SES enforces it: a send
+   * beyond it in any second is refused with `Throttling`. Without it, the quota of a new
+   * production account is reported (14 per second) and not enforced.
+   */
+  readonly sesMaxSendRate?: number;
 }
 
 /** The running local service. */
@@ -122,12 +136,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const sesPublisher: SesPublisher = (notification) => cloud?.publishSesEvent(notification);
     const ses = await startSesLocal({ port: options.mailPort, publish: sesPublisher });
     started.push(ses);
+    if (options.sesMaxSendRate !== undefined) {
+      ses.setQuota({ maxSendRate: options.sesMaxSendRate });
+      ses.enforceQuota(true);
+    }
     const parameters = await startParameterStore(
       dataDir ? { file: join(dataDir, 'parameters.json') } : {},
     );
     started.push(parameters);
-    // Dead-letter queues of the stream consumers; in memory (they matter while a run lasts).
-    const sqs = await startSqsLocal();
+    // The stack's queues (fauxqs). With a data folder they keep their messages across a
+    // restart, as queues do on AWS: work queued when npm start stopped is still there.
+    const sqs = await startSqsLocal(dataDir ? { dataDir: join(dataDir, 'sqs') } : {});
     started.push(sqs);
 
     const code = options.code ?? 'bundle';
@@ -186,9 +205,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         options.onDeliveryGaveUp ??
         ((failure) =>
           process.stderr.write(
-            `topic delivery to ${failure.functionLogicalId} dropped after ${failure.attempts} attempts: ${failure.error}\n`,
+            `event from ${failure.sourceArn} to ${failure.functionLogicalId} dropped after ${failure.attempts} attempts: ${failure.error}\n`,
           )),
       ...(options.asyncRetryWaitsMs ? { asyncRetryWaitsMs: options.asyncRetryWaitsMs } : {}),
+      ...(options.runSchedules === undefined ? {} : { runSchedules: options.runSchedules }),
     });
     started.push(cloud);
 
@@ -211,6 +231,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       client.destroy();
     }
 
+    if (!cloud.api) throw new Error('the stack has no REST API');
     const apiRoot = `${cloud.api.stageUrl}/newsletter/v1`;
     if (dataDir) {
       // The admin CLI's --local reads this to find the stand-ins' ports, picked free at start.

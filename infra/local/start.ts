@@ -3,7 +3,8 @@
  * (`cdk synth`, bundles included) and runs it: every function as deployed, with its own
  * permissions. Environment: PORT (3000), MAIL_PORT (8005), DATA_DIR (.data), API_KEY
  * (generated once and kept in DATA_DIR), STAGE (api; `wp-json` serves the original's paths),
- * LOCAL_CODE (`bundle`, the default, or `source`: the TypeScript files, faster to start).
+ * LOCAL_CODE (`bundle`, the default, or `source`: the TypeScript files, faster to start),
+ * SES_MAX_SEND_RATE (the local SES's maximum sending rate, enforced as SES enforces it).
  */
 import type { CodeSource } from './cloud/lambda-host.ts';
 import { startLocalStack } from './local-stack.ts';
@@ -30,6 +31,14 @@ if (code !== 'bundle' && code !== 'source') {
   process.exit(2);
 }
 
+const sesRate = process.env.SES_MAX_SEND_RATE;
+if (sesRate !== undefined && sesRate !== '' && !(Number(sesRate) > 0)) {
+  process.stderr.write(
+    `SES_MAX_SEND_RATE must be a positive number, got ${JSON.stringify(sesRate)}\n`,
+  );
+  process.exit(2);
+}
+
 // This process seeds the table with the SDK; its Node-version notice is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -40,6 +49,7 @@ const options = {
   stage,
   code,
   ...(process.env.API_KEY ? { apiKey: process.env.API_KEY } : {}),
+  ...(sesRate ? { sesMaxSendRate: Number(sesRate) } : {}),
 };
 
 process.stdout.write(

@@ -59,8 +59,11 @@ interface Step {
 
 const steps: Step[] = [];
 
-/** The callers that are the Lambda service reading the stream for a function, not a function. */
-const isStreamPoller = (call: RecordedCall): boolean =>
+/**
+ * The callers that are the Lambda service reading a stream or polling a queue for a function
+ * (an event source mapping), not a function.
+ */
+const isEventSourcePoller = (call: RecordedCall): boolean =>
   call.caller.endsWith('(event source mapping)');
 
 /**
@@ -78,7 +81,9 @@ async function step<T extends ApiResponse | undefined>(
   steps.push({
     name,
     status: response?.status,
-    calls: service.stack.cloud.endpoint.calls.slice(before).filter((call) => !isStreamPoller(call)),
+    calls: service.stack.cloud.endpoint.calls
+      .slice(before)
+      .filter((call) => !isEventSourcePoller(call)),
     documented,
   });
   return response;
@@ -379,8 +384,10 @@ describe('the whole scenario, from cdk.out', () => {
 
   describe('least privilege in both directions', () => {
     const functions = (): DeployedFunction[] => service.stack.cloud.stack.functions();
-    // A function's role is also what the Lambda service reads its stream with, and sends an
-    // asynchronous invocation it gave up on to the on-failure queue with.
+    // A function's role is also what the Lambda service reads its stream or polls its queue
+    // with (an SQS mapping needs sqs:ReceiveMessage, sqs:DeleteMessage and
+    // sqs:GetQueueAttributes, nothing more), and sends an asynchronous invocation it gave up on
+    // to the on-failure queue with.
     const callsOf = (fn: DeployedFunction): RecordedCall[] =>
       service.stack.cloud.endpoint.calls.filter(
         (call) =>

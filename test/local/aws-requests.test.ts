@@ -94,3 +94,103 @@ describe('an SES send, as the local endpoint authorizes it', () => {
     expect((await judge(send(), policy(IDENTITY))).allowed).toBe(true);
   });
 });
+
+const QUEUE = 'arn:aws:sqs:us-east-1:123456789012:Work';
+const sqsFacts = (queuePolicy?: PolicyDocument) => ({
+  ...facts,
+  queueArn: (url: string) => (url.endsWith('/Work') ? QUEUE : undefined),
+  ...(queuePolicy ? { queuePolicy: () => queuePolicy } : {}),
+});
+const sqsCall = (operation: string, input: Record<string, unknown>): WireCall => ({
+  service: 'sqs',
+  operation,
+  input,
+});
+const queueUrl = 'http://127.0.0.1:1/123456789012/Work';
+
+/** What CDK's `enforceSSL: true` writes into a queue's policy. */
+const ENFORCE_SSL: PolicyDocument = {
+  Version: '2012-10-17',
+  Statement: [
+    {
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 'sqs:*',
+      Resource: QUEUE,
+      Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+    },
+  ],
+};
+
+async function allowedSqs(call: WireCall, granted: PolicyDocument, queuePolicy?: PolicyDocument) {
+  const requests = authorizationsFor(call, sqsFacts(queuePolicy));
+  const verdicts = await Promise.all(
+    requests.map(async (request) => (await evaluate(ROLE, granted, request)).allowed),
+  );
+  return callAllowed(requests, verdicts);
+}
+
+const grant = (action: string, resource = QUEUE): PolicyDocument => ({
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Action: action, Resource: resource }],
+});
+
+describe('an SQS call, as the local endpoint authorizes it', () => {
+  it('authorizes a batch call as its single action on the queue of the URL', () => {
+    const actions = [
+      'SendMessageBatch',
+      'DeleteMessageBatch',
+      'ChangeMessageVisibilityBatch',
+      'ReceiveMessage',
+      'PurgeQueue',
+    ].map((operation) =>
+      authorizationsFor(sqsCall(operation, { QueueUrl: queueUrl }), sqsFacts()).map(
+        (each) => `${each.action} ${each.resource}`,
+      ),
+    );
+    expect(actions).toEqual([
+      [`sqs:SendMessage ${QUEUE}`],
+      [`sqs:DeleteMessage ${QUEUE}`],
+      [`sqs:ChangeMessageVisibility ${QUEUE}`],
+      [`sqs:ReceiveMessage ${QUEUE}`],
+      [`sqs:PurgeQueue ${QUEUE}`],
+    ]);
+  });
+
+  it('authorizes GetQueueUrl on the queue the name (and owner) names', () => {
+    const [request] = authorizationsFor(sqsCall('GetQueueUrl', { QueueName: 'Work' }), sqsFacts());
+    expect(request?.resource).toBe(QUEUE);
+    const [other] = authorizationsFor(
+      sqsCall('GetQueueUrl', { QueueName: 'Work', QueueOwnerAWSAccountId: '210987654321' }),
+      sqsFacts(),
+    );
+    expect(other?.resource).toBe('arn:aws:sqs:us-east-1:210987654321:Work');
+  });
+
+  it('needs sqs:SendMessage for SendMessageBatch, and nothing grants a batch action by its name', async () => {
+    const batch = sqsCall('SendMessageBatch', { QueueUrl: queueUrl, Entries: [] });
+    expect(await allowedSqs(batch, grant('sqs:SendMessage'))).toBe(true);
+    expect(await allowedSqs(batch, grant('sqs:ReceiveMessage'))).toBe(false);
+  });
+
+  it("lets enforceSSL's deny pass, since SDK calls go over TLS on AWS, but applies any other deny of the queue policy", async () => {
+    const send = sqsCall('SendMessage', { QueueUrl: queueUrl, MessageBody: 'x' });
+    expect(await allowedSqs(send, grant('sqs:SendMessage'), ENFORCE_SSL)).toBe(true);
+    const denyRole: PolicyDocument = {
+      Version: '2012-10-17',
+      Statement: [
+        { Effect: 'Deny', Principal: { AWS: ROLE }, Action: 'sqs:SendMessage', Resource: QUEUE },
+      ],
+    };
+    expect(await allowedSqs(send, grant('sqs:SendMessage'), denyRole)).toBe(false);
+  });
+});
+
+describe("SES's account-level calls", () => {
+  it('authorizes GetSendQuota on "*", the only resource IAM knows for it', async () => {
+    const call: WireCall = { service: 'ses', operation: 'GetSendQuota', input: {} };
+    const requests = authorizationsFor(call, facts);
+    expect(requests).toEqual([{ action: 'ses:GetSendQuota', resource: '*' }]);
+    expect((await evaluate(ROLE, grant('ses:GetSendQuota', '*'), requests[0]!)).allowed).toBe(true);
+  });
+});

@@ -4,6 +4,7 @@ import {
   CreateConfigurationSetCommand,
   CreateConfigurationSetEventDestinationCommand,
   type EventType,
+  GetSendQuotaCommand,
   SESClient,
   SendEmailCommand,
   SendRawEmailCommand,
@@ -384,5 +385,93 @@ describe('configuration sets and the mailbox simulator', () => {
     await expect(send('reader@example.com', 'unsigned')).rejects.toBeInstanceOf(
       ConfigurationSetDoesNotExistException,
     );
+  });
+});
+
+describe("the account's sending quota", () => {
+  let ses: SesLocal;
+  let client: SESClient;
+  const raw = new TextEncoder().encode(RAW);
+  /** Sends one raw mail; its error's name and message when refused. */
+  const sendOne = async (): Promise<string> => {
+    try {
+      await client.send(new SendRawEmailCommand({ RawMessage: { Data: raw } }));
+      return 'sent';
+    } catch (error) {
+      const failure = error as Error & { $metadata?: { httpStatusCode?: number } };
+      return `${failure.name} ${failure.$metadata?.httpStatusCode}: ${failure.message}`;
+    }
+  };
+
+  beforeAll(async () => {
+    ses = await startSesLocal();
+    client = sesClient(ses.endpoint);
+  });
+
+  afterAll(async () => {
+    client.destroy();
+    await ses.stop();
+  });
+
+  beforeEach(() => {
+    ses.enforceQuota(false);
+    ses.throttleStorm(0);
+    ses.setQuota({ maxSendRate: 14, max24HourSend: 50_000 });
+  });
+
+  it('answers GetSendQuota with the quota and the recipients sent in the last 24 hours', async () => {
+    const before = (await client.send(new GetSendQuotaCommand({}))).SentLast24Hours ?? 0;
+    expect(await client.send(new GetSendQuotaCommand({}))).toMatchObject({
+      MaxSendRate: 14,
+      Max24HourSend: 50_000,
+    });
+    await sendOne();
+    await client.send(
+      new SendRawEmailCommand({
+        RawMessage: { Data: raw },
+        Destinations: ['a@example.com', 'b@example.com'],
+      }),
+    );
+    ses.setQuota({ maxSendRate: 200 });
+    const quota = await client.send(new GetSendQuotaCommand({}));
+    expect(quota).toMatchObject({ MaxSendRate: 200, SentLast24Hours: before + 3 });
+    expect(ses.sendQuota()).toEqual({
+      maxSendRate: 200,
+      max24HourSend: 50_000,
+      sentLast24Hours: before + 3,
+    });
+  });
+
+  it("refuses sends beyond the maximum rate in any second with SES's Throttling error", async () => {
+    ses.setQuota({ maxSendRate: 3 });
+    ses.enforceQuota(true);
+    const stored = (await ses.messages()).length;
+    // Past a second boundary of the previous test's sends.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => sendOne()));
+    expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(3);
+    expect(outcomes.filter((outcome) => outcome !== 'sent')).toEqual([
+      'Throttling 400: Maximum sending rate exceeded.',
+      'Throttling 400: Maximum sending rate exceeded.',
+    ]);
+    // Dropped, as SES drops them: only the accepted ones arrive.
+    expect((await ses.messages()).length).toBe(stored + 3);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await sendOne()).toBe('sent');
+  });
+
+  it('refuses every send during a throttle storm, and sends again after it', async () => {
+    ses.throttleStorm(300);
+    expect(await sendOne()).toBe('Throttling 400: Maximum sending rate exceeded.');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await sendOne()).toBe('sent');
+  });
+
+  it('refuses sends beyond the daily quota', async () => {
+    const { sentLast24Hours } = ses.sendQuota();
+    ses.setQuota({ max24HourSend: sentLast24Hours + 1 });
+    ses.enforceQuota(true);
+    expect(await sendOne()).toBe('sent');
+    expect(await sendOne()).toBe('Throttling 400: Daily message quota exceeded.');
   });
 });

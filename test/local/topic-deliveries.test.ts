@@ -40,7 +40,12 @@ const TOPIC: DeployedTopic = {
 };
 
 function topicsWith(
-  options: { topic?: DeployedTopic; permitted?: boolean; results?: InvocationResult[] } = {},
+  options: {
+    topic?: DeployedTopic;
+    permitted?: boolean;
+    results?: InvocationResult[];
+    retries?: number;
+  } = {},
 ) {
   const invocations: SNSEvent[] = [];
   const denials: Denial[] = [];
@@ -57,6 +62,9 @@ function topicsWith(
       return results.shift() ?? { ok: true, result: null };
     },
     retryWaitsMs: [1, 1],
+    ...(options.retries === undefined
+      ? {}
+      : { maximumRetryAttemptsOf: () => options.retries ?? 2 }),
     onDenied: (denial) => denials.push(denial),
     onGaveUp: (failure) => gaveUp.push(failure),
     sendToOnFailure: async (functionLogicalId, event) => {
@@ -137,12 +145,27 @@ describe('the local SNS', () => {
     expect(deadLettered).toEqual([{ functionLogicalId: 'Feedback', event: invocations[0] }]);
     expect(gaveUp).toEqual([
       {
-        topicArn: TOPIC_ARN,
+        sourceArn: TOPIC_ARN,
         functionLogicalId: 'Feedback',
         attempts: 3,
         error: 'Error: table away',
       },
     ]);
+  });
+
+  it("retries as often as the function's asynchronous invocation config says", async () => {
+    const failure: InvocationResult = {
+      ok: false,
+      error: { errorType: 'Error', errorMessage: 'down', trace: [] },
+    };
+    const { topics, invocations, gaveUp } = topicsWith({
+      results: [failure, failure, failure],
+      retries: 0,
+    });
+    topics.publish(SES, TOPIC_ARN, '{}');
+    await topics.settled();
+    expect(invocations).toHaveLength(1);
+    expect(gaveUp.map((each) => each.attempts)).toEqual([1]);
   });
 
   it('stops retrying once one attempt succeeds', async () => {

@@ -460,7 +460,14 @@ function forward(
       target,
       {
         method: incoming.method,
-        headers: { ...incoming.headers, host: target.host, 'content-length': String(body.length) },
+        headers: {
+          ...incoming.headers,
+          host: target.host,
+          // Where the caller called, for a stand-in that answers with its own URLs (SQS's
+          // queue URLs must lead back here, not around the IAM check).
+          'x-forwarded-host': incoming.headers.host ?? '',
+          'content-length': String(body.length),
+        },
         agent,
         timeout: 30_000,
       },

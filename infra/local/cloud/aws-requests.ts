@@ -5,6 +5,7 @@
  * caller's behalf for a SecureString, and an SES send's identity and configuration set.
  */
 
+import type { PolicyDocument } from './deployed-stack.ts';
 import type { AuthorizationRequest } from './iam-evaluator.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 
@@ -66,6 +67,8 @@ export interface AccountFacts {
   readonly ssmKeyArn: string;
   /** Queue ARN of a queue URL. */
   readonly queueArn: (url: string) => string | undefined;
+  /** The queue's access policy (its AWS::SQS::QueuePolicy), if it has one. */
+  readonly queuePolicy?: (queueArn: string) => PolicyDocument | undefined;
 }
 
 const arn = (service: string, resource: string): string =>
@@ -119,10 +122,8 @@ export function authorizationsFor(call: WireCall, facts: AccountFacts): Required
       return ssmAuthorizations(operation, input, facts);
     case 'ses':
       return sesAuthorizations(operation, input);
-    case 'sqs': {
-      const queue = facts.queueArn(String(input.QueueUrl ?? ''));
-      return [{ action: `sqs:${operation}`, resource: queue ?? arn('sqs', 'unknown') }];
-    }
+    case 'sqs':
+      return sqsAuthorizations(operation, input, facts);
     default:
       return [{ action: `${service}:${operation}`, resource: '*' }];
   }
@@ -194,6 +195,38 @@ function dynamodbAuthorizations(
   }
 }
 
+/**
+ * SQS authorizes a batch call as its single action (there is no `sqs:SendMessageBatch` in
+ * IAM), on the queue of the URL, or of the name for GetQueueUrl and CreateQueue. The queue's
+ * own policy takes part, evaluated as for a call over TLS (`aws:SecureTransport` true): the
+ * loopback is plain HTTP, but it stands for the HTTPS the SDK always uses on AWS, so a policy
+ * that denies insecure transport (CDK's `enforceSSL`) denies nothing here, and one that denies
+ * anything else denies it here too.
+ */
+function sqsAuthorizations(
+  operation: string,
+  input: Readonly<Record<string, unknown>>,
+  facts: AccountFacts,
+): RequiredAuthorization[] {
+  const action = `sqs:${operation.replace(/Batch$/, '')}`;
+  if (operation === 'ListQueues') return [{ action, resource: '*' }];
+  const named = operation === 'GetQueueUrl' || operation === 'CreateQueue';
+  const owner =
+    typeof input.QueueOwnerAWSAccountId === 'string' ? input.QueueOwnerAWSAccountId : LOCAL_ACCOUNT;
+  const resource = named
+    ? `arn:aws:sqs:${LOCAL_REGION}:${owner}:${String(input.QueueName ?? '')}`
+    : (facts.queueArn(String(input.QueueUrl ?? '')) ?? arn('sqs', 'unknown'));
+  const resourcePolicy = facts.queuePolicy?.(resource);
+  return [
+    {
+      action,
+      resource,
+      context: { 'aws:SecureTransport': 'true' },
+      ...(resourcePolicy ? { resourcePolicy } : {}),
+    },
+  ];
+}
+
 function ssmAuthorizations(
   operation: string,
   input: Readonly<Record<string, unknown>>,
@@ -246,6 +279,13 @@ function fromOfRawMessage(base64: string): { address?: string; displayName?: str
   return { address: from.toLowerCase() };
 }
 
+/** SES v1 actions about the account rather than an identity or configuration set. */
+const ACCOUNT_LEVEL_SES_ACTIONS: ReadonlySet<string> = new Set([
+  'GetSendQuota',
+  'GetSendStatistics',
+  'GetAccountSendingEnabled',
+]);
+
 /**
  * SES authorizes a send against the identity it sends as: the From address's own identity
  * or its domain's. Both candidates are checked; either allowing is enough (the endpoint knows
@@ -257,6 +297,9 @@ function sesAuthorizations(
   operation: string,
   input: Readonly<Record<string, unknown>>,
 ): RequiredAuthorization[] {
+  // The account's own figures have no resource type: IAM authorizes them on "*" only.
+  if (ACCOUNT_LEVEL_SES_ACTIONS.has(operation))
+    return [{ action: `ses:${operation}`, resource: '*' }];
   let from: { address?: string; displayName?: string } = {};
   const recipients: string[] = [];
   if (operation === 'SendRawEmail') {

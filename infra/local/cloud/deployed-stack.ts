@@ -63,6 +63,8 @@ export interface DeployedFunction {
   readonly roleArn: string;
   /** Every identity policy of its role: inline policies and attached AWS::IAM::Policy resources. */
   readonly policy: PolicyDocument;
+  /** Its reserved concurrency, if the template sets one: most invocations at once. */
+  readonly reservedConcurrency?: number;
 }
 
 /** How API Gateway answers a method. */
@@ -123,6 +125,54 @@ export interface DeployedStreamMapping {
   readonly filters: readonly unknown[];
   /** ARN of the on-failure destination (an SQS queue), if any. */
   readonly onFailureArn?: string;
+}
+
+/** An SQS queue of the stack, with what CloudFormation would create it with. */
+export interface DeployedQueue {
+  readonly logicalId: string;
+  readonly name: string;
+  readonly arn: string;
+  /** CreateQueue's attributes, from the template's properties (numbers and JSON as strings). */
+  readonly attributes: Readonly<Record<string, string>>;
+  /** Its access policy (AWS::SQS::QueuePolicy), if it has one. */
+  readonly policy?: PolicyDocument;
+  /** The queue its redrive policy moves messages to, by logical id. */
+  readonly deadLetterQueueLogicalId?: string;
+}
+
+/** An event source mapping of a queue to a function, as the template has it. */
+export interface DeployedQueueMapping {
+  readonly logicalId: string;
+  readonly functionLogicalId: string;
+  readonly queueLogicalId: string;
+  /** The queue's ARN (what Lambda puts in each record). */
+  readonly queueArn: string;
+  /** Most records per invocation (default 10). */
+  readonly batchSize: number;
+  /** Seconds to gather a batch before invoking (default 0: what one receive returns). */
+  readonly maximumBatchingWindowSeconds: number;
+  /** Most concurrent invocations of this mapping (ScalingConfig), if bounded. */
+  readonly maximumConcurrency?: number;
+  readonly reportBatchItemFailures: boolean;
+  /** Event filter patterns (parsed); a message that none matches is deleted unprocessed. */
+  readonly filters: readonly unknown[];
+  readonly enabled: boolean;
+}
+
+/** An EventBridge rule with a schedule whose targets are functions of the stack. */
+export interface DeployedScheduleRule {
+  readonly logicalId: string;
+  readonly name: string;
+  readonly arn: string;
+  /** `rate(5 minutes)` or `cron(0 12 * * ? *)`, as the template writes it. */
+  readonly scheduleExpression: string;
+  readonly enabled: boolean;
+  readonly targets: readonly {
+    readonly id: string;
+    readonly functionLogicalId: string;
+    /** The target's constant `Input` (parsed), which replaces the scheduled event. */
+    readonly input?: unknown;
+  }[];
 }
 
 /** An SES configuration set of the stack, with its event destinations. */
@@ -289,11 +339,22 @@ export class DeployedStack {
         return unknown();
       }
       case 'AWS::SQS::Queue': {
-        const name = named('QueueName');
+        // CloudFormation names a FIFO queue it names itself with the suffix SQS requires.
+        const fifo = p.FifoQueue === true || p.FifoQueue === 'true';
+        const name =
+          typeof p.QueueName === 'string'
+            ? p.QueueName
+            : `${this.stackName}-${logicalId}${fifo ? '.fifo' : ''}`;
         if (attribute === 'Arn') return arn('sqs', name);
         if (attribute === 'QueueName') return name;
         if (!attribute)
           return `${this.ids.endpoint ?? 'http://127.0.0.1'}/${LOCAL_ACCOUNT}/${name}`;
+        return unknown();
+      }
+      case 'AWS::Events::Rule': {
+        const name = named('Name');
+        if (!attribute) return name;
+        if (attribute === 'Arn') return arn('events', `rule/${name}`);
         return unknown();
       }
       case 'AWS::SES::ConfigurationSet':
@@ -371,6 +432,9 @@ export class DeployedStack {
       roleName: this.reference(roleId),
       roleArn: this.reference(roleId, 'Arn'),
       policy: { Version: '2012-10-17', Statement: this.#roleStatements(roleId, role) },
+      ...(p.ReservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrency: Number(p.ReservedConcurrentExecutions) }),
     };
   }
 
@@ -409,7 +473,7 @@ export class DeployedStack {
       'MaximumRetryAttempts',
       'StartingPosition',
     ]);
-    return this.ofType('AWS::Lambda::EventSourceMapping').map(([logicalId, resource]) => {
+    return this.#mappingsOf('stream').map(([logicalId, resource]) => {
       const p = resource.Properties ?? {};
       const unknown = Object.keys(p).filter((key) => !known.has(key));
       if (unknown.length > 0) {
@@ -444,6 +508,145 @@ export class DeployedStack {
         startingPosition: p.StartingPosition === 'LATEST' ? 'LATEST' : 'TRIM_HORIZON',
         filters,
         ...(destination ? { onFailureArn: this.resolveString(destination) } : {}),
+      };
+    });
+  }
+
+  /** The event source mappings reading a table's stream, or a queue. */
+  #mappingsOf(kind: 'stream' | 'queue'): [string, TemplateResource][] {
+    return this.ofType('AWS::Lambda::EventSourceMapping').filter(([, resource]) => {
+      const source = resource.Properties?.EventSourceArn;
+      const id = logicalIdOf(source);
+      const isQueue = id !== undefined && this.resources[id]?.Type === 'AWS::SQS::Queue';
+      return kind === 'queue' ? isQueue : !isQueue;
+    });
+  }
+
+  /**
+   * The stack's queue event source mappings. Only what the local Lambda service implements is
+   * accepted; anything else fails loudly. What Lambda refuses when the mapping is created is
+   * refused here: a batch above 10 without a batching window, a concurrency outside 2–1000,
+   * and a queue whose visibility timeout is shorter than the function's timeout.
+   */
+  queueMappings(): DeployedQueueMapping[] {
+    const known = new Set([
+      'BatchSize',
+      'Enabled',
+      'EventSourceArn',
+      'FilterCriteria',
+      'FunctionName',
+      'FunctionResponseTypes',
+      'MaximumBatchingWindowInSeconds',
+      'ScalingConfig',
+      'Tags',
+    ]);
+    return this.#mappingsOf('queue').map(([logicalId, resource]) => {
+      const p = resource.Properties ?? {};
+      const unknown = Object.keys(p).filter((key) => !known.has(key));
+      if (unknown.length > 0) {
+        throw new TemplateError(`${logicalId}: the local cloud cannot run ${unknown.join(', ')}`);
+      }
+      const queueLogicalId = logicalIdOf(p.EventSourceArn) ?? '';
+      const functionLogicalId = logicalIdOf(p.FunctionName);
+      if (!functionLogicalId) throw new TemplateError(`${logicalId}: no function of this stack`);
+      const queue = this.resources[queueLogicalId]?.Properties ?? {};
+      const fifo = queue.FifoQueue === true || queue.FifoQueue === 'true';
+      const batchSize = Number(p.BatchSize ?? 10);
+      const window = Number(p.MaximumBatchingWindowInSeconds ?? 0);
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > (fifo ? 10 : 10_000)) {
+        throw new TemplateError(`${logicalId}: BatchSize ${batchSize} is out of range`);
+      }
+      if (!Number.isInteger(window) || window < 0 || window > 300) {
+        throw new TemplateError(
+          `${logicalId}: MaximumBatchingWindowInSeconds ${window} is out of range`,
+        );
+      }
+      if (batchSize > 10 && window < 1) {
+        throw new TemplateError(
+          `${logicalId}: a batch size above 10 needs a batching window of at least 1 second`,
+        );
+      }
+      const concurrency = (p.ScalingConfig as { MaximumConcurrency?: unknown } | undefined)
+        ?.MaximumConcurrency;
+      const maximumConcurrency = concurrency === undefined ? undefined : Number(concurrency);
+      if (
+        maximumConcurrency !== undefined &&
+        (!Number.isInteger(maximumConcurrency) ||
+          maximumConcurrency < 2 ||
+          maximumConcurrency > 1000)
+      ) {
+        throw new TemplateError(`${logicalId}: MaximumConcurrency must be between 2 and 1000`);
+      }
+      const visibility = Number(this.resolve(queue.VisibilityTimeout ?? 30));
+      const timeout = this.function(functionLogicalId).timeoutSeconds;
+      if (visibility < timeout) {
+        throw new TemplateError(
+          `${logicalId}: Queue visibility timeout: ${visibility} seconds is less than Function timeout: ${timeout} seconds`,
+        );
+      }
+      const filters = (
+        (p.FilterCriteria as { Filters?: { Pattern: string }[] } | undefined)?.Filters ?? []
+      ).map((filter) => JSON.parse(this.resolveString(filter.Pattern)) as unknown);
+      return {
+        logicalId,
+        functionLogicalId,
+        queueLogicalId,
+        queueArn: this.reference(queueLogicalId, 'Arn'),
+        batchSize,
+        maximumBatchingWindowSeconds: window,
+        ...(maximumConcurrency === undefined ? {} : { maximumConcurrency }),
+        reportBatchItemFailures: ((p.FunctionResponseTypes ?? []) as string[]).includes(
+          'ReportBatchItemFailures',
+        ),
+        filters,
+        enabled: p.Enabled !== false && p.Enabled !== 'false',
+      };
+    });
+  }
+
+  /**
+   * The stack's EventBridge rules that run on a schedule and target its functions. A rule on
+   * an event pattern, another bus, or a target that is not a function of the stack (or has a
+   * dead-letter queue or an input transformation) fails loudly.
+   */
+  scheduleRules(): DeployedScheduleRule[] {
+    const known = new Set(['Description', 'Name', 'ScheduleExpression', 'State', 'Targets']);
+    const knownTarget = new Set(['Arn', 'Id', 'Input', 'RetryPolicy']);
+    return this.ofType('AWS::Events::Rule').map(([logicalId, resource]) => {
+      const p = resource.Properties ?? {};
+      const unknown = Object.keys(p).filter((key) => !known.has(key));
+      if (unknown.length > 0 || typeof p.ScheduleExpression !== 'string') {
+        throw new TemplateError(
+          `${logicalId}: the local cloud runs scheduled rules only (not ${unknown.join(', ') || 'a rule without a schedule'})`,
+        );
+      }
+      const targets = ((p.Targets ?? []) as Record<string, unknown>[]).map((target) => {
+        const functionLogicalId = logicalIdOf(target.Arn);
+        const extra = Object.keys(target).filter((key) => !knownTarget.has(key));
+        if (
+          !functionLogicalId ||
+          this.resources[functionLogicalId]?.Type !== 'AWS::Lambda::Function' ||
+          extra.length > 0
+        ) {
+          throw new TemplateError(
+            `${logicalId}: the local cloud runs targets that are functions of this stack, without ${extra.join(', ') || 'anything else'}`,
+          );
+        }
+        return {
+          id: String(target.Id),
+          functionLogicalId,
+          ...(target.Input === undefined
+            ? {}
+            : { input: JSON.parse(this.resolveString(target.Input)) as unknown }),
+        };
+      });
+      return {
+        logicalId,
+        name: this.reference(logicalId),
+        arn: this.reference(logicalId, 'Arn'),
+        scheduleExpression: p.ScheduleExpression,
+        enabled: p.State === undefined || p.State === 'ENABLED',
+        targets,
       };
     });
   }
@@ -585,12 +788,65 @@ export class DeployedStack {
       }));
   }
 
-  /** The stack's SQS queues: logical id and physical name. */
-  queues(): { readonly logicalId: string; readonly name: string }[] {
-    return this.ofType('AWS::SQS::Queue').map(([logicalId]) => ({
-      logicalId,
-      name: this.reference(logicalId, 'QueueName'),
-    }));
+  /**
+   * The stack's SQS queues, with the attributes CloudFormation creates them with and their
+   * access policies. A KMS key fails loudly: its grants (kms:GenerateDataKey to send,
+   * kms:Decrypt to receive) are not checked locally. SQS-managed encryption needs none.
+   */
+  queues(): DeployedQueue[] {
+    const attributes = new Set([
+      'ContentBasedDeduplication',
+      'DeduplicationScope',
+      'DelaySeconds',
+      'FifoQueue',
+      'FifoThroughputLimit',
+      'MaximumMessageSize',
+      'MessageRetentionPeriod',
+      'ReceiveMessageWaitTimeSeconds',
+      'RedriveAllowPolicy',
+      'RedrivePolicy',
+      'SqsManagedSseEnabled',
+      'VisibilityTimeout',
+    ]);
+    const policies = this.ofType('AWS::SQS::QueuePolicy');
+    return this.ofType('AWS::SQS::Queue').map(([logicalId, resource]) => {
+      const p = resource.Properties ?? {};
+      const unknown = Object.keys(p).filter(
+        (key) => !attributes.has(key) && key !== 'QueueName' && key !== 'Tags',
+      );
+      if (unknown.length > 0) {
+        throw new TemplateError(`${logicalId}: the local cloud cannot run ${unknown.join(', ')}`);
+      }
+      const values: Record<string, string> = {};
+      for (const [key, value] of Object.entries(p)) {
+        if (!attributes.has(key)) continue;
+        const resolved = this.resolve(value);
+        values[key] = typeof resolved === 'object' ? JSON.stringify(resolved) : String(resolved);
+      }
+      const statements = policies
+        .filter(([, policy]) =>
+          ((policy.Properties?.Queues ?? []) as unknown[]).some(
+            (queue) => logicalIdOf(queue) === logicalId,
+          ),
+        )
+        .flatMap(
+          ([, policy]) =>
+            (this.resolve(policy.Properties?.PolicyDocument) as unknown as PolicyDocument)
+              .Statement,
+        );
+      const redrive = p.RedrivePolicy as { deadLetterTargetArn?: unknown } | undefined;
+      const deadLetterQueueLogicalId = logicalIdOf(redrive?.deadLetterTargetArn);
+      return {
+        logicalId,
+        name: this.reference(logicalId, 'QueueName'),
+        arn: this.reference(logicalId, 'Arn'),
+        attributes: values,
+        ...(statements.length > 0
+          ? { policy: { Version: '2012-10-17', Statement: statements } }
+          : {}),
+        ...(deadLetterQueueLogicalId ? { deadLetterQueueLogicalId } : {}),
+      };
+    });
   }
 
   /** The REST API: its stage, methods by path, gateway responses and invoke permissions. */

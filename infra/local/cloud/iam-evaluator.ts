@@ -21,6 +21,11 @@ export interface AuthorizationRequest {
   readonly action: string;
   readonly resource: string;
   readonly context?: Readonly<Record<string, string | string[]>>;
+  /**
+   * The resource's own policy (a queue policy), evaluated with the identity policy as AWS does
+   * within one account: either may allow, an explicit deny in either refuses.
+   */
+  readonly resourcePolicy?: PolicyDocument;
 }
 
 /** The verdict on one request. */
@@ -53,10 +58,59 @@ const MANAGED_KEY_POLICY = {
 const isKmsKey = (resource: string): boolean => /^arn:aws:kms:[^:]*:[^:]*:key\//.test(resource);
 
 /**
- * Evaluates `request` for the role `roleArn` whose identity policy is `policy`, as AWS would
- * for a same-account request with no resource policy besides a managed key's.
+ * Verdicts already reached, per identity policy (the template's documents, never changed while
+ * they are in use): the same role asking the same thing gets the same answer, and a worker
+ * asks the same thing thousands of times (every GetItem on the table, every receive of its
+ * queue). Bounded, so requests that never repeat (an SES send's recipients) cannot grow it.
  */
-export async function evaluate(
+const verdicts = new WeakMap<PolicyDocument, Map<string, Promise<Verdict>>>();
+const resourcePolicyIds = new WeakMap<PolicyDocument, number>();
+const MAX_VERDICTS_PER_POLICY = 5_000;
+
+/**
+ * Evaluates `request` for the role `roleArn` whose identity policy is `policy`, as AWS would
+ * for a same-account request, with the resource's own policy if the request carries one.
+ */
+export function evaluate(
+  roleArn: string,
+  policy: PolicyDocument,
+  request: AuthorizationRequest,
+): Promise<Verdict> {
+  let known = verdicts.get(policy);
+  if (!known) {
+    known = new Map();
+    verdicts.set(policy, known);
+  }
+  const key = JSON.stringify([
+    roleArn,
+    request.action,
+    request.resource,
+    request.context,
+    request.resourcePolicy ? idOf(request.resourcePolicy) : 0,
+  ]);
+  const cached = known.get(key);
+  if (cached) return cached;
+  if (known.size >= MAX_VERDICTS_PER_POLICY) known.clear();
+  const verdict = evaluateOnce(roleArn, policy, request);
+  known.set(key, verdict);
+  // A failure is not an answer to keep.
+  verdict.catch(() => known.delete(key));
+  return verdict;
+}
+
+let lastPolicyId = 0;
+/** A number per resource policy document, for the cache's keys. */
+function idOf(document: PolicyDocument): number {
+  let id = resourcePolicyIds.get(document);
+  if (id === undefined) {
+    lastPolicyId += 1;
+    id = lastPolicyId;
+    resourcePolicyIds.set(document, id);
+  }
+  return id;
+}
+
+async function evaluateOnce(
   roleArn: string,
   policy: PolicyDocument,
   request: AuthorizationRequest,
@@ -72,7 +126,11 @@ export async function evaluate(
     identityPolicies: [{ name: 'role', policy }],
     serviceControlPolicies: [],
     resourceControlPolicies: [],
-    ...(isKmsKey(request.resource) ? { resourcePolicy: MANAGED_KEY_POLICY } : {}),
+    ...(isKmsKey(request.resource)
+      ? { resourcePolicy: MANAGED_KEY_POLICY }
+      : request.resourcePolicy
+        ? { resourcePolicy: request.resourcePolicy }
+        : {}),
   } as Simulation;
   const outcome = await runSimulation(simulation, { simulationMode: 'Strict' });
   if (outcome.resultType === 'error') {

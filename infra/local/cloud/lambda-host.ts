@@ -146,16 +146,29 @@ class Environment {
       });
       this.#child.on('exit', (code, signal) => {
         this.dead = true;
-        const error: InvocationError = {
+        // How Lambda reports a runtime process that died under an invocation.
+        const exitError = (requestId: string): InvocationError => ({
           errorType: 'Runtime.ExitError',
-          errorMessage: `RequestId: the execution environment exited (${signal ?? `code ${code}`})`,
+          errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: ${signal ? `signal: ${SIGNAL_NAMES[signal] ?? signal}` : `exit status ${code}`}`,
           trace: [],
-        };
-        settle(error);
-        for (const id of [...this.#pending.keys()]) this.#settle(id, { type: 'error', id, error });
+        });
+        settle(exitError('init'));
+        for (const id of [...this.#pending.keys()]) {
+          this.#settle(id, { type: 'error', id, error: exitError(id) });
+        }
         onExit(this);
       });
     });
+  }
+
+  /** Whether an invocation is running in it now (the handler has the event). */
+  get invoking(): boolean {
+    return this.#pending.size > 0 && !this.dead;
+  }
+
+  /** Kills the process at once, as a crash of the worker would (no cleanup, no answer). */
+  kill(): void {
+    if (!this.dead) this.#child.kill('SIGKILL');
   }
 
   invoke(event: unknown): Promise<InvocationResult> {
@@ -223,6 +236,14 @@ type RuntimeMessage =
   | { type: 'result'; id: string; result: unknown }
   | { type: 'error'; id: string; error: InvocationError };
 
+/** The words Go's runtime (Lambda's) uses for a signal that ended a process. */
+const SIGNAL_NAMES: Readonly<Record<string, string>> = {
+  SIGKILL: 'killed',
+  SIGTERM: 'terminated',
+  SIGSEGV: 'segmentation fault',
+  SIGABRT: 'aborted',
+};
+
 const unknownError: InvocationError = {
   errorType: 'Runtime.Unknown',
   errorMessage: 'unknown',
@@ -268,6 +289,11 @@ export class LambdaHost {
     return this.options.fn;
   }
 
+  /** Most execution environments at once: more invocations wait for one to be free. */
+  get maxEnvironments(): number {
+    return this.options.maxEnvironments ?? 4;
+  }
+
   /** Runs one invocation: in a free environment, a new one, or the next to become free. */
   async invoke(event: unknown): Promise<InvocationResult> {
     if (this.#stopped) throw new Error(`${this.fn.functionName} has stopped`);
@@ -293,7 +319,7 @@ export class LambdaHost {
         free.busy = true;
         return free;
       }
-      if (this.#environments.size < (this.options.maxEnvironments ?? 4)) {
+      if (this.#environments.size < this.maxEnvironments) {
         const environment = new Environment(this.options, layerEnvironment, (gone) => {
           this.#environments.delete(gone);
           this.#waiting.shift()?.();
@@ -304,6 +330,23 @@ export class LambdaHost {
       }
       await new Promise<void>((wake) => this.#waiting.push(wake));
     }
+  }
+
+  /** Execution environments running an invocation now. */
+  get busyEnvironments(): number {
+    return [...this.#environments].filter((each) => each.invoking).length;
+  }
+
+  /**
+   * Kills (SIGKILL) one execution environment in the middle of an invocation, picked at
+   * random, as when a worker dies: that invocation fails with Lambda's `Runtime.ExitError`,
+   * and the next invocation starts a fresh environment. False when none was running one.
+   */
+  killBusyEnvironment(random: () => number = Math.random): boolean {
+    const busy = [...this.#environments].filter((each) => each.invoking);
+    const victim = busy[Math.min(busy.length - 1, Math.floor(random() * busy.length))];
+    victim?.kill();
+    return victim !== undefined;
   }
 
   /** Ends every environment and waits for their processes to exit. */

@@ -1,10 +1,12 @@
 /**
  * The synthesized stack, running on this machine: its table created from the template in
- * DynamoDB Local, its SES configuration sets in the local SES, each function in its own
- * execution environments with the template's environment and its own credentials, every AWS
- * call checked against the function's role policy by the loopback endpoint, the REST API
- * served from the template's routes, and the template's topics delivering what SES publishes
- * to the functions subscribed to them.
+ * DynamoDB Local, its queues in the local SQS and its SES configuration sets in the local SES,
+ * each function in its own execution environments with the template's environment and its own
+ * credentials, every AWS call checked against the function's role policy by the loopback
+ * endpoint, the REST API served from the template's routes, the table's stream and the queues
+ * driving their functions as the template's event source mappings say, the template's topics
+ * delivering what SES publishes to the functions subscribed to them, and its scheduled rules
+ * invoking their target functions.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -22,19 +24,37 @@ import {
   type EventType,
   SESClient,
 } from '@aws-sdk/client-ses';
-import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  QueueDoesNotExist,
+  QueueNameExists,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  SQSClient,
+  SQSServiceException,
+} from '@aws-sdk/client-sqs';
+import type { QueueDepth } from '../stand-ins/sqs-local.ts';
 import { type ApiGateway, startApiGateway } from './api-gateway.ts';
+import type { FailedDelivery } from './async-invocation.ts';
 import {
   type AwsEndpoint,
   type Denial,
   type ServiceName,
   startAwsEndpoint,
 } from './aws-endpoint.ts';
-import { type DeployedFunction, DeployedStack } from './deployed-stack.ts';
+import {
+  type DeployedFunction,
+  type DeployedQueue,
+  DeployedStack,
+  type PolicyDocument,
+} from './deployed-stack.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import { type CodeSource, type InvocationResult, LambdaHost } from './lambda-host.ts';
+import { type QueueMappings, startQueueMappings } from './queue-mappings.ts';
+import { type RuleTargetOutcome, startRuleSchedules } from './rule-schedules.ts';
 import { type StreamMappings, startStreamMappings } from './stream-mappings.ts';
-import { type FailedDelivery, startTopicDeliveries } from './topic-deliveries.ts';
+import { startTopicDeliveries } from './topic-deliveries.ts';
 
 /** How to run the stack. */
 export interface LocalCloudOptions {
@@ -54,15 +74,26 @@ export interface LocalCloudOptions {
   readonly onDenied?: (denial: Denial) => void;
   /** Modules each execution environment imports first (test observers). */
   readonly preload?: readonly string[];
-  /** A failure of an event source mapping's poller (it goes on polling, as Lambda's does). */
+  /**
+   * A failure of an event source mapping's poller (it goes on polling, as Lambda's does), or of
+   * the local SNS or EventBridge.
+   */
   readonly onStreamError?: (error: unknown) => void;
   /**
    * Waits before the two retries of a failed asynchronous invocation (a topic's subscriber);
    * default one and two seconds (Lambda's are about one and two minutes).
    */
   readonly asyncRetryWaitsMs?: readonly number[];
-  /** A topic's message whose function failed on every attempt (sent to its on-failure queue when it has one, as on AWS). */
+  /**
+   * An asynchronous invocation (a topic's message, a rule's event) whose function failed on
+   * every attempt (sent to its on-failure queue when it has one, as on AWS).
+   */
   readonly onDeliveryGaveUp?: (failure: FailedDelivery) => void;
+  /**
+   * Fire the scheduled rules on their schedules (default true, as deployed). Off, a rule
+   * fires only when `fireRule` is called.
+   */
+  readonly runSchedules?: boolean;
 }
 
 /** An event SES publishes for a configuration set to an SNS topic (local-stack wires SES to it). */
@@ -76,14 +107,24 @@ export interface SesEventNotification {
 export interface LocalCloud {
   readonly stack: DeployedStack;
   readonly endpoint: AwsEndpoint;
-  readonly api: ApiGateway;
+  /** The REST API the template defines; undefined for a stack without one. */
+  readonly api: ApiGateway | undefined;
   /** Physical name of the table. */
   readonly tableName: string;
   readonly functions: ReadonlyMap<string, LambdaHost>;
-  /** The stack's queues by logical id: name and URL (at the AWS endpoint). */
-  readonly queues: ReadonlyMap<string, { readonly name: string; readonly url: string }>;
+  /** The stack's queues by logical id: name, ARN and URL (at the AWS endpoint). */
+  readonly queues: ReadonlyMap<
+    string,
+    { readonly name: string; readonly arn: string; readonly url: string }
+  >;
   /** Invokes a function directly, as an event source would. */
   invoke(logicalId: string, event: unknown): Promise<InvocationResult>;
+  /**
+   * Fires a scheduled rule now, as its schedule would, and resolves once every target's
+   * invocation is over (a target no Lambda permission lets the rule invoke is reported as a
+   * denial and not invoked).
+   */
+  fireRule(logicalId: string): Promise<RuleTargetOutcome[]>;
   /**
    * SNS receiving what SES publishes for a configuration set: allowed by the topic's policy
    * (SES for that configuration set), delivered to the topic's subscribed functions.
@@ -91,24 +132,32 @@ export interface LocalCloud {
   publishSesEvent(notification: SesEventNotification): void;
   /**
    * Resolves once the stream's event source mappings have delivered everything written so far
-   * (keyless requests settled, outbox mails sent or dead-lettered) and the topics everything
-   * published to them (SES's feedback applied).
+   * (keyless requests settled, outbox mails sent or dead-lettered), the queues' mappings
+   * everything queued (delayed messages, and failed ones waiting out their visibility timeout,
+   * included), and the topics and rules everything published or fired (SES's feedback
+   * applied).
    */
   settled(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** Execution environments a function may have when nothing in the template says more. */
+const DEFAULT_ENVIRONMENTS = 4;
 
 /** The queue name of a queue URL (its last path segment). */
 const queueNameOf = (url: string): string => url.split('/').at(-1) ?? '';
 
 /** Starts the stack of `cdkOut` against the stand-ins. */
 export async function startLocalCloud(options: LocalCloudOptions): Promise<LocalCloud> {
+  // Known once the template is read; the endpoint asks for them per call.
+  const queuePolicies = new Map<string, PolicyDocument>();
   const endpoint = await startAwsEndpoint({
     upstreams: options.upstreams,
     facts: {
       isSecureParameter: options.isSecureParameter,
       queueArn: (url) =>
         url ? `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${queueNameOf(url)}` : undefined,
+      queuePolicy: (arn) => queuePolicies.get(arn),
     },
     ...(options.onDenied ? { onDenied: options.onDenied } : {}),
   });
@@ -123,9 +172,23 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     const stack = table.streamLabel
       ? template.withIds({ streamLabel: table.streamLabel })
       : template;
-    const queues = await createQueuesOf(stack, options.upstreams.sqs, endpoint.url);
+    const queueDefinitions = stack.queues();
+    for (const queue of queueDefinitions) {
+      if (queue.policy) queuePolicies.set(queue.arn, queue.policy);
+    }
+    const queues = await createQueuesOf(queueDefinitions, options.upstreams.sqs, endpoint.url);
     await createConfigurationSetsOf(stack, options.upstreams.ses);
+    const queueMappingDefinitions = stack.queueMappings();
     const functions = new Map<string, LambdaHost>();
+    /** A function's environments: its reserved concurrency, else enough for its mappings. */
+    const environmentsOf = (fn: DeployedFunction): number =>
+      fn.reservedConcurrency ??
+      Math.max(
+        DEFAULT_ENVIRONMENTS,
+        queueMappingDefinitions
+          .filter((mapping) => mapping.functionLogicalId === fn.logicalId)
+          .reduce((sum, mapping) => sum + (mapping.maximumConcurrency ?? 0), 0),
+      );
     for (const fn of stack.functions()) {
       const credentials = endpoint.register({
         name: fn.functionName,
@@ -141,6 +204,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
           code: options.code,
           projectRoot: options.projectRoot,
           onLog: options.onLog,
+          maxEnvironments: environmentsOf(fn),
           ...(options.preload ? { preload: options.preload } : {}),
         }),
       );
@@ -151,38 +215,65 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       if (!host) throw new Error(`no function ${logicalId} in the stack`);
       return host.invoke(event);
     };
+    const byId = new Map(stack.functions().map((fn) => [fn.logicalId, fn]));
+    // The Lambda service reads a stream or a queue with the function's role, as a caller of
+    // its own so that its calls are told apart from the function's.
+    const mappingCredentials = (mapping: { functionLogicalId: string }) => {
+      const fn = byId.get(mapping.functionLogicalId);
+      if (!fn) throw new Error(`no function ${mapping.functionLogicalId} in the stack`);
+      return endpoint.register({
+        name: `${fn.functionName} (event source mapping)`,
+        roleArn: fn.roleArn,
+        policy: fn.policy,
+        recordDistinctOnly: true,
+      });
+    };
+    const queueUrlOf = (arn: string): string => {
+      const name = arn.split(':').at(-1) ?? '';
+      return `${endpoint.url}/${LOCAL_ACCOUNT}/${name}`;
+    };
     let mappings: StreamMappings | undefined;
     const streamMappings = stack.streamMappings();
     if (streamMappings.length > 0) {
       if (!table.localStreamArn)
         throw new Error('event source mappings, but the table has no stream');
-      const byId = new Map(stack.functions().map((fn) => [fn.logicalId, fn]));
       mappings = startStreamMappings({
         mappings: streamMappings,
         localStreamArn: table.localStreamArn,
         invoke,
-        // The Lambda service reads the stream with the function's role, as a caller of its own
-        // so that its calls are told apart from the function's.
-        credentialsOf: (mapping) => {
-          const fn = byId.get(mapping.functionLogicalId);
-          if (!fn) throw new Error(`no function ${mapping.functionLogicalId} in the stack`);
-          return endpoint.register({
-            name: `${fn.functionName} (event source mapping)`,
-            roleArn: fn.roleArn,
-            policy: fn.policy,
-            recordDistinctOnly: true,
-          });
-        },
+        credentialsOf: mappingCredentials,
         endpoint: endpoint.url,
-        queueUrlOf: (arn) => {
-          const name = arn.split(':').at(-1) ?? '';
-          return `${endpoint.url}/${LOCAL_ACCOUNT}/${name}`;
-        },
+        queueUrlOf,
         functionArnOf: (logicalId) => byId.get(logicalId)?.functionArn ?? logicalId,
         ...(options.onStreamError ? { onError: options.onStreamError } : {}),
       });
       const running = mappings;
       stopping.push(() => running.stop());
+    }
+    let queueMappings: QueueMappings | undefined;
+    if (queueMappingDefinitions.length > 0) {
+      // What settled() reads: the queue's depth from SQS itself, outside any role.
+      const inspector = new SQSClient({
+        endpoint: options.upstreams.sqs,
+        region: LOCAL_REGION,
+        credentials: { accessKeyId: 'local-cloud', secretAccessKey: 'local' },
+      });
+      queueMappings = startQueueMappings({
+        mappings: queueMappingDefinitions,
+        invoke,
+        credentialsOf: mappingCredentials,
+        endpoint: endpoint.url,
+        queueUrlOf,
+        concurrencyOf: (logicalId) => functions.get(logicalId)?.maxEnvironments ?? 1,
+        depthOf: (arn) =>
+          depthOf(inspector, `${options.upstreams.sqs}/${LOCAL_ACCOUNT}/${arn.split(':').at(-1)}`),
+        ...(options.onStreamError ? { onError: options.onStreamError } : {}),
+      });
+      const running = queueMappings;
+      stopping.push(async () => {
+        await running.stop();
+        inspector.destroy();
+      });
     }
     const onFailureQueues = new Map(
       stack
@@ -246,20 +337,41 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     stopping.push(async () => {
       for (const client of asyncFailureClients.values()) client.destroy();
     });
-    const topics = startTopicDeliveries({
+    const retriesOf = new Map(
+      stack
+        .asyncInvokeConfigs()
+        .map((config) => [config.functionLogicalId, config.maximumRetryAttempts] as const),
+    );
+    // Lambda's asynchronous invocations, as SNS and EventBridge make them.
+    const asyncInvocation = {
       sendToOnFailure,
+      invoke,
+      maximumRetryAttemptsOf: (logicalId: string) => retriesOf.get(logicalId) ?? 2,
+      ...(options.asyncRetryWaitsMs ? { retryWaitsMs: options.asyncRetryWaitsMs } : {}),
+      ...(options.onDeliveryGaveUp ? { onGaveUp: options.onDeliveryGaveUp } : {}),
+      ...(options.onDenied ? { onDenied: options.onDenied } : {}),
+      ...(options.onStreamError ? { onError: options.onStreamError } : {}),
+    };
+    const topics = startTopicDeliveries({
+      ...asyncInvocation,
       topics: stack.topics(),
       subscriptions: stack.topicSubscriptions(),
       permissions: stack.invokePermissionsFor('sns.amazonaws.com'),
-      invoke,
-      ...(options.asyncRetryWaitsMs ? { retryWaitsMs: options.asyncRetryWaitsMs } : {}),
-      ...(options.onDenied ? { onDenied: options.onDenied } : {}),
-      ...(options.onDeliveryGaveUp ? { onGaveUp: options.onDeliveryGaveUp } : {}),
-      ...(options.onStreamError ? { onError: options.onStreamError } : {}),
     });
     stopping.push(async () => topics.stop());
-    const api = await startApiGateway({ api: stack.api(), invoke, port: options.apiPort });
-    stopping.push(() => api.stop());
+    const rules = startRuleSchedules({
+      ...asyncInvocation,
+      rules: stack.scheduleRules(),
+      permissions: stack.invokePermissionsFor('events.amazonaws.com'),
+      runSchedules: options.runSchedules ?? true,
+    });
+    stopping.push(async () => rules.stop());
+    let api: ApiGateway | undefined;
+    if (stack.ofType('AWS::ApiGateway::RestApi').length > 0) {
+      const gateway = await startApiGateway({ api: stack.api(), invoke, port: options.apiPort });
+      api = gateway;
+      stopping.push(() => gateway.stop());
+    }
     return {
       stack,
       endpoint,
@@ -268,6 +380,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       functions,
       queues,
       invoke,
+      fireRule: (logicalId) => rules.fire(logicalId),
       publishSesEvent: ({ configurationSet, topicArn, message }) =>
         topics.publish(
           {
@@ -278,11 +391,18 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
           message,
         ),
       settled: async () => {
-        // Stream work sends mail, mail produces feedback, feedback writes the table: quiet
-        // only when a round of both found nothing to wait for.
+        // Stream work sends mail, mail produces feedback, feedback writes the table, queued
+        // work writes the table and queues more: quiet only when a round of all of them found
+        // nothing to wait for.
         for (;;) {
+          const round = performance.now();
           await mappings?.settled();
-          if (!(await topics.settled())) return;
+          await queueMappings?.settled();
+          const published = await topics.settled();
+          const fired = await rules.settled();
+          const worked =
+            (mappings?.lastWorkEnded ?? 0) > round || (queueMappings?.lastWorkEnded ?? 0) > round;
+          if (!published && !fired && !worked) return;
         }
       },
       stop,
@@ -303,6 +423,8 @@ async function createTableOf(
   stack: DeployedStack,
   dynamodbEndpoint: string,
 ): Promise<{ tableName: string; localStreamArn?: string; streamLabel?: string }> {
+  // A stack without a table (a test's small stack) needs no DynamoDB.
+  if (stack.ofType('AWS::DynamoDB::Table').length === 0) return { tableName: '' };
   const { tableName, properties: p } = stack.tableDefinition();
   const client = new DynamoDBClient({
     endpoint: dynamodbEndpoint,
@@ -405,30 +527,84 @@ async function createConfigurationSetsOf(stack: DeployedStack, sesEndpoint: stri
   }
 }
 
-/** Creates the stack's queues in the SQS stand-in, as CloudFormation would. */
+/**
+ * Creates the stack's queues in the local SQS with the template's attributes, as
+ * CloudFormation would: a redrive policy's dead-letter queue first. A queue that exists (kept
+ * with DATA_DIR) is updated to the template's attributes, as a stack update would; its
+ * messages stay.
+ */
 async function createQueuesOf(
-  stack: DeployedStack,
+  definitions: readonly DeployedQueue[],
   sqsEndpoint: string,
   awsEndpoint: string,
-): Promise<Map<string, { name: string; url: string }>> {
-  const queues = new Map<string, { name: string; url: string }>();
-  const definitions = stack.queues();
+): Promise<Map<string, { name: string; arn: string; url: string }>> {
+  const queues = new Map<string, { name: string; arn: string; url: string }>();
   if (definitions.length === 0) return queues;
   const client = new SQSClient({
     endpoint: sqsEndpoint,
     region: LOCAL_REGION,
     credentials: { accessKeyId: 'cloudformation', secretAccessKey: 'local' },
   });
-  try {
-    for (const queue of definitions) {
-      await client.send(new CreateQueueCommand({ QueueName: queue.name }));
-      queues.set(queue.logicalId, {
-        name: queue.name,
-        url: `${awsEndpoint}/${LOCAL_ACCOUNT}/${queue.name}`,
-      });
+  const byId = new Map(definitions.map((queue) => [queue.logicalId, queue]));
+  const create = async (queue: DeployedQueue): Promise<void> => {
+    if (queues.has(queue.logicalId)) return;
+    const target = queue.deadLetterQueueLogicalId
+      ? byId.get(queue.deadLetterQueueLogicalId)
+      : undefined;
+    if (target && target !== queue) await create(target);
+    try {
+      await client.send(
+        new CreateQueueCommand({ QueueName: queue.name, Attributes: { ...queue.attributes } }),
+      );
+    } catch (error) {
+      // fauxqs 2.4.1 names this error by the old query code, which the SDK maps to no class.
+      const exists =
+        error instanceof QueueNameExists ||
+        (error instanceof SQSServiceException && error.name.endsWith('QueueNameExists'));
+      if (!exists) throw error;
+      // FIFO-ness cannot change; CloudFormation replaces such a queue, which we do not.
+      const { FifoQueue: _fifo, ...settable } = queue.attributes;
+      await client.send(
+        new SetQueueAttributesCommand({
+          QueueUrl: `${sqsEndpoint}/${LOCAL_ACCOUNT}/${queue.name}`,
+          Attributes: settable,
+        }),
+      );
     }
+    queues.set(queue.logicalId, {
+      name: queue.name,
+      arn: queue.arn,
+      url: `${awsEndpoint}/${LOCAL_ACCOUNT}/${queue.name}`,
+    });
+  };
+  try {
+    for (const queue of definitions) await create(queue);
   } finally {
     client.destroy();
   }
   return queues;
+}
+
+/** A queue's depth as GetQueueAttributes reports it; undefined when there is no such queue. */
+async function depthOf(client: SQSClient, queueUrl: string): Promise<QueueDepth | undefined> {
+  try {
+    const { Attributes = {} } = await client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesNotVisible',
+          'ApproximateNumberOfMessagesDelayed',
+        ],
+      }),
+    );
+    return {
+      visible: Number(Attributes.ApproximateNumberOfMessages ?? 0),
+      inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+      delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0),
+    };
+  } catch (error) {
+    if (error instanceof QueueDoesNotExist) return undefined;
+    throw error;
+  }
 }

@@ -46,6 +46,8 @@ export interface StreamMappings {
    * wrote) has been delivered or dead-lettered: the local stand-in for "wait for the outbox".
    */
   settled(): Promise<void>;
+  /** When (performance.now()) a mapping last finished delivering records. */
+  readonly lastWorkEnded: number;
   stop(): Promise<void>;
 }
 
@@ -91,6 +93,9 @@ export function startStreamMappings(options: StreamMappingsOptions): StreamMappi
   const readers = options.mappings.map((mapping) => new MappingReader(mapping, options));
   for (const reader of readers) reader.start();
   return {
+    get lastWorkEnded() {
+      return Math.max(0, ...readers.map((reader) => reader.lastWorkEnded));
+    },
     settled: async () => {
       for (;;) {
         const since = performance.now();

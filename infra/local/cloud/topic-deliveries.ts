@@ -8,7 +8,7 @@
  * on-failure destination, or is dropped when it has none.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { type AsyncInvocation, invokeAsynchronously } from './async-invocation.ts';
 import type { Denial } from './aws-endpoint.ts';
 import type {
   DeployedTopic,
@@ -17,33 +17,17 @@ import type {
 } from './deployed-stack.ts';
 import { evaluateServicePrincipal } from './iam-evaluator.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
-import type { InvocationResult } from './lambda-host.ts';
 
-/** How to run the topics. */
-export interface TopicDeliveriesOptions {
+export type { FailedDelivery } from './async-invocation.ts';
+
+/** How to run the topics; the invocations are Lambda's asynchronous ones. */
+export interface TopicDeliveriesOptions extends AsyncInvocation {
   readonly topics: readonly DeployedTopic[];
   readonly subscriptions: readonly DeployedTopicSubscription[];
   /** Lambda permissions for `sns.amazonaws.com`. */
   readonly permissions: readonly InvokePermission[];
-  readonly invoke: (functionLogicalId: string, event: unknown) => Promise<InvocationResult>;
-  /**
-   * Waits before Lambda's two retries of a failed asynchronous invocation. Lambda waits about
-   * a minute, then two; locally a second and two by default, so a run does not stall.
-   */
-  readonly retryWaitsMs?: readonly number[];
   /** A publish or an invocation refused as AWS would refuse it (the event is lost, as there). */
   readonly onDenied?: (denial: Denial) => void;
-  /** An invocation that failed after its retries (sent to its on-failure queue, if any). */
-  readonly onGaveUp?: (failure: FailedDelivery) => void;
-  /**
-   * Sends what Lambda sends to a function's on-failure destination when it gives up on an
-   * event; absent, or resolving false, when the function has none (the event is dropped).
-   */
-  readonly sendToOnFailure?: (
-    functionLogicalId: string,
-    event: unknown,
-    failure: FailedDelivery,
-  ) => Promise<boolean>;
   /** A failure of the local SNS itself (a bug here, not the function's). */
   readonly onError?: (error: unknown) => void;
 }
@@ -52,14 +36,6 @@ export interface TopicDeliveriesOptions {
 export interface Publisher {
   readonly servicePrincipal: string;
   readonly sourceArn: string;
-}
-
-/** A message whose function failed on every attempt. */
-export interface FailedDelivery {
-  readonly topicArn: string;
-  readonly functionLogicalId: string;
-  readonly attempts: number;
-  readonly error: string;
 }
 
 /** The running topics. */
@@ -83,7 +59,6 @@ const permits = (permission: InvokePermission, fn: string, topicArn: string): bo
 
 /** Starts SNS for the stack's topics. */
 export function startTopicDeliveries(options: TopicDeliveriesOptions): TopicDeliveries {
-  const retryWaits = options.retryWaitsMs ?? [1_000, 2_000];
   const inFlight = new Set<Promise<void>>();
   const subscriptionIds = new Map(
     options.subscriptions.map((subscription) => [subscription.logicalId, randomUUID()]),
@@ -129,29 +104,13 @@ export function startTopicDeliveries(options: TopicDeliveriesOptions): TopicDeli
   };
 
   const deliver = async (subscription: DeployedTopicSubscription, event: unknown) => {
-    let error = '';
-    for (let attempt = 0; attempt <= retryWaits.length; attempt += 1) {
-      if (attempt > 0) await sleep(retryWaits[attempt - 1] ?? 0);
-      if (stopped) return;
-      const result = await options.invoke(subscription.functionLogicalId, event).catch(
-        (thrown: unknown): InvocationResult => ({
-          ok: false,
-          error: { errorType: 'InvokeFailed', errorMessage: String(thrown), trace: [] },
-        }),
-      );
-      if (result.ok) return;
-      error = `${result.error.errorType}: ${result.error.errorMessage}`;
-    }
-    if (!stopped) {
-      const failure: FailedDelivery = {
-        topicArn: subscription.topicArn,
-        functionLogicalId: subscription.functionLogicalId,
-        attempts: retryWaits.length + 1,
-        error,
-      };
-      options.onGaveUp?.(failure);
-      await options.sendToOnFailure?.(subscription.functionLogicalId, event, failure);
-    }
+    await invokeAsynchronously(
+      options,
+      subscription.functionLogicalId,
+      event,
+      subscription.topicArn,
+      () => stopped,
+    );
   };
 
   const track = (work: Promise<void>): void => {

@@ -100,8 +100,29 @@ export interface SesLocal {
   messages(): Promise<StoredMail[]>;
   /** Empties the store (mail and SES v2 templates). */
   clear(): Promise<void>;
+  /** What GetSendQuota answers now (the account's quota and what it sent in 24 hours). */
+  sendQuota(): SendQuota;
+  /** Sets the account's quota that GetSendQuota reports (and enforces, see `enforceQuota`). */
+  setQuota(quota: Partial<Omit<SendQuota, 'sentLast24Hours'>>): void;
+  /**
+   * Refuses, as SES does, a send beyond the quota: once `maxSendRate` recipients were accepted
+   * in the last second, or `max24HourSend` in the last 24 hours (`Throttling`, HTTP 400).
+   * Off by default: every send is accepted.
+   */
+  enforceQuota(enforce: boolean): void;
+  /** Refuses every send for `ms` milliseconds as throttled (0 ends it): a throttle storm. */
+  throttleStorm(ms: number): void;
   /** Closes the port, dropping open connections. Safe to call more than once. */
   stop(): Promise<void>;
+}
+
+/** The account's sending quota, as GetSendQuota reports it. */
+export interface SendQuota {
+  /** Recipients SES accepts per second. */
+  readonly maxSendRate: number;
+  /** Recipients SES accepts per 24 hours. */
+  readonly max24HourSend: number;
+  readonly sentLast24Hours: number;
 }
 
 // require(), not import: the package is CommonJS with `exports.default`, which Node's ESM
@@ -140,6 +161,57 @@ interface EventDestination {
 // a stand-in stopped and started again (an SES outage in a test) still knows them.
 const configurationSets = new Map<string, EventDestination[]>();
 
+/**
+ * The account's sending quota and history, account state kept as the configuration sets are:
+ * the starting quota of an account with production access (14 per second, 50,000 a day).
+ */
+const sending = {
+  quota: { maxSendRate: 14, max24HourSend: 50_000 },
+  enforce: false,
+  stormUntil: 0,
+  /** Accepted (or being accepted) sends: when, and how many recipients. Oldest first. */
+  sent: [] as { at: number; recipients: number }[],
+};
+
+const DAY_MS = 86_400_000;
+
+/** Recipients sent since `since` (epoch ms), forgetting what is older than a day. */
+function sentSince(since: number, now: number): number {
+  while (sending.sent.length > 0 && (sending.sent[0]?.at ?? now) <= now - DAY_MS) {
+    sending.sent.shift();
+  }
+  let total = 0;
+  for (let i = sending.sent.length - 1; i >= 0; i -= 1) {
+    const entry = sending.sent[i];
+    if (!entry || entry.at <= since) break;
+    total += entry.recipients;
+  }
+  return total;
+}
+
+/**
+ * Admits a send of `recipients` recipients as SES's quota does, or says why not. SES accepts a
+ * send while at least one recipient of the second's rate is left. An admitted send counts at
+ * once (concurrent sends must not all pass), and is taken back if it then fails.
+ */
+function admit(
+  recipients: number,
+): { refused: string } | { sent: { at: number; recipients: number } } {
+  const now = Date.now();
+  if (now < sending.stormUntil) return { refused: 'Maximum sending rate exceeded.' };
+  if (sending.enforce) {
+    if (sentSince(now - DAY_MS, now) >= sending.quota.max24HourSend) {
+      return { refused: 'Daily message quota exceeded.' };
+    }
+    if (sentSince(now - 1000, now) >= sending.quota.maxSendRate) {
+      return { refused: 'Maximum sending rate exceeded.' };
+    }
+  }
+  const sent = { at: now, recipients };
+  sending.sent.push(sent);
+  return { sent };
+}
+
 /** The event types SES accepts in an event destination. */
 const EVENT_TYPES = new Set([
   'send',
@@ -157,7 +229,9 @@ const EVENT_TYPES = new Set([
 /**
  * Starts aws-ses-v2-local in this process (no child process to leak) behind a small
  * forwarding server that records the raw MIME of every raw send, because the library's store
- * drops all headers.
+ * drops all headers. The front also answers GetSendQuota (aws-ses-v2-local does not) and
+ * applies the account's sending quota when told to (`enforceQuota`, `throttleStorm`), as SES
+ * does: a send beyond it is refused with `Throttling` and dropped, never queued.
  *
  * Requests need an SDK-signed `Authorization` header (any fake credentials do).
  *
@@ -234,6 +308,19 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
         throw new Error(`SesLocal: POST /clear-store answered ${response.status}`);
       }
       rawByMessageId.clear();
+    },
+    sendQuota: () => ({
+      ...sending.quota,
+      sentLast24Hours: sentSince(Date.now() - DAY_MS, Date.now()),
+    }),
+    setQuota: (quota) => {
+      sending.quota = { ...sending.quota, ...quota };
+    },
+    enforceQuota: (enforce) => {
+      sending.enforce = enforce;
+    },
+    throttleStorm: (ms) => {
+      sending.stormUntil = Date.now() + ms;
     },
     stop: () => {
       stopping ??= (async () => {
@@ -312,6 +399,10 @@ async function serveFront(
     createEventDestination(res, form);
     return;
   }
+  if (form && action === 'GetSendQuota') {
+    answerSendQuota(res);
+    return;
+  }
   const configurationSet = form?.get('ConfigurationSetName') ?? undefined;
   if (configurationSet !== undefined && !configurationSets.has(configurationSet)) {
     queryError(
@@ -321,11 +412,78 @@ async function serveFront(
     );
     return;
   }
-  await forward(req, res, body, innerPort, agent, (answer) => {
-    if (form && action === 'SendRawEmail' && configurationSet !== undefined) {
-      publishEvents(form, answer, configurationSet, publish);
+  const isSend =
+    (form !== undefined && action !== undefined && action !== null && SEND_ACTIONS.has(action)) ||
+    (req.method === 'POST' && url.pathname === '/v2/email/outbound-emails');
+  let admitted: { at: number; recipients: number } | undefined;
+  if (isSend) {
+    const verdict = admit(form ? recipientsOf(form) : 1);
+    if ('refused' in verdict) {
+      throttled(res, form !== undefined, verdict.refused);
+      return;
     }
+    admitted = verdict.sent;
+  }
+  let accepted = false;
+  try {
+    await forward(req, res, body, innerPort, agent, (answer) => {
+      accepted = true;
+      if (form && action === 'SendRawEmail' && configurationSet !== undefined) {
+        publishEvents(form, answer, configurationSet, publish);
+      }
+    });
+  } finally {
+    // A send the store refused was not sent: it does not count against the quota.
+    if (admitted && !accepted) admitted.recipients = 0;
+  }
+}
+
+/** SES v1 actions that send mail (and count against the quota). */
+const SEND_ACTIONS: ReadonlySet<string> = new Set([
+  'SendEmail',
+  'SendRawEmail',
+  'SendTemplatedEmail',
+  'SendBulkTemplatedEmail',
+]);
+
+/** How many recipients a v1 send has: its Destinations, or its destination lists' addresses. */
+function recipientsOf(form: URLSearchParams): number {
+  let count = 0;
+  for (const key of form.keys()) {
+    if (/^(Destinations|Destination\.(To|Cc|Bcc)Addresses)\.member\.\d+$/.test(key)) count += 1;
+  }
+  if (count > 0) return count;
+  const data = form.get('RawMessage.Data');
+  if (data === null) return 1;
+  const raw = Buffer.from(data, 'base64').toString('utf8');
+  const addresses = ['To', 'Cc', 'Bcc'].flatMap((name) =>
+    rawHeader({ raw }, name).flatMap((value) => value.split(',').filter((part) => part.trim())),
+  );
+  return Math.max(1, addresses.length);
+}
+
+/** GetSendQuota's answer (SES v1). */
+function answerSendQuota(res: ServerResponse): void {
+  const now = Date.now();
+  const figure = (value: number) => value.toFixed(1);
+  res.writeHead(200, { 'content-type': 'text/xml', 'x-amzn-requestid': randomUUID() });
+  res.end(
+    `<GetSendQuotaResponse xmlns="http://ses.amazonaws.com/doc/2010-12-01/"><GetSendQuotaResult><SentLast24Hours>${figure(sentSince(now - DAY_MS, now))}</SentLast24Hours><Max24HourSend>${figure(sending.quota.max24HourSend)}</Max24HourSend><MaxSendRate>${figure(sending.quota.maxSendRate)}</MaxSendRate></GetSendQuotaResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></GetSendQuotaResponse>`,
+  );
+}
+
+/** SES's refusal of a send beyond the quota: v1 `Throttling` (HTTP 400), v2 `TooManyRequestsException` (429). */
+function throttled(res: ServerResponse, queryProtocol: boolean, message: string): void {
+  if (queryProtocol) {
+    queryError(res, 'Throttling', message);
+    return;
+  }
+  res.writeHead(429, {
+    'content-type': 'application/json',
+    'x-amzn-requestid': randomUUID(),
+    'x-amzn-errortype': 'TooManyRequestsException',
   });
+  res.end(JSON.stringify({ message }));
 }
 
 /** A SES v1 answer to an action that returns no data. */

@@ -1,214 +1,283 @@
 /**
- * A stand-in for Amazon SQS that speaks what the project uses, over SQS's JSON protocol:
- * the stack's dead-letter queues (created from the template by the local cloud), which the
- * stream consumers' event source mappings send failed batches to and the admin CLI reads
- * (`npx newsletter mail failed`) and clears (`mail retry`). CreateQueue, GetQueueUrl,
- * SendMessage, ReceiveMessage (no long polling), DeleteMessage, PurgeQueue and
- * GetQueueAttributes (ApproximateNumberOfMessages*, QueueArn). Anything else is refused as the
- * service refuses an unknown action. No npm package emulates SQS without Docker or a JVM
- * server; this is the least of it the project needs.
+ * Amazon SQS for the local cloud: the npm emulator `fauxqs` (MIT), which serves SQS's JSON
+ * protocol as today's SDK speaks it, with visibility timeouts, long polling, per-queue and
+ * per-message delays, redrive to a dead-letter queue after `maxReceiveCount` receives, batch
+ * actions with their validations, FIFO queues, and, given a folder, its state in SQLite, so
+ * queued work survives a restart as it survives on AWS.
+ *
+ * What this module adds around it:
+ * - It listens on 127.0.0.1 only, as every stand-in does. `startFauxqs` binds every interface,
+ *   so the server is assembled from the package's own parts instead (its `buildApp`, its
+ *   stores and its persistence, wired as `startFauxqs` wires them) and bound to loopback.
+ * - It answers as an SQS of the local account. fauxqs names every queue in account
+ *   000000000000; here queue URLs, queue ARNs, redrive policies and `SenderId` carry
+ *   LOCAL_ACCOUNT, as the template's ARNs do. Queue URLs point where the caller called: at
+ *   the IAM-checked endpoint for the functions (it passes its own address on), at the stand-in
+ *   itself for the admin CLI.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { LOCAL_ACCOUNT, LOCAL_REGION } from '../cloud/intrinsics.ts';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { LOCAL_ACCOUNT } from '../cloud/intrinsics.ts';
 import { LOCAL_HOST } from '../local-host.ts';
-import { readBody } from '../read-body.ts';
 
-interface Message {
-  readonly id: string;
-  readonly body: string;
-  readonly sentAt: number;
-  receipt?: string;
-  /** Hidden until (epoch ms) after a receive, as SQS's visibility timeout. */
-  invisibleUntil: number;
-  receiveCount: number;
+/** How deep a queue is: what GetQueueAttributes calls visible, not visible, and delayed. */
+export interface QueueDepth {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
 }
 
-/** A running SQS stand-in. */
+/** A running SQS. */
 export interface SqsLocal {
   readonly endpoint: string;
-  /** The URL of a queue (created if missing), as GetQueueUrl answers it. */
-  createQueue(name: string): string;
-  /** Bodies of the messages a queue holds, visible or not. */
+  /** Creates a queue (or finds it) and answers its URL at this stand-in, as CreateQueue does. */
+  createQueue(name: string, attributes?: Readonly<Record<string, string>>): string;
+  /** Bodies of the messages a queue holds: visible, in flight and delayed. */
   messages(name: string): string[];
+  /** The queue's depth; undefined when there is no such queue. */
+  depth(name: string): QueueDepth | undefined;
+  /** Stops the server; with a data folder, what the queues hold is there at the next start. */
   stop(): Promise<void>;
 }
 
-class ServiceError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
+/** How to start it. */
+export interface SqsLocalOptions {
+  /** Folder for fauxqs's SQLite file; without it the queues live in memory. */
+  readonly dataDir?: string;
+}
+
+/** The account fauxqs names every queue in. */
+const FAUXQS_ACCOUNT = '000000000000';
+
+/** The parts of fauxqs this module uses (fauxqs ships its own types; its exports hide them). */
+interface FauxQueue {
+  readonly url: string;
+  readonly attributes: Record<string, string>;
+  getAttribute(name: string): string | undefined;
+  inspectMessages(): {
+    ready: { body: string }[];
+    delayed: { body: string }[];
+    inflight: { message: { body: string } }[];
+  };
+  persistence?: unknown;
+}
+interface FauxSqsStore {
+  host: string;
+  persistence?: unknown;
+  getQueueByName(name: string): FauxQueue | undefined;
+  createQueue(
+    name: string,
+    url: string,
+    arn: string,
+    attributes?: Record<string, string>,
+  ): FauxQueue;
+  allQueues(): Iterable<FauxQueue>;
+}
+interface FauxStore {
+  persistence?: unknown;
+}
+interface FauxPersistence {
+  load(sqs: FauxSqsStore, sns: FauxStore, s3: FauxStore): void;
+  close(): void;
+  readonly db: { exec(sql: string): void };
+}
+interface FastifyLike {
+  addHook(name: string, hook: (...args: never[]) => unknown): void;
+  listen(options: { port: number; host: string }): Promise<string>;
+  close(): Promise<void>;
+}
+interface FauxqsModules {
+  buildApp(options: { logger: boolean; stores: Record<string, unknown> }): FastifyLike;
+  SqsStore: new () => FauxSqsStore;
+  SnsStore: new () => FauxStore;
+  S3Store: new () => FauxStore;
+  PersistenceManager: new (dataDir: string) => FauxPersistence;
+}
+
+let modules: Promise<FauxqsModules> | undefined;
+
+/**
+ * fauxqs's modules. The package exports only `buildApp` and `startFauxqs`; its stores and
+ * persistence are files of the same (pinned) package, imported by path.
+ */
+function fauxqsModules(): Promise<FauxqsModules> {
+  modules ??= (async () => {
+    const require = createRequire(import.meta.url);
+    const dist = (require.resolve.paths('fauxqs') ?? [])
+      .map((folder) => join(folder, 'fauxqs', 'dist'))
+      .find((folder) => existsSync(join(folder, 'app.js')));
+    if (!dist) throw new Error('fauxqs is not installed (npm install)');
+    const load = async (file: string): Promise<Record<string, unknown>> =>
+      (await import(pathToFileURL(join(dist, file)).href)) as Record<string, unknown>;
+    const [app, sqs, sns, s3, persistence] = await Promise.all([
+      load('app.js'),
+      load('sqs/sqsStore.js'),
+      load('sns/snsStore.js'),
+      load('s3/s3Store.js'),
+      load('persistence.js'),
+    ]);
+    return {
+      buildApp: app.buildApp,
+      SqsStore: sqs.SqsStore,
+      SnsStore: sns.SnsStore,
+      S3Store: s3.S3Store,
+      PersistenceManager: persistence.PersistenceManager,
+    } as FauxqsModules;
+  })();
+  return modules;
+}
+
+/** `arn:aws:sqs:region:<account>:` of one account rewritten to the other's. */
+const withAccount = (text: string, from: string, to: string): string =>
+  text.replace(new RegExp(`(arn:aws:sqs:[^:]*:)${from}:`, 'g'), `$1${to}:`);
+
+/** The queue name of a queue URL (its last path segment). */
+const nameOfUrl = (url: string): string => url.split('/').at(-1) ?? '';
+
+/** Attributes whose values hold queue ARNs (JSON policies). */
+const ARN_ATTRIBUTES = ['RedrivePolicy', 'RedriveAllowPolicy', 'Policy'] as const;
+
+/** Starts fauxqs on a free loopback port. */
+export async function startSqsLocal(options: SqsLocalOptions = {}): Promise<SqsLocal> {
+  const fauxqs = await fauxqsModules();
+  const sqsStore = new fauxqs.SqsStore();
+  // Empty: fauxqs builds a queue's URL from the Host of the request that created it. Every URL
+  // it answers is rewritten below anyway.
+  sqsStore.host = '';
+  const snsStore = new fauxqs.SnsStore();
+  const s3Store = new fauxqs.S3Store();
+  let persistence: FauxPersistence | undefined;
+  if (options.dataDir) {
+    persistence = new fauxqs.PersistenceManager(options.dataDir);
+    // Every change is a write of its own; durability against a crash of the process is what a
+    // local run needs, not against a power cut, so commits need not wait for the disk.
+    persistence.db.exec('PRAGMA synchronous = NORMAL');
+    // As startFauxqs does it: load first, then write through.
+    persistence.load(sqsStore, snsStore, s3Store);
+    sqsStore.persistence = persistence;
+    snsStore.persistence = persistence;
+    s3Store.persistence = persistence;
+    for (const queue of sqsStore.allQueues()) queue.persistence = persistence;
   }
-}
-
-/** The queue name of a URL or ARN this stand-in issued. */
-function queueNameOf(urlOrArn: string): string {
-  return urlOrArn.split(/[/:]/).at(-1) ?? '';
-}
-
-/** Starts the stand-in on a free loopback port. */
-export async function startSqsLocal(): Promise<SqsLocal> {
-  const queues = new Map<string, Message[]>();
-  let endpoint = '';
+  const app = fauxqs.buildApp({ logger: false, stores: { sqsStore, snsStore, s3Store } });
+  app.addHook('preHandler', ((request: FauxRequest, _reply: unknown, done: () => void) => {
+    toFauxqs(request);
+    done();
+  }) as never);
+  app.addHook('onSend', ((
+    request: FauxRequest,
+    reply: { statusCode: number },
+    payload: unknown,
+    done: (error: null, payload: unknown) => void,
+  ) => {
+    done(null, fromFauxqs(request, reply.statusCode, payload));
+  }) as never);
+  if (persistence) {
+    const open = persistence;
+    app.addHook('preClose', (() => open.close()) as never);
+  }
+  const address = await app.listen({ port: 0, host: LOCAL_HOST });
+  const endpoint = `http://${LOCAL_HOST}:${new URL(address).port}`;
   const urlOf = (name: string) => `${endpoint}/${LOCAL_ACCOUNT}/${name}`;
-  const queue = (input: Record<string, unknown>): Message[] => {
-    const found = queues.get(queueNameOf(String(input.QueueUrl ?? '')));
-    if (!found) {
-      throw new ServiceError(
-        'AWS.SimpleQueueService.NonExistentQueue',
-        'The specified queue does not exist.',
-      );
-    }
-    return found;
-  };
-
-  const handle = (action: string, input: Record<string, unknown>): unknown => {
-    const now = Date.now();
-    switch (action) {
-      case 'CreateQueue': {
-        const name = String(input.QueueName ?? '');
-        if (!/^[A-Za-z0-9_-]{1,80}$/.test(name)) {
-          throw new ServiceError('InvalidParameterValue', 'Invalid queue name.');
-        }
-        if (!queues.has(name)) queues.set(name, []);
-        return { QueueUrl: urlOf(name) };
-      }
-      case 'GetQueueUrl': {
-        const name = String(input.QueueName ?? '');
-        if (!queues.has(name)) {
-          throw new ServiceError(
-            'AWS.SimpleQueueService.NonExistentQueue',
-            'The specified queue does not exist.',
-          );
-        }
-        return { QueueUrl: urlOf(name) };
-      }
-      case 'SendMessage': {
-        const body = input.MessageBody;
-        if (typeof body !== 'string' || body.length === 0 || Buffer.byteLength(body) > 262_144) {
-          throw new ServiceError('InvalidParameterValue', 'MessageBody must be 1 B to 256 KiB.');
-        }
-        const message: Message = {
-          id: randomUUID(),
-          body,
-          sentAt: now,
-          invisibleUntil: 0,
-          receiveCount: 0,
-        };
-        queue(input).push(message);
-        return {
-          MessageId: message.id,
-          MD5OfMessageBody: createHash('md5').update(body).digest('hex'),
-        };
-      }
-      case 'ReceiveMessage': {
-        const max = Math.min(10, Math.max(1, Number(input.MaxNumberOfMessages ?? 1)));
-        const visibility = Number(input.VisibilityTimeout ?? 30);
-        const picked = queue(input)
-          .filter((message) => message.invisibleUntil <= now)
-          .slice(0, max);
-        for (const message of picked) {
-          message.receipt = randomUUID();
-          message.invisibleUntil = now + visibility * 1000;
-          message.receiveCount += 1;
-        }
-        return {
-          Messages: picked.map((message) => ({
-            MessageId: message.id,
-            ReceiptHandle: message.receipt,
-            Body: message.body,
-            MD5OfBody: createHash('md5').update(message.body).digest('hex'),
-            Attributes: {
-              SentTimestamp: String(message.sentAt),
-              ApproximateReceiveCount: String(message.receiveCount),
-            },
-          })),
-        };
-      }
-      case 'DeleteMessage': {
-        const messages = queue(input);
-        const index = messages.findIndex((message) => message.receipt === input.ReceiptHandle);
-        if (index === -1) {
-          throw new ServiceError('ReceiptHandleIsInvalid', 'The receipt handle is not valid.');
-        }
-        messages.splice(index, 1);
-        return {};
-      }
-      case 'PurgeQueue':
-        queue(input).length = 0;
-        return {};
-      case 'GetQueueAttributes': {
-        const messages = queue(input);
-        const visible = messages.filter((message) => message.invisibleUntil <= now).length;
-        return {
-          Attributes: {
-            ApproximateNumberOfMessages: String(visible),
-            ApproximateNumberOfMessagesNotVisible: String(messages.length - visible),
-            QueueArn: `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${queueNameOf(String(input.QueueUrl))}`,
-          },
-        };
-      }
-      default:
-        throw new ServiceError('InvalidAction', `The action ${action || '(none)'} is not valid.`);
-    }
-  };
-
-  const respond = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const body = await readBody(req, 1024 * 1024);
-    try {
-      if (!body) throw new ServiceError('InvalidParameterValue', 'The request is too large.');
-      const target = String(req.headers['x-amz-target'] ?? '');
-      if (!target.startsWith('AmazonSQS.')) {
-        throw new ServiceError('InvalidAction', 'Only the JSON protocol is served.');
-      }
-      let input: unknown;
-      try {
-        input = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
-      } catch {
-        throw new ServiceError('InvalidParameterValue', 'The request body is not valid JSON.');
-      }
-      send(res, 200, handle(target.slice('AmazonSQS.'.length), input as Record<string, unknown>));
-    } catch (error) {
-      if (error instanceof ServiceError) {
-        send(res, error.status, { __type: error.type, message: error.message });
-      } else send(res, 500, { __type: 'InternalError', message: 'The stand-in failed.' });
-    }
-  };
-
-  const server = createServer((req, res) => void respond(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, LOCAL_HOST, () => resolve());
-  });
-  endpoint = `http://${LOCAL_HOST}:${(server.address() as AddressInfo).port}`;
   let stopping: Promise<void> | undefined;
   return {
     endpoint,
-    createQueue: (name) => {
-      handle('CreateQueue', { QueueName: name });
+    createQueue: (name, attributes = {}) => {
+      if (!sqsStore.getQueueByName(name)) {
+        const translated = Object.fromEntries(
+          Object.entries(attributes).map(([key, value]) => [
+            key,
+            withAccount(value, LOCAL_ACCOUNT, FAUXQS_ACCOUNT),
+          ]),
+        );
+        sqsStore.createQueue(
+          name,
+          `${endpoint}/${FAUXQS_ACCOUNT}/${name}`,
+          `arn:aws:sqs:us-east-1:${FAUXQS_ACCOUNT}:${name}`,
+          translated,
+        );
+      }
       return urlOf(name);
     },
-    messages: (name) => (queues.get(name) ?? []).map((message) => message.body),
+    messages: (name) => {
+      const queue = sqsStore.getQueueByName(name);
+      if (!queue) return [];
+      const { ready, delayed, inflight } = queue.inspectMessages();
+      return [...ready, ...delayed, ...inflight.map((entry) => entry.message)].map(
+        (message) => message.body,
+      );
+    },
+    depth: (name) => {
+      const queue = sqsStore.getQueueByName(name);
+      if (!queue) return undefined;
+      const count = (attribute: string) => Number(queue.getAttribute(attribute) ?? 0);
+      return {
+        visible: count('ApproximateNumberOfMessages'),
+        inFlight: count('ApproximateNumberOfMessagesNotVisible'),
+        delayed: count('ApproximateNumberOfMessagesDelayed'),
+      };
+    },
     stop: () => {
-      stopping ??= new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      stopping ??= app.close();
       return stopping;
     },
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/x-amz-json-1.0',
-    'content-length': Buffer.byteLength(text),
-    'x-amzn-requestid': randomUUID(),
-  });
-  res.end(text);
+/** What the hooks see of a request. */
+interface FauxRequest {
+  readonly headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+const actionOf = (request: FauxRequest): string =>
+  String(request.headers['x-amz-target'] ?? '').replace(/^AmazonSQS\./, '');
+
+/** A request in the local account's terms, rewritten to fauxqs's account. */
+function toFauxqs(request: FauxRequest): void {
+  const action = actionOf(request);
+  if (action !== 'CreateQueue' && action !== 'SetQueueAttributes') return;
+  const attributes = (request.body as { Attributes?: Record<string, unknown> } | null)?.Attributes;
+  if (!attributes) return;
+  for (const name of ARN_ATTRIBUTES) {
+    const value = attributes[name];
+    if (typeof value === 'string')
+      attributes[name] = withAccount(value, LOCAL_ACCOUNT, FAUXQS_ACCOUNT);
+  }
+}
+
+/**
+ * fauxqs's answer in the local account's terms: queue URLs at the address the caller used
+ * (`x-forwarded-host` when the IAM-checked endpoint forwarded the call), queue ARNs and
+ * `SenderId` in LOCAL_ACCOUNT. Message bodies are never touched (their MD5 is checked).
+ */
+function fromFauxqs(request: FauxRequest, status: number, payload: unknown): unknown {
+  const action = actionOf(request);
+  const rewrites = ['CreateQueue', 'GetQueueUrl', 'ListQueues', 'GetQueueAttributes'];
+  if (status !== 200 || typeof payload !== 'string' || payload === '') return payload;
+  if (!rewrites.includes(action) && action !== 'ReceiveMessage') return payload;
+  const forwarded = request.headers['x-forwarded-host'] ?? request.headers.host;
+  const host = Array.isArray(forwarded) ? forwarded[0] : forwarded;
+  const url = (fauxUrl: unknown): string =>
+    `http://${host}/${LOCAL_ACCOUNT}/${nameOfUrl(String(fauxUrl))}`;
+  const answer = JSON.parse(payload) as {
+    QueueUrl?: string;
+    QueueUrls?: string[];
+    Attributes?: Record<string, string>;
+    Messages?: { Attributes?: Record<string, string> }[];
+  };
+  if (answer.QueueUrl) answer.QueueUrl = url(answer.QueueUrl);
+  if (answer.QueueUrls) answer.QueueUrls = answer.QueueUrls.map(url);
+  if (answer.Attributes) {
+    for (const [name, value] of Object.entries(answer.Attributes)) {
+      answer.Attributes[name] = withAccount(value, FAUXQS_ACCOUNT, LOCAL_ACCOUNT);
+    }
+  }
+  for (const message of answer.Messages ?? []) {
+    // SQS names the sender; fauxqs keeps no sender, and says the account, as SQS does for it.
+    if (message.Attributes?.SenderId) message.Attributes.SenderId = LOCAL_ACCOUNT;
+  }
+  return JSON.stringify(answer);
 }
