@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { generateApiKey } from '../../cli/admin/api-key-parameter.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { parseCampaignContent } from '../../shared/domain/campaign/campaign-content.ts';
@@ -108,6 +108,8 @@ export interface LocalEndpoints {
   readonly ses: string;
   /** The mailer's dead-letter queue, at the SQS stand-in. */
   readonly mail_dead_letters?: string;
+  /** The campaign engine's plans queue, at the SQS stand-in: where the CLI starts a send. */
+  readonly campaign_queue?: string;
   readonly table: string;
   readonly api_root: string;
 }
@@ -164,9 +166,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
 
     const apiKey =
-      options.apiKey ||
-      parameters.get(ENV_DEFAULTS.apiKeyParameter)?.value ||
-      randomBytes(24).toString('base64url');
+      options.apiKey || parameters.get(ENV_DEFAULTS.apiKeyParameter)?.value || generateApiKey();
     parameters.put(ENV_DEFAULTS.apiKeyParameter, apiKey, 'SecureString');
     const settingsParameter = parameters.get(ENV_DEFAULTS.settingsParameter);
     if (settingsParameter) {
@@ -239,7 +239,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         dynamodb: dynamo.endpoint,
         ssm: parameters.endpoint,
         ses: ses.endpoint,
-        ...(mailDeadLetters(cloud, sqs) ? { mail_dead_letters: mailDeadLetters(cloud, sqs) } : {}),
+        ...optionalQueue('mail_dead_letters', queueAtStandIn(cloud, sqs, /MailerDeadLetters/)),
+        ...optionalQueue('campaign_queue', queueAtStandIn(cloud, sqs, /CampaignsPlans[0-9A-F]/)),
         table: cloud.tableName,
         api_root: apiRoot,
       };
@@ -321,8 +322,15 @@ async function seedDemoData(
   }
 }
 
-/** URL of the mailer's dead-letter queue at the SQS stand-in, for the admin CLI. */
-function mailDeadLetters(cloud: LocalCloud, sqs: SqsLocal): string | undefined {
-  const queue = [...cloud.queues.values()].find((entry) => /MailerDeadLetters/.test(entry.name));
+/** URL at the SQS stand-in of the stack's queue whose name matches, for the admin CLI. */
+function queueAtStandIn(cloud: LocalCloud, sqs: SqsLocal, name: RegExp): string | undefined {
+  const queue = [...cloud.queues.values()].find((entry) => name.test(entry.name));
   return queue ? `${sqs.endpoint}/${queue.url.split('/').slice(-2).join('/')}` : undefined;
+}
+
+function optionalQueue<K extends string>(
+  key: K,
+  url: string | undefined,
+): Partial<Record<K, string>> {
+  return url === undefined ? {} : ({ [key]: url } as Record<K, string>);
 }

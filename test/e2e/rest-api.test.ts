@@ -798,10 +798,10 @@ interface Issue {
 }
 
 describe('GET /newsletters (4.6)', () => {
-  // Demo issues 1–12: 11 and 12 drafts, 10 sending, 5 and 9 private, the rest sent.
+  // Demo issues 1–12: 1 (with content, ready to send), 11 and 12 drafts, 5 and 9 private, the rest sent.
   it('without a key lists only sent, non-private issues, newest first', async () => {
     const issues = expectOk<Issue[]>(await service.get('/newsletters'));
-    expect(issues.map((issue) => issue.id)).toEqual([8, 7, 6, 4, 3, 2, 1]);
+    expect(issues.map((issue) => issue.id)).toEqual([10, 8, 7, 6, 4, 3, 2]);
     for (const issue of issues) {
       expect(issue.status).toBe('sent');
       expect(Object.keys(issue).sort()).toEqual([
@@ -819,9 +819,7 @@ describe('GET /newsletters (4.6)', () => {
   it('with the key in the query lists the 10 newest of every status', async () => {
     const issues = expectOk<Issue[]>(await service.get('/newsletters', { api_key: key }));
     expect(issues.map((issue) => issue.id)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
-    expect(new Set(issues.map((issue) => issue.status))).toEqual(
-      new Set(['draft', 'sending', 'sent']),
-    );
+    expect(new Set(issues.map((issue) => issue.status))).toEqual(new Set(['draft', 'sent']));
     const draft = issues.find((issue) => issue.id === 12);
     expect(draft?.sent_at).toBeNull();
     expect(draft).not.toHaveProperty('url');

@@ -181,7 +181,7 @@ describe('the configuration set reports back', () => {
 });
 
 describe('the feedback function', () => {
-  it('may read and put table items and read the settings, nothing else', () => {
+  it("may read, put and update table items (a campaign recipient's outcome) and read the settings, nothing else", () => {
     const logging = resourceNamed(feedbackFunctionId()).Properties.LoggingConfig as {
       LogGroup: { Ref: string };
     };
@@ -210,7 +210,7 @@ describe('the feedback function', () => {
       {
         Sid: 'Table',
         Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
       },
       {
