@@ -92,6 +92,8 @@ export interface LocalStack {
   /** Where the local SES publishes its events (the cloud's topics); for a restarted SES. */
   readonly sesPublisher: SesPublisher;
   readonly tableName: string;
+  /** What the admin CLI's `--local` needs to reach this service (LOCAL_ENDPOINTS_FILE). */
+  readonly endpoints: LocalEndpoints;
   /** Calls a function made that its role does not allow (each also failed as on AWS). */
   readonly denials: readonly Denial[];
   /** Stops everything, Java included; safe to call twice. */
@@ -233,17 +235,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     if (!cloud.api) throw new Error('the stack has no REST API');
     const apiRoot = `${cloud.api.stageUrl}/newsletter/v1`;
+    // The admin CLI's --local reads these to find the stand-ins' ports, picked free at start.
+    const endpoints: LocalEndpoints = {
+      dynamodb: dynamo.endpoint,
+      ssm: parameters.endpoint,
+      ses: ses.endpoint,
+      ...optionalQueue('mail_dead_letters', queueAtStandIn(cloud, sqs, /MailerDeadLetters/)),
+      ...optionalQueue('campaign_queue', queueAtStandIn(cloud, sqs, /CampaignsPlans[0-9A-F]/)),
+      table: cloud.tableName,
+      api_root: apiRoot,
+    };
     if (dataDir) {
-      // The admin CLI's --local reads this to find the stand-ins' ports, picked free at start.
-      const endpoints: LocalEndpoints = {
-        dynamodb: dynamo.endpoint,
-        ssm: parameters.endpoint,
-        ses: ses.endpoint,
-        ...optionalQueue('mail_dead_letters', queueAtStandIn(cloud, sqs, /MailerDeadLetters/)),
-        ...optionalQueue('campaign_queue', queueAtStandIn(cloud, sqs, /CampaignsPlans[0-9A-F]/)),
-        table: cloud.tableName,
-        api_root: apiRoot,
-      };
       await writeFile(
         join(dataDir, LOCAL_ENDPOINTS_FILE),
         `${JSON.stringify(endpoints, null, 2)}\n`,
@@ -261,6 +263,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       cloud,
       sesPublisher,
       tableName: cloud.tableName,
+      endpoints,
       denials,
       stop: stopAll,
     };

@@ -8,7 +8,11 @@
  * some recorded call fail.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
+  BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -17,15 +21,26 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../infra/local/cloud/aws-endpoint.ts';
 import type { DeployedFunction } from '../../infra/local/cloud/deployed-stack.ts';
+import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import { toSubscriberItem } from '../../shared/adapters/store/subscriber-item.ts';
+import { newSubscriberRecord } from '../../shared/domain/decide-subscribe.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import { parseSettings } from '../../shared/domain/parse-settings.ts';
 import { mintToken } from '../../shared/domain/tokens.ts';
+import type { CampaignDependencies } from '../../shared/operations/campaign/campaign-dependencies.ts';
+import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
+import { runCli } from '../cli/cli-harness.ts';
 import {
   type ApiResponse,
+  BASELINE_SETTINGS,
   type LocalService,
   linksIn,
   listUnsubscribeUrl,
   startLocalService,
   tokenOf,
 } from '../e2e/support/local-service.ts';
+import { RecordingLogger, RecordingMetrics } from '../support/fixtures.ts';
 import {
   callsFailingWithout,
   describeGrant,
@@ -37,15 +52,105 @@ import { documentClient } from '../support/local-dynamo.ts';
 let service: LocalService;
 let db: DynamoDBDocumentClient;
 
+let operatorDir: string;
+
 beforeAll(async () => {
-  service = await startLocalService();
+  // The sweeper runs when the scenario fires its rule, not by the clock in the middle of a step.
+  service = await startLocalService({ runSchedules: false });
   db = documentClient(service.stack.dynamo.endpoint);
+  operatorDir = await mkdtemp(join(tmpdir(), 'deployed-operator-'));
+  await writeFile(
+    join(operatorDir, 'local-endpoints.json'),
+    JSON.stringify(service.stack.endpoints),
+  );
 });
 
 afterAll(async () => {
   db?.destroy();
   await service?.stop();
+  if (operatorDir) await rm(operatorDir, { recursive: true, force: true });
 });
+
+/** The operator's `npx newsletter --local ...`: its calls are the operator's, not a function's. */
+async function operator(...argv: string[]): Promise<void> {
+  const result = await runCli(['--local', '--data-dir', operatorDir, ...argv], {
+    cwd: operatorDir,
+  });
+  if (result.code !== 0) throw new Error(`newsletter ${argv.join(' ')}: ${result.stderr}`);
+}
+
+/** SES's event for a hard bounce of a campaign mail: the issue's message tag comes with it. */
+function publishCampaignBounce(messageId: string, email: string, newsletterId: number): void {
+  const [set] = service.stack.cloud.stack.configurationSets();
+  const [destination] = set?.destinations ?? [];
+  if (!set || !destination) throw new Error('no configuration set with a destination');
+  service.stack.cloud.publishSesEvent({
+    configurationSet: set.name,
+    topicArn: destination.topicArn,
+    message: JSON.stringify({
+      eventType: 'Bounce',
+      mail: { messageId, destination: [email], tags: { newsletter: [String(newsletterId)] } },
+      bounce: {
+        bounceType: 'Permanent',
+        bounceSubType: 'General',
+        bouncedRecipients: [{ emailAddress: email }],
+      },
+    }),
+  });
+}
+
+/**
+ * Confirmed subscribers of a private list no campaign of the scenario goes to, as an import
+ * writes them: they fill the planner's first page, so planning takes a second page.
+ */
+async function seedBystanders(count: number): Promise<void> {
+  const store = new DynamoStore(db, service.stack.tableName);
+  const first = await store.reserveIds('subscriber', count);
+  const settings = parseSettings(JSON.stringify(BASELINE_SETTINGS));
+  const now = new Date();
+  const items = Array.from({ length: count }, (_, index) => {
+    const record = newSubscriberRecord(
+      `bystander-${index}@example.com`,
+      { name: '', lists: [3], profile: {} },
+      'C',
+      settings,
+      now,
+      { preassigned: false },
+    );
+    return toSubscriberItem({ ...record, id: first + index, version: 1 });
+  });
+  for (let start = 0; start < items.length; start += 25) {
+    let requests: Record<string, unknown>[] = items
+      .slice(start, start + 25)
+      .map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length > 0) {
+      const output = await db.send(
+        new BatchWriteCommand({ RequestItems: { [service.stack.tableName]: requests } }),
+      );
+      requests = (output.UnprocessedItems?.[service.stack.tableName] ?? []) as Record<
+        string,
+        unknown
+      >[];
+    }
+  }
+}
+
+/**
+ * An issue's send whose first plan message never reached the queue, 20 minutes ago: the
+ * operator's send through a queue that loses what it is given, on a clock that long ago.
+ */
+async function sendWithLostPlan(id: number): Promise<void> {
+  const lost: CampaignDependencies = {
+    campaigns: new DynamoCampaignStore(db, service.stack.tableName),
+    queue: { plan: async () => undefined, send: async () => undefined },
+    settings: async () => parseSettings(JSON.stringify(BASELINE_SETTINGS)),
+    now: () => new Date(Date.now() - 20 * 60_000),
+    log: new RecordingLogger(),
+    metrics: new RecordingMetrics(),
+  };
+  const started = await sendNewsletter(lost, { id }, { apiRoot: service.apiRoot });
+  if (isNewsletterError(started)) throw new Error(started.message);
+}
 
 /** One request of the scenario and the AWS calls it caused. */
 interface Step {
@@ -314,6 +419,89 @@ describe('the whole scenario, from cdk.out', () => {
       { documented: false },
     );
 
+    // Campaigns: sending an issue through the engine as the operator's CLI starts it. Their
+    // calls interleave across concurrent workers, so docs/storage.md describes them per
+    // recipient ("Campaigns") instead of listing them here.
+    const readers = ['reader-1@example.com', 'reader-2@example.com', 'reader-3@example.com'];
+    for (const email of readers)
+      await service.post('/subscribers/add', { email, lists: [4], api_key: key() });
+    await writeFile(
+      join(operatorDir, 'issue.html'),
+      '<h1>Hello {name}</h1><p><a href="{unsubscription_url}">Unsubscribe</a></p>',
+    );
+    await operator(
+      'newsletters',
+      'create',
+      '--subject',
+      'Campaign',
+      '--html',
+      'issue.html',
+      '--lists',
+      '4',
+    );
+    await seedBystanders(1_000);
+    const campaignId = 13;
+    await step(
+      'campaign: send while SES throttles a moment (planner plans, workers mail and requeue)',
+      async () => {
+        // Long enough to meet the first send wherever the workers start: they requeue.
+        service.ses.throttleStorm(8_000);
+        await operator('newsletters', 'send', String(campaignId));
+        return undefined;
+      },
+      { documented: false },
+    );
+    const campaignMail = (await service.mails('reader-1@example.com')).find(
+      (mail) => mail.subject === 'Campaign',
+    );
+    if (!campaignMail) throw new Error('no campaign mail');
+    await step(
+      'campaign: SES reports a hard bounce of a campaign mail (recorded on its recipient)',
+      async () => {
+        publishCampaignBounce(campaignMail.messageId, 'reader-2@example.com', campaignId);
+        return undefined;
+      },
+      { documented: false },
+    );
+    await step(
+      'campaign: one-click unsubscribe from a campaign mail',
+      () =>
+        service.post(
+          listUnsubscribeUrl(campaignMail) ?? '',
+          { 'List-Unsubscribe': 'One-Click' },
+          { type: 'form' },
+        ),
+      { documented: false },
+    );
+    await service.post('/subscribers/add', {
+      email: 'reader-4@example.com',
+      lists: [4],
+      api_key: key(),
+    });
+    await step(
+      'campaign: send to the new (planner skips who has a record)',
+      async () => {
+        await operator('newsletters', 'send', String(campaignId), '--new-only');
+        return undefined;
+      },
+      { documented: false },
+    );
+    // A send whose plan message is lost: the sweeper finds it stalled and repairs it.
+    await operator('newsletters', 'copy', String(campaignId));
+    await sendWithLostPlan(campaignId + 1);
+    const [sweep] = service.stack.cloud.stack
+      .scheduleRules()
+      .filter((rule) => rule.logicalId.includes('Sweep'));
+    if (!sweep) throw new Error('no sweep rule');
+    await step(
+      'campaign: the sweeper repairs a stalled send (the planner plans it again)',
+      async () => {
+        await service.stack.cloud.fireRule(sweep.logicalId);
+        return undefined;
+      },
+      { documented: false },
+    );
+
     await step('delete_subscriber', () =>
       service.post('/subscribers/delete', { email: ada, api_key: key() }),
     );
@@ -346,7 +534,7 @@ describe('the whole scenario, from cdk.out', () => {
   it('dead-letters exactly what exhausted its retries: one batch per consumer, one feedback event', () => {
     const queues = [...service.stack.cloud.queues.values()];
     const held = queues.map((queue) => ({
-      queue: queue.name.replace(/^Newsletter-|[0-9A-F]{8}$/g, ''),
+      queue: queue.name.replace(/^Newsletter-|[0-9A-F]{8}(?=(\.fifo)?$)/g, ''),
       batches: service.stack.sqs.messages(queue.name).map((body) => {
         const message = JSON.parse(body) as {
           DDBStreamBatchInfo?: { batchSize: number };
@@ -362,7 +550,11 @@ describe('the whole scenario, from cdk.out', () => {
             ).mail?.messageId;
       }),
     }));
-    expect(held.sort((a, b) => a.queue.localeCompare(b.queue))).toEqual([
+    const deadLetters = held.filter((each) => /DeadLetters/.test(each.queue));
+    expect(deadLetters.sort((a, b) => a.queue.localeCompare(b.queue))).toEqual([
+      // The campaign engine gives up on nothing in the scenario: throttles are requeued.
+      { queue: 'CampaignsPlanDeadLetters.fifo', batches: [] },
+      { queue: 'CampaignsSendDeadLetters', batches: [] },
       { queue: 'MailerDeadLetters', batches: [1] },
       { queue: 'SesFeedbackDeadLetters', batches: ['soft-2'] },
       { queue: 'SubscribeRequestsDeadLetters', batches: [1] },

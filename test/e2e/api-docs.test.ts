@@ -51,4 +51,5 @@ it('every curl example in docs/api.md answers what the page shows, in order, on 
     });
     expect(normalise(JSON.parse(stdout)), example.title).toEqual(normalise(example.answer));
   }
-});
+  // Some twenty curl processes one after the other: about 17 s alone, more on a loaded machine.
+}, 120_000);

@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { EventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -102,7 +103,21 @@ export class CampaignEngine extends Construct {
           ...(entry.paced ? { [ENV.campaignWorkers]: String(props.workers) } : {}),
           ...(entry.access.sendsMail ? { [ENV.configurationSet]: props.configurationSetName } : {}),
         },
-        statements: routePolicyStatements({ key: 'none', access: entry.access }, targets),
+        statements: [
+          ...routePolicyStatements({ key: 'none', access: entry.access }, targets),
+          ...('queue' in entry.trigger
+            ? [
+                // What Lambda's poller needs (the AWSLambdaSQSQueueExecutionRole actions), not
+                // the wider consume grant SqsEventSource adds (ChangeMessageVisibility,
+                // GetQueueUrl): no call of ours uses those.
+                new PolicyStatement({
+                  sid: 'QueueMapping',
+                  actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+                  resources: [this.queues[entry.trigger.queue].queueArn],
+                }),
+              ]
+            : []),
+        ],
         logRetention: props.logRetention,
         readsParameters: entry.access.settings,
         timeout,
@@ -116,15 +131,15 @@ export class CampaignEngine extends Construct {
         });
       const trigger = entry.trigger;
       if ('queue' in trigger) {
-        fn.addEventSource(
-          new SqsEventSource(this.queues[trigger.queue], {
-            batchSize: trigger.batchSize,
-            reportBatchItemFailures: true,
-            // The workers' mapping runs at most `workers` at once: the pacing splits the
-            // campaign's rate among exactly that many.
-            ...(trigger.queue === 'sends' ? { maxConcurrency: props.workers } : {}),
-          }),
-        );
+        new EventSourceMapping(this, `${pascalCase(name)}Queue`, {
+          target: fn,
+          eventSourceArn: this.queues[trigger.queue].queueArn,
+          batchSize: trigger.batchSize,
+          reportBatchItemFailures: true,
+          // The workers' mapping runs at most `workers` at once: the pacing splits the
+          // campaign's rate among exactly that many.
+          ...(trigger.queue === 'sends' ? { maxConcurrency: props.workers } : {}),
+        });
       } else {
         sweep = new Rule(this, 'Sweep', {
           description: 'Every minute: the campaign sweeper (stall alarms, recounts, repairs)',

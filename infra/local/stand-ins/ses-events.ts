@@ -19,6 +19,8 @@ export interface AcceptedSend {
   /** The MIME message as sent: the events repeat its headers. */
   readonly raw: Buffer;
   readonly configurationSet: string;
+  /** The send's own message tags; SES lists each beside its own `ses:` tags. */
+  readonly tags?: Readonly<Record<string, string>>;
   readonly at: Date;
   readonly account: { readonly id: string; readonly region: string };
 }
@@ -100,6 +102,9 @@ function mailObject(send: AcceptedSend): Record<string, unknown> {
       'ses:configuration-set': [send.configurationSet],
       'ses:source-ip': ['127.0.0.1'],
       'ses:from-domain': [fromDomain],
+      ...Object.fromEntries(
+        Object.entries(send.tags ?? {}).map(([name, value]) => [name, [value]]),
+      ),
     },
   };
 }

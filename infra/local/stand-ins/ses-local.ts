@@ -512,6 +512,16 @@ function members(form: URLSearchParams, prefix: string): string[] {
   return found;
 }
 
+/** The send's message tags (`Tags.member.N.Name` / `.Value`), which SES repeats in its events. */
+function messageTags(form: URLSearchParams): Record<string, string> {
+  const tags: Record<string, string> = {};
+  for (let index = 1; form.has(`Tags.member.${index}.Name`); index += 1) {
+    tags[form.get(`Tags.member.${index}.Name`) ?? ''] =
+      form.get(`Tags.member.${index}.Value`) ?? '';
+  }
+  return tags;
+}
+
 function createConfigurationSet(res: ServerResponse, form: URLSearchParams): void {
   const name = form.get('ConfigurationSet.Name') ?? '';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
@@ -592,6 +602,7 @@ function publishEvents(
       : ['To', 'Cc', 'Bcc'].flatMap(headerAddresses).filter(Boolean),
     raw,
     configurationSet,
+    tags: messageTags(form),
     at: new Date(),
     account: { id: LOCAL_ACCOUNT, region: LOCAL_REGION },
   });

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DEMO_SETTINGS } from '../../../infra/local/demo-data.ts';
+import type { LocalStackOptions } from '../../../infra/local/local-stack.ts';
 import {
   rawHeader,
   type SesLocal,
@@ -199,8 +200,10 @@ function encodeBody(
 }
 
 /** Starts the local service on free ports, in memory, seeded, settings applied at once. */
-export async function startLocalService(): Promise<LocalService> {
-  const stack = await startTestStack();
+export async function startLocalService(
+  options: Partial<LocalStackOptions> = {},
+): Promise<LocalService> {
+  const stack = await startTestStack(options);
   const exchanges: Exchange[] = [];
   const dynamo = DynamoDBDocumentClient.from(
     new DynamoDBClient({
