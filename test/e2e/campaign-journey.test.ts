@@ -6,140 +6,50 @@
  * SES; SES's mailbox simulator reports a bounce back through the feedback function. Oracles:
  * the mails the local SES stored, the records in the table, and the CLI's report.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_SUBSCRIBERS } from '../../infra/local/demo-data.ts';
 import { rawHeader, type StoredMail } from '../../infra/local/stand-ins/ses-local.ts';
-import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
-import type { RecipientCounts } from '../../shared/domain/campaign/campaign-report.ts';
-import { type CliResult, runCli } from '../cli/cli-harness.ts';
-import { documentClient } from '../support/local-dynamo.ts';
+import {
+  addressesOf,
+  type CampaignOperator,
+  campaignOperator,
+  until,
+} from './support/campaign-operator.ts';
 import {
   type LocalService,
   listUnsubscribeUrl,
   startLocalService,
 } from './support/local-service.ts';
 
+// A send paces at a dozen mails a second (a few in the pause tests) and backs off for seconds
+// after a throttle: each test waits for a whole send, longer on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
+
 let service: LocalService;
-let dir: string;
-let db: DynamoDBDocumentClient;
-let campaigns: DynamoCampaignStore;
+let operator: CampaignOperator;
 
 beforeAll(async () => {
   // The demo subscribers too: `newsletters send 1` is what the README tells a newcomer to run.
   service = await startLocalService({ demoSubscribers: true });
-  dir = await mkdtemp(join(tmpdir(), 'campaign-journey-'));
-  await writeFile(join(dir, 'local-endpoints.json'), JSON.stringify(service.stack.endpoints));
-  db = documentClient(service.stack.dynamo.endpoint);
-  campaigns = new DynamoCampaignStore(db, service.stack.tableName);
+  operator = await campaignOperator(service);
 });
 
 afterAll(async () => {
-  db?.destroy();
+  await operator?.close();
   await service?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** `npx newsletter --local ...` against this service. */
-async function cli(...argv: string[]): Promise<CliResult> {
-  return runCli(['--local', '--data-dir', dir, ...argv], { cwd: dir });
-}
-
-async function cliOk(...argv: string[]): Promise<string> {
-  const result = await cli(...argv);
-  expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(0);
-  return result.stdout;
-}
-
-const HTML = `<!DOCTYPE html>
-<html><head><style>a { color: red }</style></head>
-<body><h1>Hello {name}</h1><p>This went to {email}.</p>
-<p><a href="{unsubscription_url}">Unsubscribe</a></p></body></html>`;
-
-/** `newsletters create` with the content above; the issue's id. */
-async function createIssue(subject: string, lists: readonly number[]): Promise<number> {
-  await writeFile(join(dir, 'issue.html'), HTML);
-  const out = await cliOk(
-    'newsletters',
-    'create',
-    '--subject',
-    subject,
-    '--html',
-    'issue.html',
-    '--lists',
-    lists.join(','),
-  );
-  const id = /newsletter (\d+)/.exec(out)?.[1];
-  if (!id) throw new Error(`no id in ${out}`);
-  return Number(id);
-}
-
-/** A subscriber added by a trusted caller, as a back office does. */
-async function add(email: string, lists: readonly number[], status: 'C' | 'S' = 'C') {
-  const answer = await service.post('/subscribers/add', {
-    api_key: service.apiKey,
-    email,
-    name: email.split('@')[0],
-    lists,
-    status,
-  });
-  expect(answer.status, answer.text).toBe(200);
-}
-
-/** The mails of an issue (by its unique subject) as the mailbox holds them this moment. */
-async function mailsOf(subject: string): Promise<StoredMail[]> {
-  return (await service.stack.mailboxNow()).filter((mail) => mail.subject === subject);
-}
-
-/** The addresses the issue reached, one entry per mail. */
-function addressesOf(mails: readonly StoredMail[]): string[] {
-  return mails.map((mail) => (mail.destination.to[0] ?? '').replace(/^.*<|>$/g, '')).sort();
-}
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  // A bound on a wait for an event, not a timing assertion: the send paces at a few a second.
-  for (let tries = 0; tries < 600; tries++) {
-    if (await check()) return;
-    await sleep(50);
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
-async function report(id: number): Promise<RecipientCounts> {
-  const printed = JSON.parse(await cliOk('newsletters', 'report', String(id), '--json')) as {
-    counts: RecipientCounts;
-  };
-  return printed.counts;
-}
-
-/** Everyone the table holds as C on one of the lists: the oracle, read past the engine. */
-async function confirmedOn(lists: readonly number[]): Promise<string[]> {
-  await service.stack.settled();
-  const found: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: service.stack.tableName,
-        ConsistentRead: true,
-        FilterExpression: 'sk = :subscriber AND #status = :confirmed',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':subscriber': 'subscriber', ':confirmed': 'C' },
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const on = (item.lists as Set<number> | number[] | undefined) ?? [];
-      if ([...on].some((list) => lists.includes(Number(list)))) found.push(String(item.email));
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return found.sort();
-}
+const { cli, cliOk, createIssue, add, mailsOf, report, confirmedOn, statusOf } = {
+  cli: (...argv: string[]) => operator.cli(...argv),
+  cliOk: (...argv: string[]) => operator.cliOk(...argv),
+  createIssue: (subject: string, lists: readonly number[]) => operator.createIssue(subject, lists),
+  add: (email: string, lists: readonly number[], status?: 'C' | 'S') =>
+    operator.add(email, lists, status),
+  mailsOf: (subject: string) => operator.mailsOf(subject),
+  report: (id: number) => operator.report(id),
+  confirmedOn: (lists: readonly number[]) => operator.confirmedOn(lists),
+  statusOf: (email: string) => operator.statusOf(email),
+};
 
 const LIST_PEOPLE = Array.from({ length: 24 }, (_, index) => `reader${index}@example.net`);
 const BOUNCER = 'bounce@simulator.amazonses.com';
@@ -157,7 +67,7 @@ describe('[campaign.plan] the demo issue: `newsletters send 1` mails the demo su
       .sort();
     const mails = await mailsOf('Welcome to the newsletter');
     expect(addressesOf(mails)).toEqual(expected);
-    expect(await campaigns.getCampaign(1)).toMatchObject({
+    expect(await operator.campaigns.getCampaign(1)).toMatchObject({
       status: 'sent',
       total: expected.length,
       sent: expected.length,
@@ -220,19 +130,6 @@ describe('[campaign.plan] create an issue and send it: every C subscriber of its
   });
 });
 
-/** A subscriber's status as the table holds it. */
-async function statusOf(email: string): Promise<unknown> {
-  await service.stack.settled();
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: service.stack.tableName,
-      Key: { pk: `SUBSCRIBER#${email}`, sk: 'subscriber' },
-      ConsistentRead: true,
-    }),
-  );
-  return Item?.status;
-}
-
 /** The id of the issue with this subject. */
 async function idOf(subject: string): Promise<number> {
   const listed = JSON.parse(await cliOk('newsletters', 'list', '--all', '--json')) as {
@@ -257,7 +154,7 @@ describe('[campaign.pause] pause and resume', () => {
     const atPause = addressesOf(await mailsOf('Issue C'));
     const recipients = await confirmedOn([1, 4]);
     expect(atPause.length).toBeLessThan(recipients.length);
-    expect(await campaigns.getCampaign(id)).toMatchObject({ status: 'paused' });
+    expect(await operator.campaigns.getCampaign(id)).toMatchObject({ status: 'paused' });
 
     // Nothing more goes out while paused, however long it lasts.
     await service.stack.settled();
@@ -283,7 +180,10 @@ describe('[campaign.pause] pause and resume', () => {
     const counts = await report(id);
     expect(counts).toMatchObject({ recipients: recipients.length, skipped: 1, failed: 0 });
     expect(counts.sent).toBe(counts.recipients - counts.skipped);
-    expect(await campaigns.getCampaign(id)).toMatchObject({ status: 'sent', sent: counts.sent });
+    expect(await operator.campaigns.getCampaign(id)).toMatchObject({
+      status: 'sent',
+      sent: counts.sent,
+    });
     service.resetSettings();
   });
 });
@@ -299,7 +199,7 @@ describe('[campaign.cancel] cancel', () => {
     await service.stack.settled();
     const atCancel = (await mailsOf('Issue D')).length;
     expect(atCancel).toBeLessThan((await confirmedOn([1, 4])).length);
-    expect(await campaigns.getCampaign(id)).toMatchObject({ status: 'cancelled' });
+    expect(await operator.campaigns.getCampaign(id)).toMatchObject({ status: 'cancelled' });
 
     const resume = await cli('newsletters', 'resume', String(id));
     expect(resume.code).not.toBe(0);
