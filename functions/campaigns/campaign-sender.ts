@@ -4,6 +4,7 @@ import type { StoredContent } from '../../shared/adapters/store/campaign-store-p
 import { SenderMessageSchema } from '../../shared/domain/campaign/work-messages.ts';
 import { SYSTEM_CLOCK } from '../../shared/operations/campaign/campaign-dependencies.ts';
 import {
+  SENDS_IN_FLIGHT,
   type SenderDependencies,
   sendChunk,
 } from '../../shared/operations/campaign/send-recipients.ts';
@@ -35,8 +36,6 @@ const sender: SenderDependencies = {
   contents: new Map<number, StoredContent>(),
   started: [],
 };
-/** Sends in flight at once per invocation: also the most one crash of a worker may repeat. */
-const IN_FLIGHT = 4;
 
 /** The workers' queue: one chunk of recipients per invocation, paced ([campaign.claim]). */
 export const handler = queueHandler(
@@ -55,7 +54,7 @@ export const handler = queueHandler(
       workers: campaign.workers,
       owner: `${context.awsRequestId}/${record.messageId}`,
       deadline: Date.now() + context.getRemainingTimeInMillis(),
-      inFlight: IN_FLIGHT,
+      inFlight: SENDS_IN_FLIGHT,
     });
     return { newsletter_id: message.newsletter_id, run: message.run, ...outcome };
   },

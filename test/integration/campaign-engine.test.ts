@@ -149,6 +149,32 @@ describe('[campaign.claim] never skip anyone, at most the mails in flight twice'
     expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', sent: 30, total: 30 });
   });
 
+  it('a mail SES took whose record DynamoDB refuses at first is recorded sent, never failed, and mailed once', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(12);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    // The outcome writes of the first three mails are refused twice each, past the SDK's retries.
+    const settle = world.campaigns.settleRecipient.bind(world.campaigns);
+    const refused = new Map<number, number>();
+    world.campaigns.settleRecipient = async (id, subscriberId, owner, outcome, at) => {
+      const times = refused.get(subscriberId) ?? 0;
+      if (outcome.state === 'sent' && (refused.size < 3 || times > 0) && times < 2) {
+        refused.set(subscriberId, times + 1);
+        throw Object.assign(new Error('Throughput exceeds the current capacity'), {
+          name: 'ProvisionedThroughputExceededException',
+        });
+      }
+      return settle(id, subscriberId, owner, outcome, at);
+    };
+    await world.drain();
+    expect([...refused.values()]).toEqual([2, 2, 2]);
+    expect(world.ses.mails).toHaveLength(12);
+    expect([...world.ses.counts().values()].every((count) => count === 1)).toBe(true);
+    expect(await states(world, issue.id)).toMatchObject({ sent: 12, failed: 0, sending: 0 });
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', sent: 12, failed: 0 });
+  });
+
   it('a worker that died holding claims: its chunk, redelivered once the leases lapse, reaches everyone, the dead one’s in-flight recipients again', async () => {
     const world = await campaignWorld();
     const people = await world.subscribe(40);

@@ -19,6 +19,13 @@ import type { SubscriberRecord } from '../../domain/subscriber.ts';
 import type { CampaignDependencies, Clock } from './campaign-dependencies.ts';
 import { completeRun, pauseForFailures } from './finish-run.ts';
 
+/** Sends in flight at once per invocation: also the most one crash of a worker may repeat. */
+export const SENDS_IN_FLIGHT = 4;
+
+/** Tries at recording a mail SES took, each after the SDK's own retries, and the first wait. */
+const RECORD_SENT_ATTEMPTS = 4;
+const RECORD_SENT_BACKOFF_MS = 100;
+
 /** What a worker needs besides the campaign dependencies. */
 export interface SenderDependencies extends CampaignDependencies {
   readonly mailer: Pick<CampaignMailer, 'send'>;
@@ -230,8 +237,9 @@ class ChunkRun {
       },
       { unsubscribeUrl },
     );
+    let messageId: string;
     try {
-      const messageId = await this.deps.mailer.send(
+      messageId = await this.deps.mailer.send(
         {
           to: person.email,
           ...rendered,
@@ -240,20 +248,39 @@ class ChunkRun {
         },
         this.settings.sender,
       );
-      this.anySuccess = true;
-      this.failuresInRow = 0;
-      if (
-        await this.deps.campaigns.settleRecipient(
-          id,
+    } catch (error) {
+      await this.#failed(recipient, error);
+      return;
+    }
+    this.anySuccess = true;
+    this.failuresInRow = 0;
+    if (await this.#recordSent(recipient, messageId)) this.sent += 1;
+  }
+
+  /**
+   * The mail is out: its record must say so, or a redelivery would mail it again. A write
+   * DynamoDB refuses even after the SDK's retries is tried again a few times; if it still
+   * fails the invocation fails, as if the worker died with this mail in flight.
+   */
+  async #recordSent(recipient: ChunkRecipient, messageId: string): Promise<boolean> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.deps.campaigns.settleRecipient(
+          this.campaign.id,
           recipient.id,
           this.invocation.owner,
           { state: 'sent', messageId },
           this.deps.now(),
-        )
-      )
-        this.sent += 1;
-    } catch (error) {
-      await this.#failed(recipient, error);
+        );
+      } catch (error) {
+        if (attempt >= RECORD_SENT_ATTEMPTS) throw error;
+        this.deps.log.warn('campaign_record_retry', {
+          newsletter_id: this.campaign.id,
+          subscriber_id: recipient.id,
+          cause: describeError(error),
+        });
+        await this.deps.clock.sleep(RECORD_SENT_BACKOFF_MS * 2 ** attempt);
+      }
     }
   }
 
