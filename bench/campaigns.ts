@@ -1,0 +1,687 @@
+/**
+ * `npm run bench:campaigns` (and the second half of `npm run bench`): the campaign engine as
+ * deployed (the synthesized stack: queues, event source mappings, bundles) on the local cloud,
+ * issue 21's targets: throughput, first mail, pacing, pause, a throttle storm, workers killed,
+ * and the AWS calls per recipient with what they cost. Prints a table and replaces the section
+ * between CAMPAIGN_START and CAMPAIGN_END of docs/benchmarks.md (bench/run.ts rewrites the
+ * file: run it first, as `npm run bench` does). Options: see USAGE.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { startLocalStack } from '../infra/local/local-stack.ts';
+import { PROJECT_ROOT } from '../infra/local/synthesize.ts';
+import { SENDS_IN_FLIGHT } from '../shared/operations/campaign/send-recipients.ts';
+import {
+  type CampaignWorld,
+  callCounts,
+  campaignWorld,
+  type Invocation,
+  type Sample,
+  sampler,
+  waitFor,
+} from './campaign-world.ts';
+import { describeMachine, loadAverage } from './machine.ts';
+import { machineText, markdownTable, type Row } from './report.ts';
+
+const USAGE = `Usage: tsx bench/campaigns.ts [options]
+  --recipients N   recipients of the throughput and the killed-workers sends (default 10000)
+  --paced N        recipients of the paced send (default 1500)
+  --rate R         campaign.rate of the paced send, mails per second (default 50)
+  --storm N        recipients of the throttle-storm send (default 2000)
+  --kills K        workers killed during the second large send (default 10; 0 skips it)
+  --out FILE       document whose campaign section to replace (default docs/benchmarks.md; '-' for none)`;
+
+export const CAMPAIGN_START = '<!-- campaigns:start -->';
+export const CAMPAIGN_END = '<!-- campaigns:end -->';
+
+/** us-east-1 on-demand prices (November 2026). */
+const PRICE = {
+  writeUnit: 0.625 / 1e6,
+  readUnit: 0.125 / 1e6,
+  sqsRequest: 0.4 / 1e6,
+  lambdaRequest: 0.2 / 1e6,
+  lambdaGbSecondArm: 0.0000133334,
+  snsPublish: 0.5 / 1e6,
+};
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      recipients: { type: 'string', default: '10000' },
+      paced: { type: 'string', default: '1500' },
+      rate: { type: 'string', default: '50' },
+      storm: { type: 'string', default: '2000' },
+      kills: { type: 'string', default: '10' },
+      out: { type: 'string', default: join(PROJECT_ROOT, 'docs', 'benchmarks.md') },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const count = (name: keyof typeof values, minimum: number): number => {
+    const value = Number(values[name]);
+    if (!Number.isFinite(value) || value < minimum)
+      throw new Error(`--${name} must be a number of at least ${minimum}\n${USAGE}`);
+    return value;
+  };
+  return {
+    help: values.help === true,
+    recipients: Math.round(count('recipients', 100)),
+    paced: Math.round(count('paced', 100)),
+    rate: count('rate', 1),
+    storm: Math.round(count('storm', 100)),
+    kills: Math.round(count('kills', 0)),
+    out: String(values.out),
+  };
+}
+
+const started = performance.now();
+const progress = (message: string): void => {
+  const seconds = ((performance.now() - started) / 1000).toFixed(0).padStart(4);
+  process.stderr.write(`[${seconds} s] ${message}\n`);
+};
+const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+const n = (value: number): string => value.toLocaleString('en');
+
+/** Who got the issue: lost (no mail), duplicates (mails beyond one per recipient). */
+async function delivery(world: CampaignWorld, subject: string, recipients: number) {
+  const perAddress = await world.mailsPerAddress(subject);
+  let mails = 0;
+  for (const count of perAddress.values()) mails += count;
+  return { lost: recipients - perAddress.size, duplicates: mails - perAddress.size, mails };
+}
+
+/** Most sends in any window of at most one second between two samples. */
+function maxPerSecond(samples: readonly Sample[]): number {
+  let best = 0;
+  let j = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const current = samples[i] as Sample;
+    while ((samples[j] as Sample).t < current.t - 1000) j++;
+    best = Math.max(best, current.count - (samples[j] as Sample).count);
+  }
+  return best;
+}
+
+/** Time of the first sample at or above `count`. */
+const reached = (samples: readonly Sample[], count: number): number =>
+  samples.find((sample) => sample.count >= count)?.t ?? Number.NaN;
+
+interface Throughput {
+  readonly recipients: number;
+  readonly firstMailMs: number;
+  readonly allMailMs: number;
+  readonly sentMs: number;
+  readonly sentCount: number;
+  readonly lost: number;
+  readonly duplicates: number;
+  readonly calls: Map<string, number>;
+  readonly invocations: readonly Invocation[];
+  readonly pollsIdle: number;
+}
+
+async function throughput(world: CampaignWorld, recipients: number): Promise<Throughput> {
+  const subject = 'Throughput';
+  const id = await world.createIssue(subject, [1]);
+  await world.stack.cloud.settled();
+  const calls = world.stack.cloud.endpoint.calls;
+  const from = calls.length;
+  const invocationsFrom = world.invocations.length;
+  const probe = sampler(world);
+  const t0 = performance.now();
+  await world.send(id);
+  let sentAt = Number.NaN;
+  await waitFor(
+    async () => {
+      if ((await world.campaign(id))?.status !== 'sent') return false;
+      sentAt = performance.now();
+      return true;
+    },
+    15 * 60_000,
+    50,
+  );
+  const samples = probe.stop();
+  const campaign = await world.campaign(id);
+  // What the pollers ask for while nothing is queued: the idle cost of a quiet engine.
+  const settledCalls = calls.length;
+  await sleep(10_000);
+  const idle = [...callCounts(calls, settledCalls)]
+    .filter(([key]) => /poller sqs:ReceiveMessage/.test(key))
+    .reduce((sum, [, value]) => sum + value, 0);
+  const counted = callCounts(calls.slice(0, settledCalls), from);
+  const got = await delivery(world, subject, recipients);
+  await world.stack.ses.clear();
+  return {
+    recipients,
+    firstMailMs: reached(samples, 1) - t0,
+    allMailMs: reached(samples, recipients) - t0,
+    sentMs: sentAt - t0,
+    sentCount: campaign?.sent ?? 0,
+    lost: got.lost,
+    duplicates: got.duplicates,
+    calls: counted,
+    invocations: world.invocations.slice(invocationsFrom),
+    pollsIdle: idle / 10,
+  };
+}
+
+/** A send to 20 subscribers of list 4 while no environment runs yet; its first mail's time. */
+async function warmUp(world: CampaignWorld): Promise<number> {
+  await world.seed('warm', 20, 4);
+  const id = await world.createIssue('Warm-up', [4]);
+  const probe = sampler(world);
+  const t0 = performance.now();
+  await world.send(id);
+  await waitFor(async () => (await world.campaign(id))?.status === 'sent', 5 * 60_000, 100);
+  const first = reached(probe.stop(), 1) - t0;
+  await world.stack.cloud.settled();
+  await world.stack.ses.clear();
+  return first;
+}
+
+interface Pacing {
+  readonly recipients: number;
+  readonly rate: number;
+  readonly measuredRate: number;
+  readonly maxWindow: number;
+  readonly pauseAtCount: number;
+  readonly pauseToLastMs: number;
+  readonly afterPause: number;
+  readonly lost: number;
+  readonly duplicates: number;
+  readonly status: string;
+}
+
+async function pacing(world: CampaignWorld, recipients: number, rate: number): Promise<Pacing> {
+  const subject = 'Paced';
+  world.setSettings({ campaign: { rate } });
+  // The functions cache the settings for a second (parameterCacheSeconds below).
+  await sleep(2_500);
+  const id = await world.createIssue(subject, [2]);
+  const probe = sampler(world);
+  await world.send(id);
+  const pauseAtCount = Math.floor(recipients / 2);
+  await waitFor(() => probe.now() >= pauseAtCount, 10 * 60_000, 20);
+  await world.pause(id);
+  const acknowledged = performance.now();
+  const atPause = probe.now();
+  await sleep(8_000);
+  const beforeResume = probe.stop();
+  const pausedSamples = beforeResume.filter((sample) => sample.t <= acknowledged);
+  const firstMail = reached(pausedSamples, 1);
+  const countAtAck = (pausedSamples.at(-1) as Sample).count;
+  // Rate from the first mail to the pause: the steady pace of the run.
+  const measuredRate = (countAtAck - 1) / ((acknowledged - firstMail) / 1000);
+  const final = (beforeResume.at(-1) as Sample).count;
+  const lastSend = reached(beforeResume, final);
+  const resumed = sampler(world);
+  await world.resume(id);
+  await waitFor(async () => (await world.campaign(id))?.status === 'sent', 10 * 60_000, 200);
+  const afterResume = resumed.stop();
+  await world.stack.cloud.settled();
+  const got = await delivery(world, subject, recipients);
+  await world.stack.ses.clear();
+  world.setSettings();
+  return {
+    recipients,
+    rate,
+    measuredRate,
+    maxWindow: Math.max(maxPerSecond(beforeResume), maxPerSecond(afterResume)),
+    pauseAtCount: atPause,
+    pauseToLastMs: Math.max(0, lastSend - acknowledged),
+    afterPause: final - atPause,
+    lost: got.lost,
+    duplicates: got.duplicates,
+    status: (await world.campaign(id))?.status ?? 'missing',
+  };
+}
+
+interface Fault {
+  readonly recipients: number;
+  readonly lost: number;
+  readonly duplicates: number;
+  readonly ms: number;
+  readonly status: string;
+  readonly resumed: boolean;
+  readonly done: number;
+}
+
+/** Waits for the send to end; resumes it once if the engine paused it. */
+async function finish(
+  world: CampaignWorld,
+  id: number,
+  limitMs: number,
+  done: () => Promise<boolean> = async () => false,
+) {
+  let resumed = false;
+  const ended = await waitFor(
+    async () => {
+      const status = (await world.campaign(id))?.status;
+      if (status === 'paused' && !resumed) {
+        resumed = true;
+        progress('  the engine paused the send; resuming it');
+        await world.resume(id);
+      }
+      return status === 'sent' || (await done());
+    },
+    limitMs,
+    250,
+  );
+  return { resumed, ended };
+}
+
+async function storm(world: CampaignWorld, recipients: number): Promise<Fault> {
+  const subject = 'Storm';
+  await sleep(2_500);
+  const id = await world.createIssue(subject, [3]);
+  const probe = sampler(world);
+  const t0 = performance.now();
+  await world.send(id);
+  await waitFor(() => probe.now() >= Math.floor(recipients / 5), 10 * 60_000, 20);
+  world.stack.ses.throttleStorm(10_000);
+  progress(`  throttle storm of 10 s at ${probe.now()} mails`);
+  const { resumed } = await finish(world, id, 10 * 60_000);
+  const ms = performance.now() - t0;
+  probe.stop();
+  await world.stack.cloud.settled();
+  const got = await delivery(world, subject, recipients);
+  await world.stack.ses.clear();
+  return {
+    recipients,
+    ...got,
+    ms,
+    status: (await world.campaign(id))?.status ?? 'missing',
+    resumed,
+    done: 0,
+  };
+}
+
+async function kills(world: CampaignWorld, recipients: number, wanted: number): Promise<Fault> {
+  const subject = 'Killed';
+  const id = await world.createIssue(subject, [1]);
+  const host = world.stack.cloud.functions.get(world.senderId);
+  if (!host) throw new Error('no sender host');
+  // Kill moments: at random counts between 5% and 90% of the recipients.
+  const thresholds = Array.from({ length: wanted }, () =>
+    Math.floor(recipients * (0.05 + Math.random() * 0.85)),
+  ).sort((a, b) => a - b);
+  const probe = sampler(world);
+  const t0 = performance.now();
+  await world.send(id);
+  let done = 0;
+  await waitFor(
+    () => {
+      const next = thresholds[done];
+      if (next === undefined || probe.now() >= recipients) return true;
+      if (probe.now() >= next && host.killBusyEnvironment()) {
+        done += 1;
+        progress(`  killed a worker at ${probe.now()} mails (${done}/${wanted})`);
+      }
+      return false;
+    },
+    5 * 60_000,
+    20,
+  );
+  // Every recipient has a mail: what is left is the sweeper's recount (see the notes).
+  const everyone = async () =>
+    probe.now() >= recipients && (await world.mailsPerAddress(subject)).size >= recipients;
+  const { resumed } = await finish(world, id, 5 * 60_000, everyone);
+  const ms = performance.now() - t0;
+  probe.stop();
+  await world.stack.cloud.settled();
+  const got = await delivery(world, subject, recipients);
+  await world.stack.ses.clear();
+  return {
+    recipients,
+    ...got,
+    ms,
+    status: (await world.campaign(id))?.status ?? 'missing',
+    resumed,
+    done,
+  };
+}
+
+/** Units, requests and dollars per recipient of the throughput run. */
+function cost(run: Throughput) {
+  const per = (value: number) => value / run.recipients;
+  let writeUnits = 0;
+  let readUnits = 0;
+  let sqsRequests = 0;
+  let queryPages = 0;
+  const dynamoLines: string[] = [];
+  const sqsLines: string[] = [];
+  for (const [key, count] of [...run.calls].sort()) {
+    const [caller = '', call = ''] = key.split(' ');
+    const [service, operation = ''] = call.split(':');
+    if (service === 'dynamodb') {
+      dynamoLines.push(`${caller} ${operation} ${per(count).toFixed(3)}`);
+      if (operation === 'BatchWriteItem') writeUnits += run.recipients;
+      else if (operation === 'BatchGetItem') readUnits += run.recipients;
+      else if (operation === 'Query') queryPages += count;
+      else if (/^(UpdateItem|PutItem|DeleteItem)$/.test(operation)) writeUnits += count;
+      else if (operation === 'GetItem') readUnits += count;
+      else if (operation === 'TransactWriteItems') writeUnits += 2 * count;
+    } else if (service === 'sqs') {
+      sqsLines.push(`${caller} ${operation} ${per(count).toFixed(3)}`);
+      sqsRequests += count;
+    }
+  }
+  // A Query page of the `recent` index: up to 1,000 projected subscriber items of a few hundred
+  // bytes, eventually consistent: about 1,000 × 400 B / 4 KB × 0.5 ≈ 50 units a page.
+  readUnits += queryPages * 50;
+  const campaignInvocations = run.invocations;
+  const gbSeconds = campaignInvocations.reduce(
+    (sum, each) => sum + (each.ms / 1000) * (each.memoryMb / 1024),
+    0,
+  );
+  const memories = [...new Set(campaignInvocations.map((each) => each.memoryMb))].join('/');
+  // Each feedback invocation is one SES event published to the feedback topic.
+  const snsPublishes = campaignInvocations.filter((each) =>
+    /^SesFeedback/.test(each.logicalId),
+  ).length;
+  const dollars = {
+    dynamo: writeUnits * PRICE.writeUnit + readUnits * PRICE.readUnit,
+    sqs: sqsRequests * PRICE.sqsRequest,
+    lambda: campaignInvocations.length * PRICE.lambdaRequest + gbSeconds * PRICE.lambdaGbSecondArm,
+    sns: snsPublishes * PRICE.snsPublish,
+  };
+  const per100k = (value: number) => (value / run.recipients) * 100_000;
+  return {
+    writeUnits: per(writeUnits),
+    readUnits: per(readUnits),
+    sqsRequests: per(sqsRequests),
+    invocations: per(campaignInvocations.length),
+    snsPublishes: per(snsPublishes),
+    gbSeconds: per(gbSeconds),
+    memories,
+    dynamoLines,
+    sqsLines,
+    per100k: {
+      dynamo: per100k(dollars.dynamo),
+      sqs: per100k(dollars.sqs),
+      lambda: per100k(dollars.lambda),
+      sns: per100k(dollars.sns),
+      total: per100k(dollars.dynamo + dollars.sqs + dollars.lambda + dollars.sns),
+    },
+  };
+}
+
+const money = (value: number): string => `$${value.toFixed(4)}`;
+
+function rows(
+  run: Throughput,
+  cold: number,
+  paced: Pacing,
+  stormed: Fault,
+  killed: Fault | undefined,
+  price: ReturnType<typeof cost>,
+  kills: number,
+): Row[] {
+  const area = 'Campaign';
+  const result: Row[] = [
+    {
+      area,
+      subject: `throughput: ${n(run.recipients)} recipients, pacing off`,
+      measured: `${s(run.sentMs)} to \`sent\` (last mail ${s(run.allMailMs)}); ${n(run.recipients / (run.allMailMs / 1000))} mails/s`,
+      compared: `record sent ${n(run.sentCount)}; lost ${run.lost}, duplicates ${run.duplicates}`,
+      target: '≤ 60 s',
+      met: run.sentMs <= 60_000 && run.sentCount === run.recipients && run.lost === 0,
+    },
+    {
+      area,
+      subject: 'first mail after the send call',
+      measured: s(run.firstMailMs),
+      compared: `warm environments; the warm-up send's, with cold starts: ${s(cold)}`,
+      target: '≤ 2 s',
+      met: run.firstMailMs <= 2_000,
+    },
+    {
+      area,
+      subject: `pacing: campaign.rate ${paced.rate}, ${n(paced.recipients)} recipients`,
+      measured: `${paced.measuredRate.toFixed(1)} mails/s (${((paced.measuredRate / paced.rate) * 100).toFixed(0)}% of R); most in 1 s: ${paced.maxWindow}`,
+      compared: 'first mail to the pause; 1-s windows of 25 ms samples, before and after',
+      target: `≥ ${(paced.rate * 0.9).toFixed(0)}/s; ≤ ${paced.rate + 1} in 1 s`,
+      met: paced.measuredRate >= paced.rate * 0.9 && paced.maxWindow <= paced.rate + 1,
+    },
+    {
+      area,
+      subject: `pause at ${n(paced.pauseAtCount)} mails, then resume`,
+      measured: `last mail ${s(paced.pauseToLastMs)} after the pause (${paced.afterPause} mails)`,
+      compared: `after resume: ${paced.status}, lost ${paced.lost}, duplicates ${paced.duplicates}`,
+      target: '≤ 5 s; everyone once',
+      met: paced.pauseToLastMs <= 5_000 && paced.lost === 0 && paced.duplicates === 0,
+    },
+    {
+      area,
+      subject: `throttle storm of 10 s, ${n(stormed.recipients)} recipients`,
+      measured: `lost ${stormed.lost}, duplicates ${stormed.duplicates}`,
+      compared: `${stormed.status} after ${s(stormed.ms)}${stormed.resumed ? ' (paused by the engine, resumed once)' : ''}`,
+      target: 'lost 0',
+      met: stormed.lost === 0,
+    },
+  ];
+  result.push(
+    killed
+      ? {
+          area,
+          subject: `${killed.done} of ${kills} workers killed, ${n(killed.recipients)} recipients`,
+          measured: `skipped ${killed.lost}, duplicates ${killed.duplicates}`,
+          compared: `${killed.status} after ${s(killed.ms)}${killed.resumed ? ' (paused by the engine, resumed once)' : ''}`,
+          target: `skipped 0; duplicates ≤ ${killed.done * SENDS_IN_FLIGHT} (${SENDS_IN_FLIGHT} in flight a worker)`,
+          met: killed.lost === 0 && killed.duplicates <= killed.done * SENDS_IN_FLIGHT,
+        }
+      : {
+          area,
+          subject: 'workers killed',
+          measured: 'not measured (--kills 0)',
+          compared: '—',
+          target: 'skipped 0',
+        },
+    {
+      area,
+      subject: 'AWS calls per recipient (throughput run)',
+      measured: `${price.writeUnits.toFixed(2)} WRU, ${price.readUnits.toFixed(2)} RRU, ${price.sqsRequests.toFixed(3)} SQS requests`,
+      compared: `${price.invocations.toFixed(4)} invocations, ${(price.gbSeconds * 1000).toFixed(2)} GB-ms`,
+      target: '—',
+    },
+    {
+      area,
+      subject: 'cost per 100,000 recipients, SES excluded',
+      measured: money(price.per100k.total),
+      compared: `DynamoDB ${money(price.per100k.dynamo)}, SQS ${money(price.per100k.sqs)}, Lambda ${money(price.per100k.lambda)}, SNS ${money(price.per100k.sns)}`,
+      target: '≤ $0.25',
+      met: price.per100k.total <= 0.25,
+    },
+  );
+  return result;
+}
+
+function section(parts: {
+  date: Date;
+  machine: string;
+  table: string;
+  run: Throughput;
+  price: ReturnType<typeof cost>;
+  opts: ReturnType<typeof options>;
+  minutes: number;
+}): string {
+  const { run, price, opts } = parts;
+  return `${CAMPAIGN_START}
+## Campaigns
+
+Measured by \`npm run bench:campaigns\` (bench/campaigns.ts; \`npm run bench\` runs it after
+bench/run.ts) on ${parts.date.toISOString()}, in ${parts.minutes.toFixed(1)} minutes. Sizes:
+${n(opts.recipients)} recipients for the throughput and the killed-workers sends, ${n(opts.paced)} for
+the paced send at ${opts.rate}/s, ${n(opts.storm)} for the throttle storm, ${opts.kills} kills.
+
+**Machine:** ${parts.machine}
+
+${parts.table}
+
+### How each figure is made
+
+- **The engine as deployed**: \`startLocalStack\` synthesizes the stack with its bundles (\`cdk
+  synth\`, as a deployment) and runs it on the local cloud: the plans FIFO queue and the sends
+  queue at the SQS stand-in, their event source mappings (batch size 1, the workers' mapping
+  at most \`campaignWorkers\` at once), the planner, sender and sweeper bundles in their own
+  processes with their roles, DynamoDB Local and the local SES enforcing a quota. Subscribers
+  are written straight to the table (BatchWriteItem of the items the store writes); issues are
+  created and sends, pauses and resumes started in-process with the operations the CLI runs
+  (\`sendNewsletter\`, \`pauseNewsletter\`, \`resumeNewsletter\` over the real plans queue).
+- **Throughput and first mail**: MaxSendRate 100,000/s, so the planner's rate (80% of it)
+  never waits. Time from the send call to the campaign record's \`sent\` status; the record's
+  \`sent\` count and the SES store (one mail per recipient) are checked at the end. "First mail"
+  and "last mail" are the first sample of the local SES's accepted sends (its in-process send
+  history, sampled every 25 ms) at 1 and at all recipients. A 20-recipient warm-up send runs
+  first, so the throughput run's functions are warm; the warm-up's first mail (cold starts of
+  the planner and a worker included) is given beside it.
+- **Pacing and pause**: \`campaign.rate\` set in the parameter store (the functions cache it for
+  a second). The rate is the mails from the first to the pause over that time; the window
+  figure is the largest rise of the accepted count between two samples at most one second apart
+  (before the pause and after the resume). The pause is acknowledged when
+  \`pauseNewsletter\` returns; the accepted count is then watched for 8 s; after the resume the
+  SES store must hold one mail per recipient.
+- **Throttle storm**: \`ses.throttleStorm(10000)\` once a fifth of the mails are out: every send
+  is refused as \`Throttling\` for 10 s. Lost: recipients with no mail in the SES store;
+  duplicates: mails beyond one per recipient.
+- **Workers killed**: \`killBusyEnvironment()\` on the sender's Lambda host (SIGKILL of an
+  execution environment in the middle of an invocation) at random moments (when the accepted
+  count passes random points between 5% and 90% of the recipients). A killed batch comes back
+  after the sends queue's visibility timeout (120 s), hence the run time. A kill can duplicate
+  at most the mails that worker had in flight: a worker sends at most ${SENDS_IN_FLIGHT} at once. Skipped and duplicates are read from the SES store
+  once every recipient has a mail or after 5 minutes; the campaign reaches \`sent\` only when
+  the sweeper recounts it (the killed invocation's uncounted outcomes), 6 minutes after the last
+  worker activity, which the bench does not wait for: the status shown is the one then.
+- **Calls per recipient**: every AWS call any function made from the send call to \`sent\`
+  (\`cloud.endpoint.calls\`), divided by the recipients; calls are "calls" (a BatchWriteItem of
+  25 items is one). DynamoDB: ${price.dynamoLines.join('; ')}. SQS: ${price.sqsLines.join('; ')}.
+  The feedback function's GetItem is the SES delivery event of each mail (the configuration set
+  publishes deliveries: they end a run of soft bounces); that event's SNS publish, the feedback
+  function's invocation and its GetItem are in the cost. The queues' pollers (the local cloud's event source
+  mappings) read the SQS stand-in directly, so their ReceiveMessage and DeleteMessage calls are
+  not among the recorded calls (idle polls measured: ${run.pollsIdle.toFixed(1)} a second): on
+  AWS, at least one receive and one delete per chunk (100 recipients) and per plan page, about
+  0.02 requests ($0.0008 per 100,000 recipients) more; the idle long polls (about 5 pollers × 3
+  a minute per queue) cost some $0.5 a month for the two queues whatever is sent, not counted
+  per recipient.
+- **Units**: writes of items ≤ 1 KB are 1 WRU each (UpdateItem, PutItem; a BatchWriteItem
+  counts one per item: the summary has no item count, so the items are the recipients, the
+  planner's one pending record each); reads are counted as strongly consistent ≤ 4 KB, 1 RRU
+  per GetItem and per BatchGetItem item (the items are again the recipients: the sender reads
+  each recipient's subscriber once), an upper bound; a Query page of the \`recent\` index is
+  estimated at 50 RRU (1,000 projected items of about 400 bytes, eventually consistent).
+  Index writes are not added: the recipient records are in no index.
+- **Cost**: us-east-1 on-demand prices: DynamoDB $0.625 per million WRU and $0.125 per million
+  RRU; SQS $0.40 per million requests (every call one request: each message and batch is far
+  below 64 KB); Lambda $0.20 per million requests and $0.0000133334 per GB-s (arm64), with the
+  template's memory (${price.memories} MB) and each invocation's wall time measured around the
+  local Lambda host's \`invoke\` (${price.invocations.toFixed(4)} invocations and
+  ${(price.gbSeconds * 1000).toFixed(2)} GB-ms per recipient; the workers' pacing waits are
+  billed time too, and the feedback function's invocations are among them); SNS $0.50 per
+  million publishes (${price.snsPublishes.toFixed(3)} per recipient: one delivery event each;
+  its delivery to Lambda is free). SES ($0.10 per 1,000 mails) is excluded.
+${CAMPAIGN_END}
+`;
+}
+
+/** The document with its campaign section replaced, or appended when it has none. */
+export function withCampaignSection(document: string, sectionText: string): string {
+  const start = document.indexOf(CAMPAIGN_START);
+  const end = document.indexOf(CAMPAIGN_END);
+  if (start >= 0 && end > start)
+    return `${document.slice(0, start)}${sectionText.trimEnd()}${document.slice(end + CAMPAIGN_END.length)}`;
+  return `${document.trimEnd()}\n\n${sectionText}`;
+}
+
+async function main(): Promise<void> {
+  const opts = options();
+  if (opts.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const date = new Date();
+  const loadAtStart = loadAverage();
+  progress('synthesizing the stack and starting the local cloud');
+  const logErrors: string[] = [];
+  const stack = await startLocalStack({
+    port: 0,
+    mailPort: 0,
+    seed: true,
+    demoSubscribers: false,
+    parameterCacheSeconds: 1,
+    sesMaxSendRate: 100_000,
+    onLog: (line) => {
+      if (/"level":"ERROR"/.test(line) && logErrors.length < 20) logErrors.push(line);
+    },
+  });
+  stack.ses.setQuota({ max24HourSend: 10_000_000 });
+  const world = await campaignWorld(stack);
+  try {
+    world.setSettings();
+    progress(
+      `seeding ${n(opts.recipients)} + ${n(opts.paced)} + ${n(opts.storm)} confirmed subscribers`,
+    );
+    await world.seed('reader', opts.recipients, 1);
+    await world.seed('paced', opts.paced, 2);
+    await world.seed('storm', opts.storm, 3);
+
+    // A first small send starts the functions' execution environments: its first mail is the
+    // cold one; the throughput run's is warm, as for any send but the first in a while.
+    progress('warm-up send: 20 recipients (cold start)');
+    const cold = await warmUp(world);
+    progress(`  first mail ${s(cold)}`);
+    progress(`throughput: ${n(opts.recipients)} recipients`);
+    const run = await throughput(world, opts.recipients);
+    progress(
+      `  sent in ${s(run.sentMs)}, first mail ${s(run.firstMailMs)}, lost ${run.lost}, duplicates ${run.duplicates}`,
+    );
+    progress(`pacing at ${opts.rate}/s and pause: ${n(opts.paced)} recipients`);
+    const paced = await pacing(world, opts.paced, opts.rate);
+    progress(
+      `  ${paced.measuredRate.toFixed(1)}/s, most in 1 s ${paced.maxWindow}, pause to last ${s(paced.pauseToLastMs)}`,
+    );
+    progress(`throttle storm: ${n(opts.storm)} recipients`);
+    const stormed = await storm(world, opts.storm);
+    progress(`  lost ${stormed.lost}, duplicates ${stormed.duplicates}, ${stormed.status}`);
+    let killed: Fault | undefined;
+    if (opts.kills > 0) {
+      progress(`workers killed: ${opts.kills} kills, ${n(opts.recipients)} recipients`);
+      killed = await kills(world, opts.recipients, opts.kills);
+      progress(`  skipped ${killed.lost}, duplicates ${killed.duplicates}, ${killed.status}`);
+    }
+    const price = cost(run);
+    const table = markdownTable(rows(run, cold, paced, stormed, killed, price, opts.kills));
+    process.stdout.write(`\n${table}\n\n`);
+    for (const line of [...price.dynamoLines, ...price.sqsLines]) process.stdout.write(`${line}\n`);
+    if (logErrors.length > 0)
+      process.stderr.write(
+        `function errors logged (first ${logErrors.length}):\n${logErrors.join('\n')}\n`,
+      );
+    if (opts.out !== '-') {
+      const document = await readFile(opts.out, 'utf8').catch(() => '# Benchmarks\n');
+      const text = section({
+        date,
+        machine: machineText(describeMachine(), { start: loadAtStart, end: loadAverage() }),
+        table,
+        run,
+        price,
+        opts,
+        minutes: (performance.now() - started) / 60_000,
+      });
+      await writeFile(opts.out, withCampaignSection(document, text));
+      progress(`wrote the campaign section of ${opts.out}`);
+    }
+  } finally {
+    world.close();
+    await stack.stop();
+  }
+  progress('done');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});
