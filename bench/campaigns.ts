@@ -555,9 +555,10 @@ ${parts.table}
 - **Calls per recipient**: every AWS call any function made from the send call to \`sent\`
   (\`cloud.endpoint.calls\`), divided by the recipients; calls are "calls" (a BatchWriteItem of
   25 items is one). DynamoDB: ${price.dynamoLines.join('; ')}. SQS: ${price.sqsLines.join('; ')}.
-  The feedback function's GetItem is the SES delivery event of each mail (the configuration set
-  publishes deliveries: they end a run of soft bounces); that event's SNS publish, the feedback
-  function's invocation and its GetItem are in the cost. The queues' pollers (the local cloud's event source
+  Campaign mail names the campaign configuration set, which reports no deliveries
+  ([campaign.feedback-cost]): the feedback function runs only for bounces and complaints (none
+  here), and each SES event it gets would count as an SNS publish, an invocation and its calls.
+  The queues' pollers (the local cloud's event source
   mappings) read the SQS stand-in directly, so their ReceiveMessage and DeleteMessage calls are
   not among the recorded calls (idle polls measured: ${run.pollsIdle.toFixed(1)} a second): on
   AWS, at least one receive and one delete per chunk (100 recipients) and per plan page, about

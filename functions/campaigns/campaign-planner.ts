@@ -16,7 +16,11 @@ const planner: PlannerDependencies = {
   campaigns: campaignStore(environment),
   queue: campaignQueue(readCampaignEnvironment()),
   // Only GetSendQuota: the planner sends no mail (no configuration set needed).
-  quota: new SesCampaignMailer(new SESClient(CLIENT_OPTIONS), ''),
+  // Only GetSendQuota: the planner sends nothing, so it names no configuration set.
+  quota: new SesCampaignMailer(new SESClient(CLIENT_OPTIONS), {
+    withDeliveries: '',
+    withoutDeliveries: '',
+  }),
 };
 
 /**

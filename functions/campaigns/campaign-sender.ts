@@ -12,6 +12,7 @@ import { sendTestMail } from '../../shared/operations/campaign/test-send.ts';
 import { campaignQueue, campaignStore } from '../../shared/runtime/campaign-clients.ts';
 import { CLIENT_OPTIONS } from '../../shared/runtime/client-options.ts';
 import {
+  ENV,
   readCampaignEnvironment,
   readConfigurationSet,
   readEnvironment,
@@ -28,10 +29,10 @@ const sender: SenderDependencies = {
   queue: campaignQueue(campaign),
   // One attempt per send: a throttled mail goes back on the queue, paced, rather than being
   // retried at once by the SDK past the rate it was refused for.
-  mailer: new SesCampaignMailer(
-    new SESClient({ ...CLIENT_OPTIONS, maxAttempts: 1 }),
-    readConfigurationSet(),
-  ),
+  mailer: new SesCampaignMailer(new SESClient({ ...CLIENT_OPTIONS, maxAttempts: 1 }), {
+    withDeliveries: readConfigurationSet(),
+    withoutDeliveries: readConfigurationSet(process.env, ENV.campaignConfigurationSet),
+  }),
   clock: SYSTEM_CLOCK,
   contents: new Map<number, StoredContent>(),
   started: [],

@@ -89,7 +89,7 @@ export class NewsletterStack extends Stack {
         }),
       ),
       senderIdentity: config.senderIdentity,
-      configurationSetArn: this.feedback.configurationSetArn,
+      configurationSetArns: [this.feedback.configurationSetArn],
       anyKeyArn: this.formatArn({
         service: 'kms',
         resource: 'key',
@@ -192,7 +192,11 @@ export class NewsletterStack extends Stack {
       projectRoot: PROJECT_ROOT,
       environment,
       targets,
-      configurationSetName: this.feedback.configurationSet.configurationSetName,
+      configurationSets: {
+        withDeliveries: this.feedback.configurationSet.configurationSetName,
+        withoutDeliveries: this.feedback.campaignConfigurationSet.configurationSetName,
+      },
+      campaignConfigurationSetArn: this.feedback.campaignConfigurationSetArn,
       logRetention,
       workers: config.campaignWorkers,
       timeoutSeconds: config.campaignTimeoutSeconds,

@@ -13,10 +13,11 @@ export interface AccessTargets {
   /** The sender identity: a domain (`example.com`) or one address; limits `ses:FromAddress`. */
   readonly senderIdentity: string;
   /**
-   * The configuration set every send names. SES authorizes a send that names one against the
-   * identity and against the configuration set, so a mail-sending function needs both.
+   * The configuration sets a function's sends name. SES authorizes a send that names one
+   * against the identity and against the configuration set, so a mail-sending function needs
+   * both.
    */
-  readonly configurationSetArn?: string;
+  readonly configurationSetArns?: readonly string[];
   /** `arn:…:kms:<region>:<account>:key/*`: the aws/ssm key's id is unknown at synth. */
   readonly anyKeyArn: string;
   /** The region, for the `ssm.<region>.amazonaws.com` service SSM decrypts through. */
@@ -112,10 +113,7 @@ export function routePolicyStatements(
         effect: Effect.ALLOW,
         // The mailer builds MIME itself and sends it raw (shared/adapters/mail/ses-mailer.ts).
         actions: ['ses:SendRawEmail'],
-        resources: [
-          ...targets.mailIdentityArns,
-          ...(targets.configurationSetArn ? [targets.configurationSetArn] : []),
-        ],
+        resources: [...targets.mailIdentityArns, ...(targets.configurationSetArns ?? [])],
         // Only as the sender identity: the whole domain, or exactly the one address.
         conditions: targets.senderIdentity.includes('@')
           ? { StringEquals: { 'ses:FromAddress': targets.senderIdentity.toLowerCase() } }

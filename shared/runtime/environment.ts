@@ -18,6 +18,8 @@ export const ENV = {
   streamRetryBaseMs: 'NEWSLETTER_STREAM_RETRY_BASE_MS',
   /** The mailer's SES configuration set: its event destination feeds bounces and complaints back. */
   configurationSet: 'NEWSLETTER_SES_CONFIGURATION_SET',
+  /** The set campaign mail names for a recipient with no bounce counted: no delivery events. */
+  campaignConfigurationSet: 'NEWSLETTER_SES_CAMPAIGN_CONFIGURATION_SET',
   /** URL of the campaign planner's FIFO queue: `send`, `resume` and the planner queue work there. */
   campaignPlans: 'NEWSLETTER_CAMPAIGN_PLANS_QUEUE',
   /** URL of the campaign workers' queue of recipients to send to. */
@@ -76,12 +78,15 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
  * The SES configuration set the mailer names on every send, without which no bounce or
  * complaint would come back; throws naming the variable when it is not set.
  */
-export function readConfigurationSet(env: NodeJS.ProcessEnv = process.env): string {
-  const name = env[ENV.configurationSet];
+export function readConfigurationSet(
+  env: NodeJS.ProcessEnv = process.env,
+  variable:
+    | typeof ENV.configurationSet
+    | typeof ENV.campaignConfigurationSet = ENV.configurationSet,
+): string {
+  const name = env[variable];
   if (!name) {
-    throw new Error(
-      `Environment variable ${ENV.configurationSet} (the SES configuration set) is not set`,
-    );
+    throw new Error(`Environment variable ${variable} (an SES configuration set) is not set`);
   }
   return name;
 }

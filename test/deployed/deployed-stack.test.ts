@@ -199,7 +199,10 @@ const subscriberKey = (email: string) => ({ pk: `SUBSCRIBER#${email}`, sk: 'subs
 
 /** Publishes a soft bounce of `email` as SES's configuration set publishes it to its topic. */
 function publishSoftBounce(messageId: string, email: string): void {
-  const [set] = service.stack.cloud.stack.configurationSets();
+  // The stack's set, the one the subscription mail names (the campaign one reports no deliveries).
+  const set = service.stack.cloud.stack
+    .configurationSets()
+    .find((each) => each.destinations.some((d) => d.eventTypes.includes('delivery')));
   const [destination] = set?.destinations ?? [];
   if (!set || !destination) throw new Error('no configuration set with a destination');
   service.stack.cloud.publishSesEvent({
@@ -425,6 +428,9 @@ describe('the whole scenario, from cdk.out', () => {
     const readers = ['reader-1@example.com', 'reader-2@example.com', 'reader-3@example.com'];
     for (const email of readers)
       await service.post('/subscribers/add', { email, lists: [4], api_key: key() });
+    // A reader with a soft bounce counted: their campaign mail names the stack's configuration
+    // set, whose delivery event ends the run; the others' name the campaign set.
+    await setAttributes('reader-3@example.com', { transient_bounces: 1 });
     await writeFile(
       join(operatorDir, 'issue.html'),
       '<h1>Hello {name}</h1><p><a href="{unsubscription_url}">Unsubscribe</a></p>',
@@ -455,6 +461,17 @@ describe('the whole scenario, from cdk.out', () => {
       (mail) => mail.subject === 'Campaign',
     );
     if (!campaignMail) throw new Error('no campaign mail');
+    // [campaign.feedback-cost] reader-3's mail reported its delivery, which ended their run of
+    // soft bounces: the sender named the stack's set for them, the campaign set for the others.
+    await service.stack.settled();
+    const reader3 = await db.send(
+      new GetCommand({
+        TableName: service.stack.tableName,
+        Key: subscriberKey('reader-3@example.com'),
+      }),
+    );
+    expect(reader3.Item?.status).toBe('C');
+    expect(reader3.Item?.transient_bounces).toBeUndefined();
     await step(
       'campaign: SES reports a hard bounce of a campaign mail (recorded on its recipient)',
       async () => {

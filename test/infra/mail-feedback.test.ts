@@ -47,11 +47,31 @@ function statementsOf(functionId: string): Statement[] {
   ).flatMap((policy) => policy.PolicyDocument.Statement);
 }
 
-const [configurationSetId] = single('AWS::SES::ConfigurationSet');
 const [topicId] = single('AWS::SNS::Topic');
 const [tableId] = single('AWS::DynamoDB::Table');
+
+/** Each function's environment variables, by logical id (suffix of 8 hex digits dropped). */
+const environments = new Map(
+  [...resourcesOfType(template, 'AWS::Lambda::Function')].map(([id, fn]) => [
+    id.replace(/[0-9A-F]{8}$/, ''),
+    (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables,
+  ]),
+);
+/** The configuration set a variable of a function names (`{ Ref }` of the set). */
+function setNamedBy(functionName: string, variable: string): string {
+  const value = environments.get(functionName)?.[variable] as { Ref?: string } | undefined;
+  if (!value?.Ref) throw new Error(`${functionName} names no set in ${variable}`);
+  return value.Ref;
+}
+/** The stack's set, which the outbox's mailer names; the campaign set, which only the sender does. */
+const configurationSetId = setNamedBy('Mailer', 'NEWSLETTER_SES_CONFIGURATION_SET');
+const campaignSetId = setNamedBy(
+  'CampaignsCampaignSender',
+  'NEWSLETTER_SES_CAMPAIGN_CONFIGURATION_SET',
+);
+
 /** `arn:…:ses:<region>:<account>:configuration-set/<the set>`, as CloudFormation joins it. */
-const configurationSetArn = {
+const arnOfSet = (setId: string) => ({
   'Fn::Join': [
     '',
     [
@@ -62,10 +82,11 @@ const configurationSetArn = {
       ':',
       { Ref: 'AWS::AccountId' },
       ':configuration-set/',
-      { Ref: configurationSetId },
+      { Ref: setId },
     ],
   ],
-};
+});
+const configurationSetArn = arnOfSet(configurationSetId);
 
 /** The function subscribed to the feedback topic. */
 function feedbackFunctionId(): string {
@@ -101,55 +122,92 @@ describe('the mailer sends with the configuration set', () => {
     }
   });
 
-  it('may send only as the identity and with the configuration set (SES checks both)', () => {
-    const mail = [...resourcesOfType(template, 'AWS::Lambda::Function')]
-      .flatMap(([id]) => statementsOf(id))
-      .filter((statement) => list(statement.Action).includes('ses:SendRawEmail'));
-    expect(mail).toHaveLength(2);
-    for (const statement of mail) {
-      const resourcesOfMail = list(statement.Resource);
-      expect(resourcesOfMail).toContainEqual(configurationSetArn);
-      expect(JSON.stringify(resourcesOfMail)).toContain(':identity/example.com');
-      expect(resourcesOfMail).toHaveLength(2);
-    }
+  it('[campaign.feedback-cost] gives the campaign sender, and only it, a second set', () => {
+    expect([...resourcesOfType(template, 'AWS::SES::ConfigurationSet')]).toHaveLength(2);
+    expect(campaignSetId).not.toBe(configurationSetId);
+    const naming = [...environments]
+      .filter(([, variables]) => variables.NEWSLETTER_SES_CAMPAIGN_CONFIGURATION_SET !== undefined)
+      .map(([name]) => name);
+    expect(naming).toEqual(['CampaignsCampaignSender']);
+  });
+
+  it('may send only as the identity and with its configuration sets (SES checks both)', () => {
+    const mailOf = (functionName: string) => {
+      const [id] = [...resourcesOfType(template, 'AWS::Lambda::Function')].find(
+        ([each]) => each.replace(/[0-9A-F]{8}$/, '') === functionName,
+      ) ?? [''];
+      return statementsOf(id).filter((statement) =>
+        list(statement.Action).includes('ses:SendRawEmail'),
+      );
+    };
+    const [mailer, ...otherMailer] = mailOf('Mailer');
+    const [sender, ...otherSender] = mailOf('CampaignsCampaignSender');
+    expect([...otherMailer, ...otherSender]).toEqual([]);
+    const resourcesOf = (statement: Statement | undefined) => list(statement?.Resource);
+    expect(resourcesOf(mailer)).toHaveLength(2);
+    expect(resourcesOf(mailer)).toContainEqual(configurationSetArn);
+    expect(resourcesOf(sender)).toHaveLength(3);
+    expect(resourcesOf(sender)).toContainEqual(configurationSetArn);
+    expect(resourcesOf(sender)).toContainEqual(arnOfSet(campaignSetId));
+    for (const statement of [mailer, sender])
+      expect(JSON.stringify(resourcesOf(statement))).toContain(':identity/example.com');
   });
 });
 
-describe('the configuration set reports back', () => {
-  it('publishes bounces, complaints and deliveries, and nothing else, to the topic', () => {
-    const [, destination] = single('AWS::SES::ConfigurationSetEventDestination');
-    expect(destination.Properties.ConfigurationSetName).toEqual({ Ref: configurationSetId });
-    const eventDestination = destination.Properties.EventDestination as {
+describe('the configuration sets report back', () => {
+  const destinations = [
+    ...resourcesOfType(template, 'AWS::SES::ConfigurationSetEventDestination').values(),
+  ].map((destination) => ({
+    set: (destination.Properties.ConfigurationSetName as { Ref: string }).Ref,
+    ...(destination.Properties.EventDestination as {
       Enabled: boolean;
       MatchingEventTypes: string[];
       SnsDestination: unknown;
-    };
-    expect(eventDestination.Enabled).toBe(true);
-    expect([...eventDestination.MatchingEventTypes].sort()).toEqual([
+    }),
+  }));
+
+  it('the stack’s set publishes bounces, complaints and deliveries, and nothing else, to the topic', () => {
+    const ofSet = destinations.filter((each) => each.set === configurationSetId);
+    expect(ofSet).toHaveLength(1);
+    expect(ofSet[0]?.Enabled).toBe(true);
+    expect([...(ofSet[0]?.MatchingEventTypes ?? [])].sort()).toEqual([
       'bounce',
       'complaint',
       'delivery',
     ]);
-    expect(eventDestination.SnsDestination).toEqual({ TopicARN: { Ref: topicId } });
+    expect(ofSet[0]?.SnsDestination).toEqual({ TopicARN: { Ref: topicId } });
   });
 
-  it('lets only SES, for this configuration set, publish to the topic, and only over TLS', () => {
+  it('[campaign.feedback-cost] the campaign set publishes bounces and complaints, no deliveries, to the same topic', () => {
+    const ofSet = destinations.filter((each) => each.set === campaignSetId);
+    expect(ofSet).toHaveLength(1);
+    expect(ofSet[0]?.Enabled).toBe(true);
+    expect([...(ofSet[0]?.MatchingEventTypes ?? [])].sort()).toEqual(['bounce', 'complaint']);
+    expect(ofSet[0]?.SnsDestination).toEqual({ TopicARN: { Ref: topicId } });
+    expect(destinations).toHaveLength(2);
+  });
+
+  it('lets only SES, for these configuration sets, publish to the topic, and only over TLS', () => {
     const [, policy] = single('AWS::SNS::TopicPolicy');
     expect(policy.Properties.Topics).toEqual([{ Ref: topicId }]);
     const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
     const allows = statements.filter((statement) => statement.Effect === 'Allow');
-    expect(allows).toHaveLength(1);
-    expect(allows[0]).toMatchObject({
-      Action: 'sns:Publish',
-      Principal: { Service: 'ses.amazonaws.com' },
-      Resource: { Ref: topicId },
-      Condition: {
-        StringEquals: {
-          'AWS:SourceAccount': { Ref: 'AWS::AccountId' },
-          'AWS:SourceArn': configurationSetArn,
-        },
-      },
-    });
+    expect(allows).toHaveLength(2);
+    for (const setId of [configurationSetId, campaignSetId]) {
+      expect(allows).toContainEqual(
+        expect.objectContaining({
+          Action: 'sns:Publish',
+          Principal: { Service: 'ses.amazonaws.com' },
+          Resource: { Ref: topicId },
+          Condition: {
+            StringEquals: {
+              'AWS:SourceAccount': { Ref: 'AWS::AccountId' },
+              'AWS:SourceArn': arnOfSet(setId),
+            },
+          },
+        }),
+      );
+    }
     expect(statements).toContainEqual(
       expect.objectContaining({
         Effect: 'Deny',

@@ -135,6 +135,20 @@ describe('[campaign.recheck] whoever left before their turn gets nothing and is 
   });
 });
 
+describe('[campaign.feedback-cost] only a mail whose delivery matters reports it', () => {
+  it('asks SES for the delivery event only for a recipient with soft bounces counted', async () => {
+    const world = await campaignWorld();
+    const plain = await world.subscribe(3);
+    const [bouncing] = await world.subscribe(1, { transient_bounces: 2 }, 'bouncing');
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.drain();
+    const reported = new Map(world.ses.mails.map((mail) => [mail.to, mail.reportDelivery]));
+    expect(reported.get(bouncing?.email ?? '')).toBe(true);
+    for (const person of plain) expect(reported.get(person.email)).toBe(false);
+  });
+});
+
 describe('[campaign.claim] never skip anyone, at most the mails in flight twice', () => {
   it('a chunk delivered twice mails each recipient once', async () => {
     const world = await campaignWorld();

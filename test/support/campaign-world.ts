@@ -128,7 +128,9 @@ export interface CampaignWorld {
   /** Subscribers written directly: `C` on `lists` unless told otherwise. */
   subscribe(
     count: number,
-    fields?: Partial<Pick<SubscriberRecord, 'lists' | 'status' | 'name' | 'confirmed_at'>>,
+    fields?: Partial<
+      Pick<SubscriberRecord, 'lists' | 'status' | 'name' | 'confirmed_at' | 'transient_bounces'>
+    >,
     prefix?: string,
   ): Promise<SubscriberRecord[]>;
   /** A draft issue with content. */
@@ -201,6 +203,9 @@ export async function campaignWorld(
           tokens: {},
           ...((fields.status ?? 'C') === 'C' ? { confirmed_at: fields.confirmed_at ?? stamp } : {}),
           ...(fields.name !== undefined ? { name: fields.name } : {}),
+          ...(fields.transient_bounces !== undefined
+            ? { transient_bounces: fields.transient_bounces }
+            : {}),
         };
         if (!(await fresh.store.createSubscriber(record))) throw new Error('subscriber exists');
         made.push(record);

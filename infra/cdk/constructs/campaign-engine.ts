@@ -25,8 +25,15 @@ export interface CampaignEngineProps {
   readonly environment: Readonly<Record<string, string>>;
   /** The stack's access targets, without the queues (the engine adds its own). */
   readonly targets: AccessTargets;
-  /** The SES configuration set campaign mail names, so its feedback comes back. */
-  readonly configurationSetName: string;
+  /**
+   * The SES configuration sets campaign mail names, so its feedback comes back: the stack's
+   * (with delivery events) for a recipient with bounces counted, the campaign one otherwise.
+   */
+  readonly configurationSets: {
+    readonly withDeliveries: string;
+    readonly withoutDeliveries: string;
+  };
+  readonly campaignConfigurationSetArn: string;
   readonly logRetention: RetentionDays;
   /** Workers that may send at once. */
   readonly workers: number;
@@ -85,6 +92,10 @@ export class CampaignEngine extends Construct {
     const targets: AccessTargets = {
       ...props.targets,
       campaignQueueArns: { plans: plans.queueArn, sends: sends.queueArn },
+      configurationSetArns: [
+        ...(props.targets.configurationSetArns ?? []),
+        props.campaignConfigurationSetArn,
+      ],
     };
     const functions = new Map<CampaignFunctionName, NewsletterFunction>();
     let sweep: Rule | undefined;
@@ -101,7 +112,12 @@ export class CampaignEngine extends Construct {
             ? { [ENV.campaignSends]: sends.queueUrl }
             : {}),
           ...(entry.paced ? { [ENV.campaignWorkers]: String(props.workers) } : {}),
-          ...(entry.access.sendsMail ? { [ENV.configurationSet]: props.configurationSetName } : {}),
+          ...(entry.access.sendsMail
+            ? {
+                [ENV.configurationSet]: props.configurationSets.withDeliveries,
+                [ENV.campaignConfigurationSet]: props.configurationSets.withoutDeliveries,
+              }
+            : {}),
         },
         statements: [
           ...routePolicyStatements({ key: 'none', access: entry.access }, targets),

@@ -21,6 +21,16 @@ export const FEEDBACK_EVENTS = [
 ] as const;
 
 /**
+ * What campaign mail to a subscriber with no bounce counted reports: no delivery event, since
+ * it would end no run of soft bounces, and at one SNS publish and one feedback invocation per
+ * recipient it would be most of a campaign's AWS cost (docs/storage.md, "Campaigns").
+ */
+export const CAMPAIGN_FEEDBACK_EVENTS = [
+  EmailSendingEvent.BOUNCE,
+  EmailSendingEvent.COMPLAINT,
+] as const;
+
+/**
  * How SES's feedback comes back: the configuration set every mail is sent with, an event
  * destination that publishes its bounces, complaints and deliveries to an SNS topic, and (once
  * `subscribe` is called) the function subscribed to that topic.
@@ -29,6 +39,9 @@ export class MailFeedback extends Construct {
   readonly configurationSet: ConfigurationSet;
   /** ARN of the configuration set: SES authorizes each send against it too. */
   readonly configurationSetArn: string;
+  /** The set campaign mail names unless the recipient has bounces counted: no deliveries. */
+  readonly campaignConfigurationSet: ConfigurationSet;
+  readonly campaignConfigurationSetArn: string;
   readonly topic: Topic;
 
   constructor(scope: Construct, id: string) {
@@ -38,12 +51,12 @@ export class MailFeedback extends Construct {
       reputationMetrics: true,
       sendingEnabled: true,
     });
-    this.configurationSetArn = Stack.of(this).formatArn({
-      service: 'ses',
-      resource: 'configuration-set',
-      resourceName: this.configurationSet.configurationSetName,
-      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    this.configurationSetArn = configurationSetArn(this.configurationSet);
+    this.campaignConfigurationSet = new ConfigurationSet(this, 'CampaignConfigurationSet', {
+      reputationMetrics: true,
+      sendingEnabled: true,
     });
+    this.campaignConfigurationSetArn = configurationSetArn(this.campaignConfigurationSet);
     // Not encrypted at rest: SES cannot publish to a topic under the AWS-managed aws/sns key,
     // and a customer-managed key would guard only the seconds a notification waits for its
     // one subscriber. Only SES may publish (the topic policy the event destination adds, for
@@ -58,10 +71,24 @@ export class MailFeedback extends Construct {
       destination: EventDestination.snsTopic(this.topic),
       events: [...FEEDBACK_EVENTS],
     });
+    new ConfigurationSetEventDestination(this, 'CampaignToTopic', {
+      configurationSet: this.campaignConfigurationSet,
+      destination: EventDestination.snsTopic(this.topic),
+      events: [...CAMPAIGN_FEEDBACK_EVENTS],
+    });
   }
 
   /** Subscribes the function that applies the feedback; SNS invokes it asynchronously. */
   subscribe(fn: IFunction): void {
     this.topic.addSubscription(new LambdaSubscription(fn));
   }
+}
+
+function configurationSetArn(set: ConfigurationSet): string {
+  return Stack.of(set).formatArn({
+    service: 'ses',
+    resource: 'configuration-set',
+    resourceName: set.configurationSetName,
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
 }

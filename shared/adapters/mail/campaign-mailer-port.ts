@@ -10,6 +10,11 @@ export interface CampaignMail {
   readonly unsubscribeUrl: string;
   /** SES message tags: which issue and run, so SES's events tell where a bounce came from. */
   readonly tags: Readonly<Record<string, string>>;
+  /**
+   * Whether SES should report the mail's delivery too: only a delivery to a recipient with
+   * bounces counted changes anything ([campaign.feedback-cost]).
+   */
+  readonly reportDelivery: boolean;
 }
 
 /**

@@ -23,10 +23,17 @@ export function classifySesFailure(error: unknown): CampaignSendFailure {
   return 'rejected';
 }
 
+/** The stack's configuration set (every event), and the campaign one (no deliveries). */
+export interface CampaignConfigurationSets {
+  readonly withDeliveries: string;
+  readonly withoutDeliveries: string;
+}
+
 /**
  * Campaign mail on Amazon SES: MIME from build-mime (the same headers as every mail of the
- * service, List-Unsubscribe with one-click included), sent raw with the stack's configuration
- * set and the campaign's tags, so the feedback function hears of bounces and complaints.
+ * service, List-Unsubscribe with one-click included), sent raw with one of the stack's
+ * configuration sets and the campaign's tags, so the feedback function hears of bounces and
+ * complaints, and of deliveries only where one matters.
  */
 export class SesCampaignMailer implements CampaignMailer {
   /**
@@ -35,7 +42,7 @@ export class SesCampaignMailer implements CampaignMailer {
    */
   constructor(
     private readonly client: SESClient,
-    private readonly configurationSetName: string,
+    private readonly configurationSets: CampaignConfigurationSets,
   ) {}
 
   async send(mail: CampaignMail, sender: Settings['sender']): Promise<string> {
@@ -53,7 +60,9 @@ export class SesCampaignMailer implements CampaignMailer {
           Source: sender.address,
           Destinations: [mail.to],
           RawMessage: { Data: raw },
-          ConfigurationSetName: this.configurationSetName,
+          ConfigurationSetName: mail.reportDelivery
+            ? this.configurationSets.withDeliveries
+            : this.configurationSets.withoutDeliveries,
           Tags: Object.entries(mail.tags).map(([Name, Value]) => ({ Name, Value })),
         }),
       );

@@ -245,6 +245,7 @@ class ChunkRun {
           ...rendered,
           unsubscribeUrl,
           tags: { newsletter: String(id), run: String(this.campaign.run) },
+          reportDelivery: (person.transient_bounces ?? 0) > 0,
         },
         this.settings.sender,
       );

@@ -103,6 +103,7 @@ export async function sendTestMail(
         ...rendered,
         unsubscribeUrl,
         tags: { newsletter: String(campaign.id), test: 'true' },
+        reportDelivery: false,
       },
       settings.sender,
     );
