@@ -30,9 +30,10 @@ export async function viewNewsletter(
   const notFound = newsletterError('not_found', 'There is no published newsletter with this id.');
   if (typeof rawId !== 'string' || !_ID.test(rawId)) return notFound;
   const id = Number(rawId);
-  const issue = await deps.campaigns.getCampaign(id);
+  // Eventually consistent: half the read units, and a sent issue's content never changes.
+  const issue = await deps.campaigns.getCampaign(id, { consistent: false });
   if (!issue || !hasWebVersion(issue)) return notFound;
-  const content = await deps.campaigns.getContent(id);
+  const content = await deps.campaigns.getContent(id, { consistent: false });
   // A sent issue always has content; one without is no page either.
   if (!content) return notFound;
   const unsubscribePage = `${apiRootPath.replace(/\/+$/, '')}${LINK_PATHS.unsubscribe}`;

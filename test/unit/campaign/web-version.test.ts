@@ -1,7 +1,10 @@
 /** The web version of an issue: its HTML for nobody, served only for sent, public issues. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { StoredContent } from '../../../shared/adapters/store/campaign-store-port.ts';
+import type {
+  ReadOptions,
+  StoredContent,
+} from '../../../shared/adapters/store/campaign-store-port.ts';
 import type { CampaignRecord } from '../../../shared/domain/campaign/campaign.ts';
 import { parseCampaignContent } from '../../../shared/domain/campaign/campaign-content.ts';
 import { findTags } from '../../../shared/domain/campaign/campaign-tags.ts';
@@ -31,14 +34,20 @@ const issue = (
 /** A store holding one issue (id 7) and its content, counting reads. */
 function storeWith(record: CampaignRecord | undefined, content: StoredContent | undefined) {
   const reads: number[] = [];
+  const consistency: (boolean | undefined)[] = [];
   return {
     reads,
+    consistency,
     campaigns: {
-      getCampaign: async (id: number) => {
+      getCampaign: async (id: number, options?: ReadOptions) => {
         reads.push(id);
+        consistency.push(options?.consistent);
         return id === 7 ? record : undefined;
       },
-      getContent: async (id: number) => (id === 7 ? content : undefined),
+      getContent: async (id: number, options?: ReadOptions) => {
+        consistency.push(options?.consistent);
+        return id === 7 ? content : undefined;
+      },
     },
   };
 }
@@ -94,8 +103,10 @@ describe('[campaign.web-version] the web version of an issue', () => {
     const answer = (record: CampaignRecord | undefined, id: unknown = '7') =>
       viewNewsletter(storeWith(record, content), id, '/api/newsletter/v1/');
 
+    const store = storeWith(issue('sent'), content);
+
     // Act
-    const sent = await answer(issue('sent'));
+    const sent = await viewNewsletter(store, '7', '/api/newsletter/v1/');
     const refused = await Promise.all([
       answer(issue('draft')),
       answer(issue('scheduled')),
@@ -109,6 +120,8 @@ describe('[campaign.web-version] the web version of an issue', () => {
     // Assert
     if (isNewsletterError(sent)) throw new Error(sent.message);
     expect(sent.html).toContain('<p>Hello </p>');
+    // Both reads eventually consistent: half the units, and sent content never changes.
+    expect(store.consistency).toEqual([false, false]);
     expect(new Set(refused.map((each) => JSON.stringify(each)))).toEqual(
       new Set([
         JSON.stringify({
