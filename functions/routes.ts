@@ -13,6 +13,7 @@ import {
   NoParametersSchema,
   SubscribeRequestSchema,
   TokenRequestSchema,
+  ViewRequestSchema,
 } from '../shared/domain/parameters/request-schemas.ts';
 import { SubscriberSchema } from '../shared/domain/subscriber.ts';
 import { DeleteResultSchema } from '../shared/operations/delete-subscriber.ts';
@@ -87,8 +88,12 @@ export interface Route {
   readonly access: RouteAccess;
   /** The parameters (body, or query for GET), for the API description. */
   readonly request: v.GenericSchema;
-  /** What a 200 carries: JSON of this schema, an HTML page, or the API description itself. */
-  readonly response: v.GenericSchema | 'html' | 'openapi';
+  /**
+   * What a 200 carries: JSON of this schema, a link page (`html`: its errors are pages too), a
+   * public HTML document whose errors are JSON as every other route's (`html-document`), or the
+   * API description itself.
+   */
+  readonly response: v.GenericSchema | 'html' | 'html-document' | 'openapi';
 }
 
 /** Every route of `{api_root}`; the first six are the interface's endpoints, then the pages. */
@@ -237,6 +242,25 @@ export const routes = [
     },
     request: TokenRequestSchema,
     response: 'html',
+  },
+  {
+    name: 'newsletter-view',
+    methods: ['GET'],
+    path: '/newsletters/{id}/view',
+    key: 'none',
+    // Public as the listing that links to it; a page of another site may fetch and show it.
+    cors: true,
+    formPage: false,
+    summary: 'The web version of a sent, public newsletter, as an HTML page without personal data',
+    access: {
+      // The issue (its status and privacy), then its content: two reads, nothing about anyone.
+      table: ['dynamodb:GetItem'],
+      queries: [],
+      sendsMail: false,
+      settings: false,
+    },
+    request: ViewRequestSchema,
+    response: 'html-document',
   },
   {
     name: 'openapi',

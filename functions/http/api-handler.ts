@@ -4,7 +4,7 @@ import { isNewsletterError, type NewsletterError } from '../../shared/domain/err
 import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { type CallContext, required } from '../../shared/operations/dependencies.ts';
 import { type Route, type RouteName, routeNamed } from '../routes.ts';
-import { apiRootOf } from './api-root.ts';
+import { apiRootOf, apiRootPathOf } from './api-root.ts';
 import { requestClient, trustedProxyHops } from './client-address.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
 import { formAnswer, isBrowserFormPost } from './form-answer.ts';
@@ -30,6 +30,9 @@ export type Operation = (
   context: CallContext,
 ) => Promise<unknown | NewsletterError>;
 
+/** How a successful answer becomes HTTP; JSON unless the route says otherwise. */
+export type Responder = (answer: unknown) => APIGatewayProxyResult;
+
 /** What a JSON endpoint reads besides its operation's own dependencies. */
 export interface EndpointAccess {
   /** The configured API key; needed by every route that takes a key. */
@@ -42,13 +45,15 @@ export interface EndpointAccess {
  * Builds the handler of a JSON endpoint: parse the parameters, settle the key, run the
  * operation, shape the response. The rules live in the operation (shared/operations); this is
  * only the HTTP adapter. Public routes answer CORS preflights and carry CORS headers on every
- * answer; the subscribe route answers a browser's plain form post with a page.
+ * answer; the subscribe route answers a browser's plain form post with a page. `respond` shapes
+ * a success (a route serving a page passes its own); errors always get the JSON error body.
  */
 export function apiHandler(
   name: RouteName,
   runtime: FunctionRuntime,
   access: EndpointAccess,
   operation: Operation,
+  respond: Responder = jsonResponse,
 ): ProxyHandler {
   const route = routeNamed(name);
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>();
@@ -67,7 +72,7 @@ export function apiHandler(
         referer: header(event, 'referer'),
       });
     }
-    return isNewsletterError(answer) ? errorResponse(answer, requestId) : jsonResponse(answer);
+    return isNewsletterError(answer) ? errorResponse(answer, requestId) : respond(answer);
   });
 }
 
@@ -84,6 +89,11 @@ async function answerOf(
 ): Promise<unknown | NewsletterError> {
   const params = await parseRequest(event);
   if (isNewsletterError(params)) return params;
+  // Path parameters (`/newsletters/{id}/view`) are parameters too, and win over the same name
+  // in the query or body: the path is what API Gateway routed by.
+  for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
+    if (value !== undefined) params[name] = value;
+  }
   let trusted = false;
   if (route.key !== 'none') {
     const check = await verifyApiKey(
@@ -100,6 +110,7 @@ async function answerOf(
     trusted,
     channel: trusted ? 'api' : 'public_form',
     ...(apiRoot ? { apiRoot } : {}),
+    apiRootPath: apiRootPathOf(event, route.path),
     ...requestClient(event, proxyHops),
   });
 }

@@ -14,7 +14,24 @@ export function apiRootOf(
   const host = header(event, 'host');
   if (!host) return undefined;
   const scheme = header(event, 'x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
+  return `${scheme}://${host}${apiRootPathOf(event, routePath)}`;
+}
+
+/**
+ * The path part of `{api_root}` on the host this request reached: the request's path without
+ * the route's own path. A route path's `{name}` segments stand for any one segment, as in API
+ * Gateway (`/newsletters/{id}/view`).
+ */
+export function apiRootPathOf(
+  event: Pick<APIGatewayProxyEvent, 'requestContext' | 'path'>,
+  routePath: string,
+): string {
   const fullPath = (event.requestContext?.path ?? event.path ?? '').replace(/\/+$/, '');
-  const root = fullPath.endsWith(routePath) ? fullPath.slice(0, -routePath.length) : fullPath;
-  return `${scheme}://${host}${root}`;
+  const pattern = routePath
+    .split('/')
+    .map((segment) =>
+      /^\{[^}]+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('/');
+  return fullPath.replace(new RegExp(`${pattern}$`), '');
 }

@@ -85,6 +85,18 @@ function successResponse(route: Route): Json {
       content: { 'text/html': { schema: { type: 'string' } } },
     };
   }
+  if (route.response === 'html-document') {
+    return {
+      description: 'An HTML page',
+      headers: {
+        'Cache-Control': {
+          description: 'public, max-age=300: browsers and shared caches may keep it 5 minutes.',
+          schema: { type: 'string' },
+        },
+      },
+      content: { 'text/html': { schema: { type: 'string' } } },
+    };
+  }
   if (route.response === 'openapi') {
     return {
       description: 'This document',
@@ -111,6 +123,13 @@ function responses(route: Route, method: HttpMethod): Json {
     return out;
   }
   if (route.response === 'openapi') return out;
+  if (route.response === 'html-document') {
+    out['404'] = errorResponse('No sent, public newsletter has this id');
+    out['405'] = errorResponse(`Wrong method; ${route.path} accepts ${route.methods.join(', ')}`);
+    out['500'] = errorResponse('Unexpected failure; data.request_id identifies it');
+    out['503'] = errorResponse('DynamoDB unavailable; try again');
+    return out;
+  }
   out['400'] = errorResponse(
     `A parameter is missing or wrong, malformed body, or a body over ${MAX_BODY_BYTES / 1024} KiB`,
   );
@@ -164,12 +183,16 @@ function operation(route: Route, method: HttpMethod): Json {
   if (method === 'GET') {
     const properties = (schema.properties as Record<string, Json> | undefined) ?? {};
     const required = new Set((schema.required as string[] | undefined) ?? []);
-    const parameters = Object.entries(properties).map(([name, property]) => ({
-      name,
-      in: 'query',
-      required: required.has(name),
-      schema: property,
-    }));
+    // A property named in the path (`/newsletters/{id}/view`) is a path parameter.
+    const parameters = Object.entries(properties).map(([name, property]) => {
+      const inPath = route.path.includes(`{${name}}`);
+      return {
+        name,
+        in: inPath ? 'path' : 'query',
+        required: inPath || required.has(name),
+        schema: property,
+      };
+    });
     return parameters.length ? { ...base, parameters } : base;
   }
   const forms =

@@ -8,3 +8,8 @@ export const LINK_PATHS = {
 export function pageLink(apiRoot: string, page: keyof typeof LINK_PATHS, rawToken: string): string {
   return `${apiRoot.replace(/\/+$/, '')}${LINK_PATHS[page]}?token=${encodeURIComponent(rawToken)}`;
 }
+
+/** Path of an issue's web version below `{api_root}` (the route `/newsletters/{id}/view`). */
+export function webVersionPath(newsletterId: number): string {
+  return `/newsletters/${newsletterId}/view`;
+}

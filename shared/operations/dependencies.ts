@@ -96,6 +96,11 @@ export interface CallContext {
   readonly trusted: boolean;
   /** `{api_root}` as the request reached us, for links in mails; settings may override it. */
   readonly apiRoot?: string;
+  /**
+   * `{api_root}`'s path alone (`/api/newsletter/v1`), for links on a page that must not depend
+   * on the Host header (a cacheable page).
+   */
+  readonly apiRootPath?: string;
   /** The caller's IP address, for the per-client rate limit and the consent evidence. */
   readonly clientIp?: string;
   /** The caller's User-Agent, for the consent evidence. */

@@ -503,6 +503,14 @@ describe('the whole scenario, from cdk.out', () => {
       },
       { documented: false },
     );
+    // The web version of the sent issue, keyless; an unknown issue and a segment that is no id.
+    await step('web version of a sent, public issue', () =>
+      service.get(`/newsletters/${campaignId}/view`),
+    );
+    await step('web version of an unknown issue', () => service.get('/newsletters/999/view'));
+    await step('web version, a path segment that is no id', () =>
+      service.get('/newsletters/abc/view'),
+    );
     // A send whose plan message is lost: the sweeper finds it stalled and repairs it.
     await operator('newsletters', 'copy', String(campaignId));
     await sendWithLostPlan(campaignId + 1);

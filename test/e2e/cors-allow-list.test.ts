@@ -42,6 +42,15 @@ describe('[http.cors] an allow-list of origins', () => {
     }
   });
 
+  it('[campaign.web-version] answers the web version as the other public routes, its 404 too', async () => {
+    const allowed = await get('/newsletters/999/view', 'https://shop.example.com');
+    expect(allowed.status).toBe(404);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
+    expect(allowed.headers.get('vary')).toBe('Origin');
+    const other = await get('/newsletters/999/view', 'https://evil.example');
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('gives another origin no Access-Control-Allow-Origin, preflight included', async () => {
     const response = await get('/newsletters', 'https://evil.example');
     expect(response.status).toBe(200);

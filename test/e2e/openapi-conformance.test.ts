@@ -95,6 +95,12 @@ describe('the local service answers as the OpenAPI description says', () => {
     expect(body).toMatchObject({ openapi: '3.1.0', servers: [{ url: stack.apiRoot }] });
   });
 
+  it('[campaign.web-version] answers the web version of an unknown issue with the described 404', async () => {
+    const response = await fetch(`${stack.apiRoot}/newsletters/424242/view`);
+    expect(response.status).toBe(404);
+    expect(validate('/newsletters/{id}/view', 'GET', 404, await response.json())).toEqual([]);
+  });
+
   it('serves the link pages as HTML', async () => {
     const response = await fetch(`${stack.apiRoot}/subscription/confirm?token=${'a'.repeat(43)}`);
     expect(response.status).toBe(404);

@@ -16,8 +16,11 @@ export interface ContractEndpoint {
   readonly path: string;
   readonly methods: readonly ('GET' | 'POST')[];
   readonly key: ContractKey;
-  /** JSON answers, or an HTML page (the links in mails). */
-  readonly answers: 'json' | 'page';
+  /**
+   * JSON answers, an HTML page (the links in mails: errors are pages too), or a public HTML
+   * document whose errors are JSON (the web version of an issue).
+   */
+  readonly answers: 'json' | 'page' | 'document';
   /** Decisions part 1: the public routes answer CORS preflights; keyed routes never do. */
   readonly cors: boolean;
 }
@@ -94,6 +97,14 @@ export const CONTRACT_ENDPOINTS: readonly ContractEndpoint[] = [
     answers: 'page',
     cors: false,
   },
+  // Decisions part 10: the web version of a sent, public issue, keyless; public as the listing.
+  {
+    path: '/newsletters/{id}/view',
+    methods: ['GET'],
+    key: 'none',
+    answers: 'document',
+    cors: true,
+  },
   // docs/api.md: the API description, public (decisions part 1: CORS).
   { path: '/openapi.json', methods: ['GET'], key: 'none', answers: 'json', cors: true },
 ];
@@ -107,7 +118,14 @@ export function contractEndpoint(
   method: string,
 ): { endpoint?: ContractEndpoint; pathKnown: boolean } {
   const path = pathBelowRoot.length > 1 ? pathBelowRoot.replace(/\/+$/, '') : pathBelowRoot;
-  const endpoint = CONTRACT_ENDPOINTS.find((each) => each.path === path);
+  // A `{name}` segment stands for any one non-empty segment; a literal path wins over it.
+  const matches = (template: string): boolean =>
+    new RegExp(
+      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`,
+    ).test(path);
+  const endpoint =
+    CONTRACT_ENDPOINTS.find((each) => each.path === path) ??
+    CONTRACT_ENDPOINTS.find((each) => matches(each.path));
   if (!endpoint) return { pathKnown: false };
   return endpoint.methods.includes(method as 'GET' | 'POST')
     ? { endpoint, pathKnown: true }

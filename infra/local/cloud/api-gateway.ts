@@ -69,6 +69,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     methods.set(method.httpMethod, method);
     byPath.set(method.path, methods);
   }
+  const resourcePaths = [...byPath.keys()];
 
   const gatewayResponse = (type: string, requestId: string, request?: IncomingMessage): Answer => {
     const builtIn = BUILT_IN[type] ?? BUILT_IN.DEFAULT_4XX!;
@@ -126,12 +127,24 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     // REST APIs route `/subscribe/` to the `/subscribe` resource.
     const resourcePath = path.length > 1 ? path.replace(/\/+$/, '') : path;
     const httpMethod = request.method ?? 'GET';
-    const methods = byPath.get(resourcePath);
+    const resource = matchResource(resourcePaths, resourcePath);
+    const methods = resource ? byPath.get(resource.path) : undefined;
     const method = methods?.get(httpMethod) ?? methods?.get('ANY');
-    if (!method) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, request);
+    if (!resource || !method) {
+      return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, request);
+    }
     return method.integration.kind === 'mock'
       ? mockAnswer(method.integration, request, requestId, gatewayResponse)
-      : lambdaAnswer(method, request, body, url, path, requestId);
+      : lambdaAnswer(
+          method,
+          request,
+          body,
+          url,
+          path,
+          resourcePath,
+          resource.parameters,
+          requestId,
+        );
   };
 
   const lambdaAnswer = async (
@@ -140,11 +153,15 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     body: Buffer,
     url: URL,
     path: string,
+    resourcePath: string,
+    pathParameters: Readonly<Record<string, string>> | null,
     requestId: string,
   ): Promise<Answer> => {
     const integration = method.integration as Extract<ApiIntegration, { kind: 'lambda' }>;
     const httpMethod = request.method ?? 'GET';
-    if (!mayInvoke(integration.functionLogicalId, httpMethod, method.path)) {
+    // The permission is checked against the path as requested (`/newsletters/7/view`), which
+    // the `*` a template writes for a path parameter matches.
+    if (!mayInvoke(integration.functionLogicalId, httpMethod, resourcePath)) {
       // "Execution failed due to configuration error: Invalid permissions on Lambda function"
       return { ...gatewayResponse('DEFAULT_5XX', requestId, request), status: 500 };
     }
@@ -155,6 +172,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
       url,
       requestId,
       binaryMediaTypes: api.binaryMediaTypes,
+      pathParameters,
     });
     const outcome = await options.invoke(integration.functionLogicalId, event);
     if (!outcome.ok) return { ...gatewayResponse('DEFAULT_5XX', requestId), status: 502 };
@@ -267,6 +285,46 @@ function mappedHeaders(
   return out;
 }
 
+/**
+ * The resource a request path reaches, as API Gateway picks it: a `{name}` segment of a resource
+ * path stands for any one non-empty segment, and where resources overlap, a literal segment wins
+ * over a parameter at the first place they differ (`/newsletters/latest` before
+ * `/newsletters/{id}`). The parameters' values are the segments as sent, not percent-decoded,
+ * as a REST API passes them. Greedy `{name+}` resources are not used by the stack, so not served.
+ */
+export function matchResource(
+  resourcePaths: readonly string[],
+  requestPath: string,
+): { readonly path: string; readonly parameters: Record<string, string> | null } | undefined {
+  const segments = requestPath.split('/');
+  let best: { path: string; parameters: Record<string, string> | null; rank: string } | undefined;
+  for (const path of resourcePaths) {
+    const template = path.split('/');
+    if (template.length !== segments.length) continue;
+    const parameters: Record<string, string> = {};
+    let rank = '';
+    let matches = true;
+    for (const [index, part] of template.entries()) {
+      const segment = segments[index] ?? '';
+      const name = /^\{([^{}+]+)\}$/.exec(part)?.[1];
+      if (name !== undefined && segment !== '') {
+        parameters[name] = segment;
+        rank += '1';
+      } else if (part === segment) {
+        rank += '0';
+      } else {
+        matches = false;
+        break;
+      }
+    }
+    // Lower rank: literal segments earlier.
+    if (matches && (!best || rank < best.rank)) {
+      best = { path, parameters: Object.keys(parameters).length ? parameters : null, rank };
+    }
+  }
+  return best && { path: best.path, parameters: best.parameters };
+}
+
 /** Whether an ARN pattern of a Lambda permission (with `*` wildcards) covers `arn`. */
 function arnMatches(pattern: string, arn: string): boolean {
   const expression = pattern
@@ -308,6 +366,7 @@ function proxyEvent(
     url: URL;
     requestId: string;
     binaryMediaTypes: readonly string[];
+    pathParameters: Readonly<Record<string, string>> | null;
   },
 ): APIGatewayProxyEvent {
   const sourceIp = (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
@@ -345,7 +404,7 @@ function proxyEvent(
     multiValueHeaders,
     queryStringParameters: route.url.searchParams.size ? query : null,
     multiValueQueryStringParameters: route.url.searchParams.size ? multiQuery : null,
-    pathParameters: null,
+    pathParameters: route.pathParameters ? { ...route.pathParameters } : null,
     stageVariables: null,
     body: body.length ? body.toString(binary ? 'base64' : 'utf8') : null,
     isBase64Encoded: binary && body.length > 0,

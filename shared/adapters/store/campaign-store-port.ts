@@ -120,8 +120,17 @@ export interface Tally {
  * record per planned subscriber (docs/storage.md, "Campaigns"). Unavailability is thrown as a
  * DependencyError; a condition that failed is an answer (`false`, `undefined`).
  */
+/** How a single-item read reads: strongly consistent unless a caller can do with less. */
+export interface ReadOptions {
+  /**
+   * false reads eventually consistent, at half the read units: for the public web version,
+   * where a change of privacy a second late does no harm and a large issue costs many units.
+   */
+  readonly consistent?: boolean;
+}
+
 export interface CampaignStore {
-  getCampaign(id: number): Promise<CampaignRecord | undefined>;
+  getCampaign(id: number, options?: ReadOptions): Promise<CampaignRecord | undefined>;
   /** Creates a draft issue with its content (one transaction). */
   createIssue(issue: NewIssue, content: StoredContent | undefined): Promise<void>;
   /**
@@ -134,7 +143,7 @@ export interface CampaignStore {
     content: StoredContent | undefined,
     statuses: readonly NewsletterIssueStatus[],
   ): Promise<CampaignRecord | undefined>;
-  getContent(id: number): Promise<StoredContent | undefined>;
+  getContent(id: number, options?: ReadOptions): Promise<StoredContent | undefined>;
   /** The highest subscriber id issued so far. */
   lastSubscriberId(): Promise<number>;
   /** Applies an update if its expectations hold; the campaign after it, or undefined. */

@@ -24,6 +24,7 @@ import type {
   IndexedSubscriber,
   IssueEdit,
   NewIssue,
+  ReadOptions,
   RecipientClaim,
   RecipientOutcome,
   StoredContent,
@@ -63,10 +64,14 @@ export class DynamoCampaignStore implements CampaignStore {
     this.#requests = new DynamoRequests(client, onCapacity);
   }
 
-  async getCampaign(id: number): Promise<CampaignRecord | undefined> {
+  async getCampaign(id: number, options: ReadOptions = {}): Promise<CampaignRecord | undefined> {
     const output = await this.#requests.send<{ Item?: Item }>(
       'getCampaign',
-      new GetCommand({ TableName: this.table, Key: keys.newsletter(id), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.table,
+        Key: keys.newsletter(id),
+        ConsistentRead: options.consistent ?? true,
+      }),
     );
     return output.Item ? fromCampaignItem(output.Item) : undefined;
   }
@@ -188,13 +193,13 @@ export class DynamoCampaignStore implements CampaignStore {
     };
   }
 
-  async getContent(id: number): Promise<StoredContent | undefined> {
+  async getContent(id: number, options: ReadOptions = {}): Promise<StoredContent | undefined> {
     const output = await this.#requests.send<{ Item?: Item }>(
       'getContent',
       new GetCommand({
         TableName: this.table,
         Key: keys.newsletterContent(id),
-        ConsistentRead: true,
+        ConsistentRead: options.consistent ?? true,
       }),
     );
     const item = output.Item;

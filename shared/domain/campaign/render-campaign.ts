@@ -63,6 +63,28 @@ export function renderCampaign(
   const webVersionUrl = links.webVersionUrl
     ? _httpUrl(links.webVersionUrl, 'web version link')
     : undefined;
+  const footer = (part: string) => ({
+    ...(hasTag(part, 'unsubscription_url') ? {} : { unsubscribeUrl }),
+    ...(webVersionUrl !== undefined ? { webVersionUrl } : {}),
+  });
+  const filled = fillTags(content, recipient, unsubscribeUrl);
+  return {
+    subject: filled.subject,
+    html: withHtmlFooter(filled.html, footer(content.html)),
+    text: withTextFooter(filled.text, footer(content.text)),
+  };
+}
+
+/**
+ * The parts with every tag filled and the subject made one line, without any footer: the rules
+ * of renderCampaign above, shared with the web version (web-version.ts), which has no footer.
+ * `unsubscribeUrl` is taken as given: the caller checks it.
+ */
+export function fillTags(
+  content: CampaignParts,
+  recipient: CampaignRecipientValues,
+  unsubscribeUrl: string,
+): CampaignParts {
   const value = (name: string): string | undefined => {
     switch (name) {
       case 'name':
@@ -82,19 +104,13 @@ export function renderCampaign(
       }
     }
   };
-  const footer = (part: string) => ({
-    ...(hasTag(part, 'unsubscription_url') ? {} : { unsubscribeUrl }),
-    ...(webVersionUrl !== undefined ? { webVersionUrl } : {}),
-  });
-  const html = replaceTags(content.html, (name, tag) => {
-    const filled = value(name);
-    return filled === undefined ? tag : escapeHtml(filled);
-  });
-  const text = replaceTags(content.text, (name, tag) => value(name) ?? tag);
   return {
     subject: content.subject.replace(_LINE_BREAKING, ' ').replace(/\s+/g, ' ').trim(),
-    html: withHtmlFooter(html, footer(content.html)),
-    text: withTextFooter(text, footer(content.text)),
+    html: replaceTags(content.html, (name, tag) => {
+      const filled = value(name);
+      return filled === undefined ? tag : escapeHtml(filled);
+    }),
+    text: replaceTags(content.text, (name, tag) => value(name) ?? tag),
   };
 }
 

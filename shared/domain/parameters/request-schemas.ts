@@ -136,6 +136,18 @@ export const EmailRequestSchema = v.looseObject({ email });
 /** `subscribers` and `newsletters` (interface 4.5, 4.6): no parameters but the key. */
 export const NoParametersSchema = v.looseObject({});
 
+/**
+ * The web version: the newsletter's id, in the path (`/newsletters/{id}/view`). Documents the
+ * API; the operation checks the id itself, since anything that is no id is a 404, not a 400.
+ */
+export const ViewRequestSchema = v.looseObject({
+  id: v.pipe(
+    v.string(),
+    v.regex(/^[1-9][0-9]*$/),
+    v.description('The id of a sent, public newsletter (as `newsletters` lists it).'),
+  ),
+});
+
 /** Link pages: the token from the mail. */
 export const TokenRequestSchema = v.looseObject({
   token: v.pipe(v.string(), v.description('The token from the link in the mail.')),

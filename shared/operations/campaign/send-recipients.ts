@@ -7,6 +7,7 @@ import { mintCampaignLink } from '../../domain/campaign/campaign-link.ts';
 import { type Pace, paceFor, waitBeforeNext } from '../../domain/campaign/pace.ts';
 import { recheckRecipient, type SkipReason } from '../../domain/campaign/recipient.ts';
 import { renderCampaign } from '../../domain/campaign/render-campaign.ts';
+import { webVersionUrlOf } from '../../domain/campaign/web-version.ts';
 import {
   type ChunkMessage,
   type ChunkRecipient,
@@ -227,6 +228,7 @@ class ChunkRun {
     // `subscriber` is defined: the recheck passed.
     const person = subscriber as SubscriberRecord;
     const unsubscribeUrl = pageLink(this.campaign.link_base ?? '', 'unsubscribe', link.raw);
+    const webVersionUrl = webVersionUrlOf(this.campaign, this.campaign.link_base ?? '');
     const rendered = renderCampaign(
       { subject: this.campaign.subject, html: this.content.html, text: this.content.text },
       {
@@ -235,7 +237,7 @@ class ChunkRun {
         surname: person.surname,
         profile: person.profile,
       },
-      { unsubscribeUrl },
+      { unsubscribeUrl, ...(webVersionUrl ? { webVersionUrl } : {}) },
     );
     let messageId: string;
     try {

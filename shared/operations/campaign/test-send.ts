@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import type { CampaignMailer } from '../../adapters/mail/campaign-mailer-port.ts';
 import { renderCampaign } from '../../domain/campaign/render-campaign.ts';
+import { webVersionUrlOf } from '../../domain/campaign/web-version.ts';
 import { MAX_TEST_ADDRESSES, type TestMessage } from '../../domain/campaign/work-messages.ts';
 import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import { pageLink } from '../../domain/links.ts';
@@ -89,13 +90,15 @@ export async function sendTestMail(
   const settings = await deps.settings();
   const subscribers = await deps.campaigns.subscribersByEmail(message.to);
   const unsubscribeUrl = pageLink(message.link_base, 'unsubscribe', TEST_LINK_TOKEN);
+  // As in the real mail, so the operator can follow it (it is a 404 until the issue is sent).
+  const webVersionUrl = webVersionUrlOf(campaign, message.link_base);
   let sent = 0;
   for (const to of message.to) {
     const values = subscribers.get(to) ?? sampleValues(to, settings.profile_fields);
     const rendered = renderCampaign(
       { subject: `${TEST_MARKER} ${campaign.subject}`, html: content.html, text: content.text },
       values,
-      { unsubscribeUrl },
+      { unsubscribeUrl, ...(webVersionUrl ? { webVersionUrl } : {}) },
     );
     await deps.mailer.send(
       {
