@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CampaignScheduler } from '../../shared/adapters/scheduler/campaign-scheduler-port.ts';
+import { createCampaigns } from '../../shared/campaigns.ts';
 import type { ScheduledSend } from '../../shared/domain/campaign/campaign-schedule.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import {
@@ -139,7 +140,7 @@ describe('[campaign.schedule] a schedule that fires on time starts the send', ()
     expect(world.ses.mails).toHaveLength(3);
   });
 
-  it('does nothing when it fires again, or after an unschedule, cancel or a send by hand', async () => {
+  it('does nothing after an unschedule, a reschedule or a cancel', async () => {
     const { world, scheduler, deps, issue } = await scheduledWorld();
     await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
     const input = only(scheduler);
@@ -198,5 +199,26 @@ describe('[campaign.schedule-late] a schedule that fires late', () => {
     await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
     fireAt(world, '2026-11-23T09:45:00Z');
     expect((await startScheduledSend(world.deps, only(scheduler))).kind).toBe('sent');
+  });
+});
+
+describe('[campaign.schedule] scheduling through the package’s function class', () => {
+  it('schedules and unschedules with named parameters; without a scheduler it names what is missing', async () => {
+    // Arrange
+    const { world, scheduler, issue } = await scheduledWorld();
+    const operations = createCampaigns({ ...world.deps, scheduler });
+    // Act
+    const missing = await operations.schedule_newsletter({ id: issue.id });
+    const scheduled = await operations.schedule_newsletter({ id: String(issue.id), at: AT });
+    const unconfigured = await createCampaigns(world.deps).unschedule_newsletter({ id: issue.id });
+    const draft = await operations.unschedule_newsletter({ id: issue.id });
+    // Assert
+    expect(isNewsletterError(missing) && missing.message).toBe('at is required');
+    expect(!isNewsletterError(scheduled) && scheduled.status).toBe('scheduled');
+    expect(isNewsletterError(unconfigured) && unconfigured.message).toMatch(
+      /campaign scheduler is not configured/,
+    );
+    expect(!isNewsletterError(draft) && draft.status).toBe('draft');
+    expect(scheduler.schedules.size).toBe(0);
   });
 });

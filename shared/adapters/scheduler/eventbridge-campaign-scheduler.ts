@@ -7,6 +7,7 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
 import { type ScheduledSend, scheduleExpression } from '../../domain/campaign/campaign-schedule.ts';
+import { DependencyError } from '../../domain/errors.ts';
 import type { CampaignScheduler } from './campaign-scheduler-port.ts';
 
 /** Where schedules go and what they invoke: the stack's CampaignSchedules output. */
@@ -32,7 +33,7 @@ export class EventBridgeCampaignScheduler implements CampaignScheduler {
   ) {}
 
   async create(name: string, at: Date, input: ScheduledSend): Promise<void> {
-    await this.client.send(
+    await this.#send(
       new CreateScheduleCommand({
         Name: name,
         GroupName: this.target.group,
@@ -58,7 +59,15 @@ export class EventBridgeCampaignScheduler implements CampaignScheduler {
       );
     } catch (error) {
       if (error instanceof ResourceNotFoundException) return;
-      throw error;
+      throw new DependencyError('scheduler', { cause: error });
+    }
+  }
+
+  async #send(command: CreateScheduleCommand): Promise<void> {
+    try {
+      await this.client.send(command);
+    } catch (error) {
+      throw new DependencyError('scheduler', { cause: error });
     }
   }
 }
