@@ -221,6 +221,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.asyncRetryWaitsMs ? { asyncRetryWaitsMs: options.asyncRetryWaitsMs } : {}),
       ...(options.runSchedules === undefined ? {} : { runSchedules: options.runSchedules }),
       ...(options.schedulerNow ? { schedulerNow: options.schedulerNow } : {}),
+      // Kept with the data, so a schedule survives a restart (and fires late after downtime).
+      ...(dataDir ? { schedulesFile: join(dataDir, 'schedules.json') } : {}),
     });
     started.push(cloud);
 

@@ -4,6 +4,9 @@
  * clock the test moves, invokes its target once with its input, and deletes itself; the firing
  * is allowed only by the schedule role's policy and trust, evaluated by the IAM evaluator.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Denial } from '../../infra/local/cloud/aws-endpoint.ts';
@@ -47,7 +50,7 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function scheduler(options: { role?: DeployedRole } = {}) {
+async function scheduler(options: { role?: DeployedRole; file?: string } = {}) {
   const clock = { now: new Date('2026-11-22T10:00:00Z') };
   const invocations: { fn: string; event: unknown }[] = [];
   const denials: Denial[] = [];
@@ -63,6 +66,7 @@ async function scheduler(options: { role?: DeployedRole } = {}) {
     runSchedules: false,
     now: () => clock.now,
     onDenied: (denial) => denials.push(denial),
+    ...(options.file ? { file: options.file } : {}),
   });
   client = new SchedulerClient({
     endpoint: running.url,
@@ -144,6 +148,26 @@ describe('[campaign.schedule] the local Scheduler fires a one-time schedule at i
     expect(await failure(adapter(`${STARTER_ARN}-gone`).create('t', AT, INPUT))).toBe(
       'ValidationException',
     );
+  });
+});
+
+describe('[campaign.schedule-late] schedules outlive a restart of npm start', () => {
+  it('keeps them in the data folder: one whose time passed while down fires at the next start', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'scheduler-'));
+    try {
+      const file = join(dir, 'schedules.json');
+      const first = await scheduler({ file });
+      await first.adapter().create('s', AT, INPUT);
+      await first.scheduler.stop();
+      client?.destroy();
+      const second = await scheduler({ file });
+      second.clock.now = new Date('2026-11-23T12:00:00Z');
+      expect(await second.scheduler.fireDue()).toMatchObject([{ denied: false, attempts: 1 }]);
+      expect(second.invocations).toEqual([{ fn: 'Starter', event: INPUT }]);
+      expect(JSON.parse(await readFile(file, 'utf8'))).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -97,6 +97,8 @@ export interface LocalCloudOptions {
   readonly runSchedules?: boolean;
   /** The clock EventBridge Scheduler fires one-time schedules by (tests move it). */
   readonly schedulerNow?: () => Date;
+  /** Where EventBridge Scheduler keeps its schedules across restarts (default: in memory). */
+  readonly schedulesFile?: string;
 }
 
 /** An event SES publishes for a configuration set to an SNS topic (local-stack wires SES to it). */
@@ -381,6 +383,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
         roleOf: (roleArn) => stack.role(roleArn),
         runSchedules: options.runSchedules ?? true,
         ...(options.schedulerNow ? { now: options.schedulerNow } : {}),
+        ...(options.schedulesFile ? { file: options.schedulesFile } : {}),
       });
       scheduler = running;
       stopping.push(() => running.stop());

@@ -15,6 +15,7 @@
  * Time is the cloud's clock: under `npm start` due schedules fire within a second; tests move
  * their clock and call `fireDue`.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../read-body.ts';
@@ -59,6 +60,12 @@ export interface LocalSchedulerOptions extends AsyncInvocation {
   readonly now?: () => Date;
   readonly onDenied?: (denial: Denial) => void;
   readonly onError?: (error: unknown) => void;
+  /**
+   * Where schedules are kept across restarts (npm start's DATA_DIR), as the Scheduler keeps
+   * them through an outage: one whose time passed while the service was down fires at start,
+   * late, and the starter decides what a late firing does.
+   */
+  readonly file?: string;
 }
 
 /** The running Scheduler. */
@@ -100,6 +107,19 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
   let stopped = false;
   const key = (group: string, name: string) => `${group}/${name}`;
   const functionByArn = new Map(options.functions.map((fn) => [fn.functionArn, fn]));
+  if (options.file) {
+    let kept: (Omit<LocalSchedule, 'at'> & { at: string })[] = [];
+    try {
+      kept = JSON.parse(readFileSync(options.file, 'utf8')) as typeof kept;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    for (const schedule of kept)
+      schedules.set(key(schedule.group, schedule.name), { ...schedule, at: new Date(schedule.at) });
+  }
+  const save = (): void => {
+    if (options.file) writeFileSync(options.file, JSON.stringify([...schedules.values()], null, 2));
+  };
 
   const create = (name: string, body: Record<string, unknown>): LocalSchedule => {
     const group = typeof body.GroupName === 'string' ? body.GroupName : 'default';
@@ -145,6 +165,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
       state: 'ENABLED',
     };
     schedules.set(key(group, name), schedule);
+    save();
     return schedule;
   };
 
@@ -216,6 +237,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
       // One-time: done once fired, whatever the target made of it.
       if (schedule.deleteAfterCompletion) schedules.delete(id);
       else schedules.set(id, { ...schedule, state: 'COMPLETED' });
+      save();
       return outcome;
     } finally {
       firing.delete(id);
@@ -281,6 +303,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
       } else if (request.method === 'DELETE') {
         const schedule = found(group, name);
         schedules.delete(key(schedule.group, schedule.name));
+        save();
         reply(200, {});
       } else {
         throw new SchedulerError('ValidationException', 400, 'unsupported operation');
