@@ -1,3 +1,4 @@
+import type { CampaignScheduler } from './adapters/scheduler/campaign-scheduler-port.ts';
 import type { CampaignRecord } from './domain/campaign/campaign.ts';
 import { type NewsletterError, newsletterError } from './domain/errors.ts';
 import type { CampaignDependencies } from './operations/campaign/campaign-dependencies.ts';
@@ -8,11 +9,19 @@ import {
   resumeNewsletter,
   sendNewsletter,
 } from './operations/campaign/control-campaign.ts';
+import {
+  scheduleNewsletter,
+  unscheduleNewsletter,
+} from './operations/campaign/schedule-campaign.ts';
 import { testNewsletter } from './operations/campaign/test-send.ts';
-import { NO_METRICS } from './operations/dependencies.ts';
+import { MissingDependency, NO_METRICS } from './operations/dependencies.ts';
 import { runOperation } from './operations/run-operation.ts';
-import { campaignQueue, campaignStore } from './runtime/campaign-clients.ts';
-import { readCampaignEnvironment, readEnvironment } from './runtime/environment.ts';
+import { campaignQueue, campaignScheduler, campaignStore } from './runtime/campaign-clients.ts';
+import {
+  readCampaignEnvironment,
+  readEnvironment,
+  readSchedulerEnvironment,
+} from './runtime/environment.ts';
 import { createLogger } from './runtime/logger.ts';
 import { serviceParameters } from './runtime/parameters.ts';
 
@@ -36,6 +45,24 @@ export interface CampaignOperations {
   }): Promise<{ newsletter_id: number; to: string[] } | NewsletterError>;
   /** An issue's outcome, counted from its recipient records. */
   report_newsletter(params: { id?: unknown }): Promise<CampaignReport | NewsletterError>;
+  /** Schedules a draft to start sending at `at` (ISO 8601 with a zone). */
+  schedule_newsletter(params: {
+    id?: unknown;
+    at?: unknown;
+  }): Promise<CampaignRecord | NewsletterError>;
+  /** Takes a scheduled issue back to draft and deletes its schedule. */
+  unschedule_newsletter(params: { id?: unknown }): Promise<CampaignRecord | NewsletterError>;
+}
+
+/** What the campaign operations run on; scheduling needs a scheduler besides. */
+export interface CampaignOperationsDependencies extends CampaignDependencies {
+  readonly scheduler?: CampaignScheduler;
+}
+
+/** The scheduler of `deps`, or the 500 naming it when the composition root gave none. */
+function schedulerOf(deps: CampaignOperationsDependencies): CampaignScheduler {
+  if (!deps.scheduler) throw new MissingDependency('the campaign scheduler');
+  return deps.scheduler;
 }
 
 /** A newsletter id from a caller's parameters, or the error naming what is wrong. */
@@ -53,7 +80,7 @@ function idOf(params: { id?: unknown }): number | NewsletterError {
 }
 
 /** The campaign operations over explicit dependencies (tests, another Lambda's own wiring). */
-export function createCampaigns(deps: CampaignDependencies): CampaignOperations {
+export function createCampaigns(deps: CampaignOperationsDependencies): CampaignOperations {
   const withId =
     (
       name: string,
@@ -87,6 +114,15 @@ export function createCampaigns(deps: CampaignDependencies): CampaignOperations 
         const id = idOf(params);
         return typeof id === 'number' ? campaignReport(deps, id) : id;
       }),
+    schedule_newsletter: (params) =>
+      runOperation(deps, 'schedule_newsletter', async () => {
+        const id = idOf(params);
+        if (typeof id !== 'number') return id;
+        return scheduleNewsletter({ ...deps, scheduler: schedulerOf(deps) }, { id, at: params.at });
+      }),
+    unschedule_newsletter: withId('unschedule_newsletter', (deps, id) =>
+      unscheduleNewsletter({ ...deps, scheduler: schedulerOf(deps) }, id),
+    ),
     pause_newsletter: withId('pause_newsletter', pauseNewsletter),
     resume_newsletter: withId('resume_newsletter', resumeNewsletter),
     cancel_newsletter: withId('cancel_newsletter', cancelNewsletter),
@@ -110,9 +146,32 @@ function campaigns(): CampaignOperations {
       now: () => new Date(),
       log: createLogger().log,
       metrics: NO_METRICS,
+      scheduler: lazyScheduler(),
     });
   }
   return defaults;
+}
+
+/**
+ * The environment's scheduler, built when first used: a caller that never schedules needs none
+ * of its variables, and one that schedules without them gets the 500 naming them.
+ */
+function lazyScheduler(): CampaignScheduler {
+  let scheduler: CampaignScheduler | undefined;
+  const built = (): CampaignScheduler => {
+    if (!scheduler) {
+      try {
+        scheduler = campaignScheduler(readSchedulerEnvironment());
+      } catch (error) {
+        throw new MissingDependency(error instanceof Error ? error.message : 'the scheduler');
+      }
+    }
+    return scheduler;
+  };
+  return {
+    create: (name, at, input) => built().create(name, at, input),
+    delete: (name) => built().delete(name),
+  };
 }
 
 /** Starts sending an issue to the `C` subscribers of its lists ([campaign.plan]). */
@@ -157,4 +216,24 @@ export function cancel_newsletter(params: {
   id?: unknown;
 }): Promise<CampaignRecord | NewsletterError> {
   return campaigns().cancel_newsletter(params);
+}
+
+/**
+ * Schedules a draft to start sending at `at` ([campaign.schedule]); links in its mails come
+ * from the settings' public_base_url. Needs NEWSLETTER_SCHEDULE_GROUP, _TARGET and _ROLE (the
+ * stack's CampaignSchedule* outputs) and the caller's own scheduler:CreateSchedule on the
+ * group and iam:PassRole on the role.
+ */
+export function schedule_newsletter(params: {
+  id?: unknown;
+  at?: unknown;
+}): Promise<CampaignRecord | NewsletterError> {
+  return campaigns().schedule_newsletter(params);
+}
+
+/** Takes a scheduled issue back to draft and deletes its schedule ([campaign.schedule]). */
+export function unschedule_newsletter(params: {
+  id?: unknown;
+}): Promise<CampaignRecord | NewsletterError> {
+  return campaigns().unschedule_newsletter(params);
 }

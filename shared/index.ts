@@ -12,8 +12,10 @@ export {
   pause_newsletter,
   report_newsletter,
   resume_newsletter,
+  schedule_newsletter,
   send_newsletter,
   test_newsletter,
+  unschedule_newsletter,
 } from './campaigns.ts';
 export type { CampaignRecord } from './domain/campaign/campaign.ts';
 export { type ErrorCode, isNewsletterError, type NewsletterError } from './domain/errors.ts';

@@ -3,8 +3,10 @@ import {
   pause_newsletter,
   report_newsletter,
   resume_newsletter,
+  schedule_newsletter,
   send_newsletter,
   test_newsletter,
+  unschedule_newsletter,
 } from './campaigns.ts';
 import type { NewsletterError } from './domain/errors.ts';
 import type { NewsletterIssue } from './domain/newsletter-issue.ts';
@@ -188,4 +190,6 @@ export class Newsletter {
   static readonly cancel_newsletter = cancel_newsletter;
   static readonly test_newsletter = test_newsletter;
   static readonly report_newsletter = report_newsletter;
+  static readonly schedule_newsletter = schedule_newsletter;
+  static readonly unschedule_newsletter = unschedule_newsletter;
 }

@@ -16,6 +16,11 @@ import {
   type NewsletterInput,
   type SaveDependencies,
 } from '../../shared/operations/campaign/save-newsletter.ts';
+import {
+  type ScheduleDependencies,
+  scheduleNewsletter,
+  unscheduleNewsletter,
+} from '../../shared/operations/campaign/schedule-campaign.ts';
 import { testNewsletter } from '../../shared/operations/campaign/test-send.ts';
 import { NO_METRICS } from '../../shared/operations/dependencies.ts';
 import { NEWSLETTERS_LIMIT } from '../../shared/operations/list-newsletters.ts';
@@ -71,6 +76,18 @@ function parseLists(value: string): number[] {
 function describe(issue: CampaignRecord): string {
   const visibility = isPublicIssue(issue) ? 'listed publicly' : 'listed to keyed callers only';
   return `newsletter ${issue.id} (${issue.status}${issue.private ? ', private' : ''}; ${visibility})`;
+}
+
+/**
+ * The status as the listing shows it: a scheduled issue with its time, and MISSED when its
+ * schedule fired too late to send ([campaign.schedule-late]).
+ */
+function statusOf(issue: CampaignRecord): string {
+  if (issue.status !== 'scheduled') return issue.status;
+  const at = issue.scheduled_at ? ` ${issue.scheduled_at}` : '';
+  return issue.schedule_missed_at
+    ? `scheduled${at} (MISSED: fired ${issue.schedule_missed_at})`
+    : `scheduled${at}`;
 }
 
 /** Progress of a run as one phrase: "120 of 500 sent, 3 skipped, 0 failed". */
@@ -129,12 +146,18 @@ async function campaignDeps(
   };
 }
 
+/** What scheduling needs: the campaign operations' dependencies and the scheduler. */
+async function scheduleDeps(services: Services): Promise<ScheduleDependencies> {
+  const scheduler = services.campaignScheduler();
+  return { ...(await campaignDeps(services, false)), scheduler };
+}
+
 /** An operation's error value, as the CLI reports it (exit code 1). */
 function failed(error: NewsletterError): never {
   throw new CliError(error.message);
 }
 
-/** `newsletters list|create|edit|send|pause|resume|cancel`: issues and their sending. */
+/** `newsletters list|create|edit|send|schedule|unschedule|pause|resume|cancel|...`: issues and their sending. */
 export function registerNewslettersCommands(program: Command, context: CliContext): void {
   const newsletters = program
     .command('newsletters')
@@ -171,7 +194,7 @@ export function registerNewslettersCommands(program: Command, context: CliContex
       }
       const rows = issues.map((issue) => [
         String(issue.id),
-        issue.status,
+        statusOf(issue),
         issue.private ? 'yes' : 'no',
         isPublicIssue(issue) ? 'yes' : 'no',
         issue.lists.join(',') || '-',
@@ -268,6 +291,44 @@ export function registerNewslettersCommands(program: Command, context: CliContex
         context.io.stdout,
         `Sending newsletter ${id}${started.new_only ? ' to the new' : ''} (run ${started.run}): \`newsletters watch ${id}\` shows its progress.`,
       );
+    });
+
+  newsletters
+    .command('schedule')
+    .description(
+      'Schedule a draft to start sending at a time (an EventBridge schedule that fires once); a schedule firing later than campaign.schedule_lateness_minutes does not send',
+    )
+    .argument('<id>', 'newsletter id', parsePositiveInteger)
+    .requiredOption(
+      '--at <time>',
+      'when to send: ISO 8601 with a zone, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00',
+    )
+    .action(async (id: number, options: { at: string }) => {
+      const services = await context.services();
+      const deps = await scheduleDeps(services);
+      const apiRoot = services.connection.apiRoot;
+      const scheduled = await runOperation(deps, 'schedule_newsletter', () =>
+        scheduleNewsletter(deps, { id, at: options.at }, apiRoot ? { apiRoot } : {}),
+      );
+      if (isNewsletterError(scheduled)) failed(scheduled);
+      writeLine(
+        context.io.stdout,
+        `Scheduled newsletter ${id} for ${scheduled.scheduled_at}: it starts sending then (\`newsletters unschedule ${id}\` takes it back).`,
+      );
+    });
+
+  newsletters
+    .command('unschedule')
+    .description('Take a scheduled issue back to draft and delete its schedule')
+    .argument('<id>', 'newsletter id', parsePositiveInteger)
+    .action(async (id: number) => {
+      const services = await context.services();
+      const deps = await scheduleDeps(services);
+      const draft = await runOperation(deps, 'unschedule_newsletter', () =>
+        unscheduleNewsletter(deps, id),
+      );
+      if (isNewsletterError(draft)) failed(draft);
+      writeLine(context.io.stdout, `Unscheduled newsletter ${id}: it is a draft again.`);
     });
 
   newsletters

@@ -32,12 +32,23 @@ export interface Connection {
   readonly campaignQueue?: string;
   /** `{api_root}` of the API, for links in campaign mails when the settings name none. */
   readonly apiRoot?: string;
+  /** Where scheduled sends go (the stack's CampaignSchedule* outputs). */
+  readonly scheduler?: SchedulerConnection;
   readonly apiKeyParameter: string;
   readonly settingsParameter: string;
   /** Fixed credentials for the local stand-ins; undefined: the standard credential chain. */
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
   /** Says where the configuration came from, for error messages. */
   readonly description: string;
+}
+
+/** EventBridge Scheduler as the CLI reaches it: the stack's group, target and role. */
+export interface SchedulerConnection {
+  /** Undefined: AWS itself; the local scheduler under `--local`. */
+  readonly endpoint?: string;
+  readonly group: string;
+  readonly functionArn: string;
+  readonly roleArn: string;
 }
 
 /** Credentials the local stand-ins accept: DynamoDB Local checks a signature, not who made it. */
@@ -70,6 +81,16 @@ export async function resolveConnection(
       ...((options.apiRoot ?? local.api_root)
         ? { apiRoot: options.apiRoot ?? local.api_root }
         : {}),
+      ...(local.scheduler
+        ? {
+            scheduler: {
+              endpoint: local.scheduler.endpoint,
+              group: local.scheduler.group,
+              functionArn: local.scheduler.target,
+              roleArn: local.scheduler.role,
+            },
+          }
+        : {}),
       apiKeyParameter:
         options.apiKeyParameter ?? local.api_key_parameter ?? ENV_DEFAULTS.apiKeyParameter,
       settingsParameter:
@@ -93,6 +114,7 @@ export async function resolveConnection(
     ...((options.apiRoot ?? io.env.NEWSLETTER_API_ROOT)
       ? { apiRoot: options.apiRoot ?? io.env.NEWSLETTER_API_ROOT }
       : {}),
+    ...schedulerFrom(io.env),
     apiKeyParameter:
       options.apiKeyParameter ?? (io.env[ENV.apiKeyParameter] || ENV_DEFAULTS.apiKeyParameter),
     settingsParameter:
@@ -100,4 +122,12 @@ export async function resolveConnection(
       (io.env[ENV.settingsParameter] || ENV_DEFAULTS.settingsParameter),
     description: 'AWS (standard credential chain)',
   };
+}
+
+/** The scheduler of a deployment, from the variables the function class reads too. */
+function schedulerFrom(env: NodeJS.ProcessEnv): { scheduler?: SchedulerConnection } {
+  const group = env[ENV.scheduleGroup];
+  const functionArn = env[ENV.scheduleTarget];
+  const roleArn = env[ENV.scheduleRole];
+  return group && functionArn && roleArn ? { scheduler: { group, functionArn, roleArn } } : {};
 }

@@ -1,8 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SqsCampaignQueue } from '../../shared/adapters/queue/sqs-campaign-queue.ts';
+import { EventBridgeCampaignScheduler } from '../../shared/adapters/scheduler/eventbridge-campaign-scheduler.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
@@ -25,6 +27,7 @@ const CLIENT_OPTIONS = {
 export class Services {
   #ssm?: SSMClient;
   #sqs?: SQSClient;
+  #scheduler?: SchedulerClient;
   #dynamo?: DynamoDBClient;
   #document?: DynamoDBDocumentClient;
 
@@ -102,6 +105,25 @@ export class Services {
     return new SqsCampaignQueue(this.sqs, { plans });
   }
 
+  /**
+   * EventBridge Scheduler, with the operator's own credentials: whoever schedules creates the
+   * schedule (scheduler:CreateSchedule on the group, iam:PassRole on the scheduler role); throws
+   * when nothing configured it.
+   */
+  campaignScheduler(): EventBridgeCampaignScheduler {
+    const target = this.connection.scheduler;
+    if (!target) {
+      throw new CliError(
+        `No scheduler configured: set ${ENV.scheduleGroup}, ${ENV.scheduleTarget} and ${ENV.scheduleRole} (the stack's CampaignScheduleGroup, CampaignScheduleTarget and CampaignScheduleRole outputs), or use --local.`,
+      );
+    }
+    this.#scheduler ??= new SchedulerClient({
+      ...this.clientConfig,
+      ...(target.endpoint ? { endpoint: target.endpoint } : {}),
+    });
+    return new EventBridgeCampaignScheduler(this.#scheduler, target);
+  }
+
   /** The stored settings, validated; throws a CliError when the parameter does not exist. */
   async settings(): Promise<StoredSettings> {
     const stored = await readSettings(this.ssm, this.connection.settingsParameter);
@@ -117,6 +139,7 @@ export class Services {
   close(): void {
     this.#ssm?.destroy();
     this.#sqs?.destroy();
+    this.#scheduler?.destroy();
     this.#dynamo?.destroy();
   }
 }

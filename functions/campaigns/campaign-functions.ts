@@ -5,14 +5,19 @@
  */
 import type { CampaignQueueName, RouteAccess } from '../routes.ts';
 
-/** What starts a campaign function: messages of one of the queues, or a schedule. */
+/**
+ * What starts a campaign function: messages of one of the queues, a rule's schedule, or the
+ * one-time EventBridge Scheduler schedules operators create (`scheduler`: the stack's schedule
+ * group and a role that may invoke only this function).
+ */
 export type CampaignTrigger =
   | {
       readonly queue: CampaignQueueName;
       /** Messages per invocation. */
       readonly batchSize: number;
     }
-  | { readonly schedule: string };
+  | { readonly schedule: string }
+  | { readonly scheduler: 'at' };
 
 /** One function of the engine. */
 export interface CampaignFunction {
@@ -75,6 +80,21 @@ export const campaignFunctions = [
       // (Query on the table), correct the counts or end the run (UpdateItem), queue a repair.
       table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
       queries: ['recent'],
+      sendsMail: false,
+      settings: true,
+      queues: ['plans'],
+    },
+    paced: false,
+  },
+  {
+    name: 'campaign-starter',
+    summary: "Starts a scheduled issue's send when its schedule fires, unless it fires late",
+    trigger: { scheduler: 'at' },
+    access: {
+      // Read the issue, its content and the subscriber counter (GetItem); start the run or mark
+      // the schedule missed (UpdateItem); queue the first page as `newsletters send` does.
+      table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      queries: [],
       sendsMail: false,
       settings: true,
       queues: ['plans'],

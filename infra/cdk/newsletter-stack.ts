@@ -240,6 +240,19 @@ export class NewsletterStack extends Stack {
         "The campaign planner's queue: NEWSLETTER_CAMPAIGN_PLANS_QUEUE for `npx newsletter newsletters send` and the package",
       value: this.campaigns.queues.plans.queueUrl,
     });
+    const { schedules } = this.campaigns;
+    new CfnOutput(this, 'CampaignScheduleGroup', {
+      description: `EventBridge Scheduler group of scheduled sends: ${ENV.scheduleGroup}`,
+      value: schedules.group.ref,
+    });
+    new CfnOutput(this, 'CampaignScheduleTarget', {
+      description: `The function a scheduled send invokes: ${ENV.scheduleTarget}`,
+      value: schedules.starter.functionArn,
+    });
+    new CfnOutput(this, 'CampaignScheduleRole', {
+      description: `The role schedules invoke it with (pass it: iam:PassRole): ${ENV.scheduleRole}`,
+      value: schedules.role.roleArn,
+    });
     new CfnOutput(this, 'FeedbackDeadLetters', {
       description: 'SES events the feedback function failed to apply after its retries',
       value: feedbackDeadLetters.queueUrl,

@@ -71,6 +71,8 @@ export interface LocalStackOptions {
   readonly onDeliveryGaveUp?: (failure: FailedDelivery) => void;
   /** Fire the scheduled rules on their schedules (default true); off, only `cloud.fireRule`. */
   readonly runSchedules?: boolean;
+  /** The clock EventBridge Scheduler fires one-time schedules by (default: the real one). */
+  readonly schedulerNow?: () => Date;
   /**
    * The local SES's MaxSendRate (`SES_MAX_SEND_RATE`), enforced as SES enforces it: a send
    * beyond it in any second is refused with `Throttling`. Without it, the quota of a new
@@ -112,6 +114,13 @@ export interface LocalEndpoints {
   readonly mail_dead_letters?: string;
   /** The campaign engine's plans queue, at the SQS stand-in: where the CLI starts a send. */
   readonly campaign_queue?: string;
+  /** The local EventBridge Scheduler and what `newsletters schedule` creates schedules with. */
+  readonly scheduler?: {
+    readonly endpoint: string;
+    readonly group: string;
+    readonly target: string;
+    readonly role: string;
+  };
   readonly table: string;
   readonly api_root: string;
 }
@@ -211,6 +220,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           )),
       ...(options.asyncRetryWaitsMs ? { asyncRetryWaitsMs: options.asyncRetryWaitsMs } : {}),
       ...(options.runSchedules === undefined ? {} : { runSchedules: options.runSchedules }),
+      ...(options.schedulerNow ? { schedulerNow: options.schedulerNow } : {}),
+      // Kept with the data, so a schedule survives a restart (and fires late after downtime).
+      ...(dataDir ? { schedulesFile: join(dataDir, 'schedules.json') } : {}),
     });
     started.push(cloud);
 
@@ -242,6 +254,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ses: ses.endpoint,
       ...optionalQueue('mail_dead_letters', queueAtStandIn(cloud, sqs, /MailerDeadLetters/)),
       ...optionalQueue('campaign_queue', queueAtStandIn(cloud, sqs, /CampaignsPlans[0-9A-F]/)),
+      ...schedulerOf(cloud),
       table: cloud.tableName,
       api_root: apiRoot,
     };
@@ -336,4 +349,13 @@ function optionalQueue<K extends string>(
   url: string | undefined,
 ): Partial<Record<K, string>> {
   return url === undefined ? {} : ({ [key]: url } as Record<K, string>);
+}
+
+/** The local Scheduler and the stack's CampaignSchedule* outputs, when the stack has them. */
+function schedulerOf(cloud: LocalCloud): Pick<LocalEndpoints, 'scheduler'> {
+  const group = cloud.stack.output('CampaignScheduleGroup');
+  const target = cloud.stack.output('CampaignScheduleTarget');
+  const role = cloud.stack.output('CampaignScheduleRole');
+  if (!cloud.scheduler || !group || !target || !role) return {};
+  return { scheduler: { endpoint: cloud.scheduler.url, group, target, role } };
 }

@@ -164,8 +164,16 @@ export const SettingsSchema = v.pipe(
           v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(24 * 60)),
           10,
         ),
+        /**
+         * Minutes a schedule may fire after its time and still send ([campaign.schedule-late]):
+         * later than that (the service was down, EventBridge was late) it does not send.
+         */
+        schedule_lateness_minutes: v.optional(
+          v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(24 * 60)),
+          15,
+        ),
       }),
-      { failure_limit: 20, stall_minutes: 10 },
+      { failure_limit: 20, stall_minutes: 10, schedule_lateness_minutes: 15 },
     ),
   }),
   v.check(

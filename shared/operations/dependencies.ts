@@ -30,7 +30,8 @@ export type MetricName =
   | 'CampaignFailures'
   | 'CampaignThrottles'
   | 'CampaignsAutoPaused'
-  | 'StalledCampaigns';
+  | 'StalledCampaigns'
+  | 'SchedulesMissed';
 
 /** What a metric may be broken down by besides the service: one campaign's figures. */
 export interface MetricDimensions {

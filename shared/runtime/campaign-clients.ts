@@ -1,7 +1,9 @@
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsCampaignQueue } from '../adapters/queue/sqs-campaign-queue.ts';
+import { EventBridgeCampaignScheduler } from '../adapters/scheduler/eventbridge-campaign-scheduler.ts';
 import { CLIENT_OPTIONS } from './client-options.ts';
-import type { CampaignEnvironment } from './environment.ts';
+import type { CampaignEnvironment, SchedulerEnvironment } from './environment.ts';
 
 let sqs: SQSClient | undefined;
 
@@ -17,6 +19,11 @@ export function campaignQueue(campaign: CampaignEnvironment): SqsCampaignQueue {
     plans: campaign.plansQueue,
     ...(campaign.sendsQueue ? { sends: campaign.sendsQueue } : {}),
   });
+}
+
+/** EventBridge Scheduler for scheduled sends; its client is created only by who schedules. */
+export function campaignScheduler(target: SchedulerEnvironment): EventBridgeCampaignScheduler {
+  return new EventBridgeCampaignScheduler(new SchedulerClient(CLIENT_OPTIONS), target);
 }
 
 export { campaignStore } from './store.ts';

@@ -26,6 +26,12 @@ export const ENV = {
   campaignSends: 'NEWSLETTER_CAMPAIGN_SENDS_QUEUE',
   /** How many workers may send at once (the workers' event source mapping's maximum concurrency). */
   campaignWorkers: 'NEWSLETTER_CAMPAIGN_WORKERS',
+  /** EventBridge Scheduler group scheduled sends go in (the stack's CampaignScheduleGroup output). */
+  scheduleGroup: 'NEWSLETTER_SCHEDULE_GROUP',
+  /** ARN of the function a schedule invokes (the stack's CampaignScheduleTarget output). */
+  scheduleTarget: 'NEWSLETTER_SCHEDULE_TARGET',
+  /** ARN of the role EventBridge Scheduler invokes it with (the stack's CampaignScheduleRole output). */
+  scheduleRole: 'NEWSLETTER_SCHEDULE_ROLE',
 } as const;
 
 /** Defaults used where an operator sets nothing. */
@@ -116,4 +122,27 @@ export function readCampaignEnvironment(env: NodeJS.ProcessEnv = process.env): C
   }
   const sendsQueue = env[ENV.campaignSends];
   return { plansQueue, workers, ...(sendsQueue ? { sendsQueue } : {}) };
+}
+
+/** Where scheduled sends go: the stack's schedule group, the starter function and the role. */
+export interface SchedulerEnvironment {
+  readonly group: string;
+  readonly functionArn: string;
+  readonly roleArn: string;
+}
+
+/** Reads the scheduler variables; throws naming the first one missing. */
+export function readSchedulerEnvironment(
+  env: NodeJS.ProcessEnv = process.env,
+): SchedulerEnvironment {
+  const read = (name: string, what: string): string => {
+    const value = env[name];
+    if (!value) throw new Error(`Environment variable ${name} (${what}) is not set`);
+    return value;
+  };
+  return {
+    group: read(ENV.scheduleGroup, 'the schedule group'),
+    functionArn: read(ENV.scheduleTarget, "the campaign starter's ARN"),
+    roleArn: read(ENV.scheduleRole, "the scheduler role's ARN"),
+  };
 }

@@ -53,10 +53,13 @@ let service: LocalService;
 let db: DynamoDBDocumentClient;
 
 let operatorDir: string;
+/** The local EventBridge Scheduler's clock. */
+let schedulerTime = new Date();
 
 beforeAll(async () => {
-  // The sweeper runs when the scenario fires its rule, not by the clock in the middle of a step.
-  service = await startLocalService({ runSchedules: false });
+  // The sweeper runs when the scenario fires its rule, not by the clock in the middle of a step;
+  // a scheduled send fires when the scenario moves the Scheduler's clock to its time.
+  service = await startLocalService({ runSchedules: false, schedulerNow: () => schedulerTime });
   db = documentClient(service.stack.dynamo.endpoint);
   operatorDir = await mkdtemp(join(tmpdir(), 'deployed-operator-'));
   await writeFile(
@@ -522,6 +525,22 @@ describe('the whole scenario, from cdk.out', () => {
       'campaign: the sweeper repairs a stalled send (the planner plans it again)',
       async () => {
         await service.stack.cloud.fireRule(sweep.logicalId);
+        return undefined;
+      },
+      { documented: false },
+    );
+
+    // A scheduled send: the operator schedules a copy, the Scheduler fires it at its time with
+    // the stack's scheduler role, and the campaign starter starts the send.
+    await operator('newsletters', 'copy', String(campaignId));
+    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000);
+    await operator('newsletters', 'schedule', String(campaignId + 2), '--at', at.toISOString());
+    await step(
+      'campaign: a schedule fires and the starter starts the send',
+      async () => {
+        schedulerTime = at;
+        const fired = await service.stack.cloud.scheduler?.fireDue();
+        if (fired?.length !== 1 || fired[0]?.denied) throw new Error('the schedule did not fire');
         return undefined;
       },
       { documented: false },

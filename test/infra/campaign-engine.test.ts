@@ -23,7 +23,7 @@ const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]
 function named(prefix: string, type = ''): [string, TemplateResource] {
   const wanted =
     type ||
-    (/Campaign(Planner|Sender|Sweeper)$/.test(prefix)
+    (/Campaign(Planner|Sender|Sweeper|Starter)$/.test(prefix)
       ? 'AWS::Lambda::Function'
       : /Sweep$/.test(prefix)
         ? 'AWS::Events::Rule'
@@ -159,6 +159,7 @@ describe('least privilege of the campaign functions', () => {
     expect(queueSends('CampaignsCampaignPlanner')).toEqual([arn(plansId), arn(sendsId)].sort());
     expect(queueSends('CampaignsCampaignSender')).toEqual([arn(sendsId)]);
     expect(queueSends('CampaignsCampaignSweeper')).toEqual([arn(plansId)]);
+    expect(queueSends('CampaignsCampaignStarter')).toEqual([arn(plansId)]);
   });
 
   it('lets only the planner read the SES quota, and only the sender send mail', () => {
@@ -206,5 +207,67 @@ describe('[ops.alarms] campaign alarms', () => {
 
   it('prints the planner queue for the CLI', () => {
     template.hasOutput('CampaignQueue', { Value: { Ref: plansId } });
+  });
+});
+
+describe('[campaign.schedule] scheduled sends: a schedule group, and a role that may invoke only the starter', () => {
+  const [starterId] = named('CampaignsCampaignStarter');
+  const [roleId, role] = named('CampaignsSchedulerRole', 'AWS::IAM::Role');
+
+  it('has one schedule group, printed for the CLI with the starter and the role', () => {
+    const [groupId] = named('CampaignsScheduleGroup', 'AWS::Scheduler::ScheduleGroup');
+    template.hasOutput('CampaignScheduleGroup', { Value: { Ref: groupId } });
+    template.hasOutput('CampaignScheduleTarget', { Value: { 'Fn::GetAtt': [starterId, 'Arn'] } });
+    template.hasOutput('CampaignScheduleRole', { Value: { 'Fn::GetAtt': [roleId, 'Arn'] } });
+  });
+
+  it('lets EventBridge Scheduler of this account assume the role, and nobody else', () => {
+    const trust = role.Properties.AssumeRolePolicyDocument as { Statement: unknown[] };
+    expect(trust.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      },
+    ]);
+  });
+
+  it('grants the role lambda:InvokeFunction on the starter and nothing else', () => {
+    const statements = statementsOfRole(roleId);
+    expect(statements).toEqual([
+      {
+        Sid: 'InvokeStarter',
+        Effect: 'Allow',
+        Action: 'lambda:InvokeFunction',
+        Resource: { 'Fn::GetAtt': [starterId, 'Arn'] },
+      },
+    ]);
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it('gives the starter no scheduler, SES or workers’ queue grant: it only starts a send', () => {
+    const actions = statementsOfFunction('CampaignsCampaignStarter').flatMap((s) => list(s.Action));
+    expect(actions.filter((action) => /^(scheduler|ses|iam):/.test(action))).toEqual([]);
+    expect(environmentOf('CampaignsCampaignStarter')).not.toHaveProperty(ENV.campaignSends);
+    // Nothing but the role invokes it: no resource policy for a service principal.
+    const permissions = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()].filter(
+      (permission) => JSON.stringify(permission.Properties.FunctionName).includes(starterId),
+    );
+    expect(permissions).toEqual([]);
+  });
+});
+
+describe('[campaign.schedule-late] a schedule that fired late raises an alarm', () => {
+  it('alarms on SchedulesMissed from the first one', () => {
+    const alarms = [...resourcesOfType(template, 'AWS::CloudWatch::Alarm').values()].filter(
+      (alarm) => alarm.Properties.MetricName === 'SchedulesMissed',
+    );
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]?.Properties).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
   });
 });

@@ -466,6 +466,9 @@ describe('outputs', () => {
     expect(Object.keys(template.toJSON().Outputs ?? {}).sort()).toEqual([
       'ApiRoot',
       'CampaignQueue',
+      'CampaignScheduleGroup',
+      'CampaignScheduleRole',
+      'CampaignScheduleTarget',
       'Dashboard',
       'FeedbackDeadLetters',
       'MailDeadLetters',

@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { EventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
@@ -56,6 +57,17 @@ export class CampaignEngine extends Construct {
   readonly deadLetters: readonly Queue[];
   readonly functions: ReadonlyMap<CampaignFunctionName, NewsletterFunction>;
   readonly sweep: Rule;
+  /**
+   * Scheduled sends: the group their one-time schedules go in, the role EventBridge Scheduler
+   * invokes with (lambda:InvokeFunction on the starter, nothing else), and the starter.
+   * Schedules are created by whoever schedules, with their own credentials
+   * (scheduler:CreateSchedule on the group, iam:PassRole on the role), not by a function.
+   */
+  readonly schedules: {
+    readonly group: CfnScheduleGroup;
+    readonly role: Role;
+    readonly starter: NewsletterFunction;
+  };
 
   constructor(scope: Construct, id: string, props: CampaignEngineProps) {
     super(scope, id);
@@ -99,6 +111,7 @@ export class CampaignEngine extends Construct {
     };
     const functions = new Map<CampaignFunctionName, NewsletterFunction>();
     let sweep: Rule | undefined;
+    let schedules: CampaignEngine['schedules'] | undefined;
     for (const entry of campaignFunctions as readonly CampaignFunction[]) {
       const name = entry.name as CampaignFunctionName;
       const fn = new NewsletterFunction(this, pascalCase(name), {
@@ -156,6 +169,8 @@ export class CampaignEngine extends Construct {
           // campaign's rate among exactly that many.
           ...(trigger.queue === 'sends' ? { maxConcurrency: props.workers } : {}),
         });
+      } else if ('scheduler' in trigger) {
+        schedules = this.#scheduledSends(fn);
       } else {
         sweep = new Rule(this, 'Sweep', {
           description: 'Every minute: the campaign sweeper (stall alarms, recounts, repairs)',
@@ -166,8 +181,33 @@ export class CampaignEngine extends Construct {
       functions.set(name, fn);
     }
     if (!sweep) throw new Error('the campaign engine has no sweeper');
+    if (!schedules) throw new Error('the campaign engine has no starter for scheduled sends');
     this.sweep = sweep;
+    this.schedules = schedules;
     this.functions = functions;
+  }
+
+  /**
+   * The schedule group and the scheduler's role for the starter. The role trusts
+   * scheduler.amazonaws.com only for schedules of this account (aws:SourceAccount), and may
+   * invoke the starter and nothing else.
+   */
+  #scheduledSends(starter: NewsletterFunction): CampaignEngine['schedules'] {
+    const group = new CfnScheduleGroup(this, 'ScheduleGroup', {});
+    const role = new Role(this, 'SchedulerRole', {
+      description: 'EventBridge Scheduler invokes the campaign starter with this role',
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    });
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'InvokeStarter',
+        actions: ['lambda:InvokeFunction'],
+        resources: [starter.functionArn],
+      }),
+    );
+    return { group, role, starter };
   }
 }
 

@@ -231,6 +231,14 @@ export class NewsletterAlarms extends Construct {
           'paused, identity not verified), mend the cause, then `npx newsletter newsletters ' +
           'resume ID`.',
       ),
+      campaignAlarm(
+        'CampaignScheduleMissed',
+        serviceMetric('SchedulesMissed'),
+        "An issue's schedule fired later than the settings' campaign.schedule_lateness_minutes " +
+          '(or its send could not start) and did not send: the issue stays scheduled, shown as ' +
+          'MISSED by `npx newsletter newsletters list`. Read the schedule_missed line, then ' +
+          '`newsletters send ID` to send it now or `unschedule ID`.',
+      ),
       ...props.campaignDeadLetterQueues.map((queue, index) =>
         campaignAlarm(
           `CampaignDeadLetters${index ? index + 1 : ''}`,
@@ -313,10 +321,11 @@ export class NewsletterAlarms extends Construct {
             width: 12,
           }),
           new GraphWidget({
-            title: 'Campaigns: stalled and auto-paused',
+            title: 'Campaigns: stalled, auto-paused, schedules missed',
             left: [
               serviceMetric('StalledCampaigns').with({ statistic: 'Maximum' }),
               serviceMetric('CampaignsAutoPaused'),
+              serviceMetric('SchedulesMissed'),
             ],
             width: 12,
           }),

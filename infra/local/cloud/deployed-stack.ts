@@ -101,6 +101,15 @@ export interface GatewayResponse {
   readonly templates: Readonly<Record<string, string>>;
 }
 
+/** A role of the stack that a service assumes (EventBridge Scheduler's, say). */
+export interface DeployedRole {
+  readonly logicalId: string;
+  readonly roleArn: string;
+  readonly policy: PolicyDocument;
+  /** Services the trust policy lets assume the role for this account. */
+  readonly trustedServices: readonly string[];
+}
+
 /** A Lambda permission letting API Gateway invoke a function for some source ARNs. */
 export interface InvokePermission {
   readonly functionLogicalId: string;
@@ -243,6 +252,7 @@ export class DeployedStack {
   readonly stackName: string;
   readonly resources: Readonly<Record<string, TemplateResource>>;
   readonly mappings: TemplateMappings;
+  readonly #outputs: Readonly<Record<string, { readonly Value: unknown }>>;
 
   constructor(
     readonly cdkOut: string,
@@ -261,14 +271,61 @@ export class DeployedStack {
     this.stackName = stack[0];
     const template = JSON.parse(
       readFileSync(join(cdkOut, stack[1].properties.templateFile), 'utf8'),
-    ) as { Resources: Record<string, TemplateResource>; Mappings?: TemplateMappings };
+    ) as {
+      Resources: Record<string, TemplateResource>;
+      Mappings?: TemplateMappings;
+      Outputs?: Record<string, { Value: unknown }>;
+    };
     this.resources = template.Resources;
     this.mappings = template.Mappings ?? {};
+    this.#outputs = template.Outputs ?? {};
   }
 
   /** The same template with other physical ids (once the endpoint or a stream exists). */
   withIds(ids: LocalPhysicalIds): DeployedStack {
     return new DeployedStack(this.cdkOut, { ...this.ids, ...ids });
+  }
+
+  /** An output of the stack, resolved as deployed locally; undefined when it has none so named. */
+  output(name: string): string | undefined {
+    const output = this.#outputs[name];
+    return output ? this.resolveString(output.Value) : undefined;
+  }
+
+  /**
+   * A role of the stack by its ARN: its policy as the local cloud evaluates it, and the
+   * services its trust policy lets assume it (for this account, when it names one).
+   */
+  role(roleArn: string): DeployedRole | undefined {
+    for (const [logicalId, role] of this.ofType('AWS::IAM::Role')) {
+      if (this.reference(logicalId, 'Arn') !== roleArn) continue;
+      if (role.Properties?.ManagedPolicyArns)
+        throw new TemplateError(`role ${logicalId} has managed policies`);
+      const trust = this.resolve(role.Properties?.AssumeRolePolicyDocument) as unknown as {
+        Statement: {
+          Effect: string;
+          Principal?: { Service?: string | string[] };
+          Condition?: { StringEquals?: Record<string, string> };
+        }[];
+      };
+      const services = trust.Statement.filter(
+        (statement) =>
+          statement.Effect === 'Allow' &&
+          [undefined, LOCAL_ACCOUNT].includes(
+            statement.Condition?.StringEquals?.['aws:SourceAccount'],
+          ),
+      ).flatMap((statement) => {
+        const service = statement.Principal?.Service;
+        return service === undefined ? [] : Array.isArray(service) ? service : [service];
+      });
+      return {
+        logicalId,
+        roleArn,
+        policy: { Version: '2012-10-17', Statement: this.#roleStatements(logicalId, role) },
+        trustedServices: services,
+      };
+    }
+    return undefined;
   }
 
   /** Logical ids and resources of one type. */
@@ -349,6 +406,12 @@ export class DeployedStack {
         if (attribute === 'QueueName') return name;
         if (!attribute)
           return `${this.ids.endpoint ?? 'http://127.0.0.1'}/${LOCAL_ACCOUNT}/${name}`;
+        return unknown();
+      }
+      case 'AWS::Scheduler::ScheduleGroup': {
+        const name = named('Name');
+        if (!attribute) return name;
+        if (attribute === 'Arn') return arn('scheduler', `schedule-group/${name}`);
         return unknown();
       }
       case 'AWS::Events::Rule': {

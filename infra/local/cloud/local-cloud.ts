@@ -53,6 +53,7 @@ import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import { type CodeSource, type InvocationResult, LambdaHost } from './lambda-host.ts';
 import { type QueueMappings, startQueueMappings } from './queue-mappings.ts';
 import { type RuleTargetOutcome, startRuleSchedules } from './rule-schedules.ts';
+import { type LocalScheduler, startLocalScheduler } from './scheduler.ts';
 import { type StreamMappings, startStreamMappings } from './stream-mappings.ts';
 import { startTopicDeliveries } from './topic-deliveries.ts';
 
@@ -94,6 +95,10 @@ export interface LocalCloudOptions {
    * fires only when `fireRule` is called.
    */
   readonly runSchedules?: boolean;
+  /** The clock EventBridge Scheduler fires one-time schedules by (tests move it). */
+  readonly schedulerNow?: () => Date;
+  /** Where EventBridge Scheduler keeps its schedules across restarts (default: in memory). */
+  readonly schedulesFile?: string;
 }
 
 /** An event SES publishes for a configuration set to an SNS topic (local-stack wires SES to it). */
@@ -117,6 +122,8 @@ export interface LocalCloud {
     string,
     { readonly name: string; readonly arn: string; readonly url: string }
   >;
+  /** EventBridge Scheduler, for a stack with a schedule group (scheduler.ts). */
+  readonly scheduler: LocalScheduler | undefined;
   /** Invokes a function directly, as an event source would. */
   invoke(logicalId: string, event: unknown): Promise<InvocationResult>;
   /**
@@ -366,6 +373,21 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       runSchedules: options.runSchedules ?? true,
     });
     stopping.push(async () => rules.stop());
+    let scheduler: LocalScheduler | undefined;
+    const groups = stack.ofType('AWS::Scheduler::ScheduleGroup');
+    if (groups.length > 0) {
+      const running = await startLocalScheduler({
+        ...asyncInvocation,
+        groups: groups.map(([logicalId]) => stack.reference(logicalId)),
+        functions: stack.functions(),
+        roleOf: (roleArn) => stack.role(roleArn),
+        runSchedules: options.runSchedules ?? true,
+        ...(options.schedulerNow ? { now: options.schedulerNow } : {}),
+        ...(options.schedulesFile ? { file: options.schedulesFile } : {}),
+      });
+      scheduler = running;
+      stopping.push(() => running.stop());
+    }
     let api: ApiGateway | undefined;
     if (stack.ofType('AWS::ApiGateway::RestApi').length > 0) {
       const gateway = await startApiGateway({ api: stack.api(), invoke, port: options.apiPort });
@@ -379,6 +401,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       tableName,
       functions,
       queues,
+      scheduler,
       invoke,
       fireRule: (logicalId) => rules.fire(logicalId),
       publishSesEvent: ({ configurationSet, topicArn, message }) =>
@@ -399,7 +422,8 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
           await mappings?.settled();
           await queueMappings?.settled();
           const published = await topics.settled();
-          const fired = await rules.settled();
+          const ruled = await rules.settled();
+          const fired = ((await scheduler?.settled()) ?? false) || ruled;
           const worked =
             (mappings?.lastWorkEnded ?? 0) > round || (queueMappings?.lastWorkEnded ?? 0) > round;
           if (!published && !fired && !worked) return;

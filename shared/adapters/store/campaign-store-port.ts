@@ -61,6 +61,8 @@ export interface CampaignFields {
   readonly consecutive_failures: number;
   readonly pause_reason: PauseReason;
   readonly walk: number;
+  readonly scheduled_at: string;
+  readonly schedule_missed_at: string;
 }
 
 /** Counters an update may add to. */

@@ -760,6 +760,8 @@ function fromCampaignItem(item: Item): CampaignRecord {
   const activeAt = text('active_at');
   const pauseReason = text('pause_reason') as PauseReason | undefined;
   const url = text('url');
+  const scheduledAt = text('scheduled_at');
+  const scheduleMissedAt = text('schedule_missed_at');
   return {
     id: number('id'),
     subject: String(item.subject ?? ''),
@@ -787,6 +789,8 @@ function fromCampaignItem(item: Item): CampaignRecord {
     consecutive_failures: number('consecutive_failures'),
     ...(pauseReason ? { pause_reason: pauseReason } : {}),
     walk: number('walk'),
+    ...(scheduledAt ? { scheduled_at: scheduledAt } : {}),
+    ...(scheduleMissedAt ? { schedule_missed_at: scheduleMissedAt } : {}),
   };
 }
 

@@ -45,6 +45,13 @@ export interface CampaignRecord extends NewsletterIssueRecord {
   /** Failed sends in a row (every success sets it back to 0); too many pause the campaign. */
   readonly consecutive_failures: number;
   readonly pause_reason?: PauseReason;
+  /** When a `scheduled` issue is due to start sending (its EventBridge schedule's time). */
+  readonly scheduled_at?: string;
+  /**
+   * When its schedule fired too late to send ([campaign.schedule-late]): the issue stays
+   * `scheduled` for the operator to send, or unschedule, by hand.
+   */
+  readonly schedule_missed_at?: string;
   /** Generation of the requeue walk: a resume starts a new one, older walk messages are dropped. */
   readonly walk: number;
 }

@@ -19,7 +19,7 @@ export interface SendOptions {
   readonly newOnly?: boolean;
 }
 
-const notFound = (id: number): NewsletterError =>
+export const notFound = (id: number): NewsletterError =>
   newsletterError('not_found', `Newsletter ${id} does not exist.`);
 
 /**
@@ -46,18 +46,8 @@ export async function sendNewsletter(
   const transition = transitionOf(action);
   if (!transition.from.includes(current.status))
     return invalidTransition(id, current.status, action);
-  const settings = await deps.settings();
-  const linkBase = settings.public_base_url || context.apiRoot;
-  if (!linkBase)
-    return newsletterError(
-      'invalid_parameter',
-      'Links in campaign mails cannot be built: set public_base_url in the settings.',
-    );
-  if (current.lists.length === 0 || !(await deps.campaigns.getContent(id)))
-    return newsletterError(
-      'invalid_state',
-      `Newsletter ${id} has no content to send: give it an HTML part and its lists first.`,
-    );
+  const linkBase = await readyToSend(deps, current, context);
+  if (typeof linkBase !== 'string') return linkBase;
   const now = deps.now().toISOString();
   const started = await deps.campaigns.updateCampaign(id, {
     expect: { statuses: transition.from },
@@ -75,7 +65,8 @@ export async function sendNewsletter(
       consecutive_failures: 0,
     },
     add: { run: 1 },
-    remove: ['pause_reason'],
+    // A schedule's time (and its miss) no longer apply once it sends.
+    remove: ['pause_reason', 'scheduled_at', 'schedule_missed_at'],
     // Not `sent` while it sends: keyless callers see sent issues only.
     listPublicly: false,
   });
@@ -87,6 +78,31 @@ export async function sendNewsletter(
   });
   await queueFirstPage(deps, started);
   return started;
+}
+
+/**
+ * Whether an issue can be sent as it is, checked before a send starts and before it is
+ * scheduled: where its links point (the settings' public_base_url, else the caller's
+ * `{api_root}`), or the error saying what is missing.
+ */
+export async function readyToSend(
+  deps: CampaignDependencies,
+  issue: CampaignRecord,
+  context: SendContext,
+): Promise<string | NewsletterError> {
+  const settings = await deps.settings();
+  const linkBase = settings.public_base_url || context.apiRoot;
+  if (!linkBase)
+    return newsletterError(
+      'invalid_parameter',
+      'Links in campaign mails cannot be built: set public_base_url in the settings.',
+    );
+  if (issue.lists.length === 0 || !(await deps.campaigns.getContent(issue.id)))
+    return newsletterError(
+      'invalid_state',
+      `Newsletter ${issue.id} has no content to send: give it an HTML part and its lists first.`,
+    );
+  return linkBase;
 }
 
 async function queueFirstPage(deps: CampaignDependencies, campaign: CampaignRecord): Promise<void> {
@@ -166,7 +182,7 @@ export async function cancelNewsletter(
 }
 
 /** The error for a transition whose conditional write failed: the status it found instead. */
-async function lostRace(
+export async function lostRace(
   deps: CampaignDependencies,
   id: number,
   action: CampaignAction,
