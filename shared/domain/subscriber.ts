@@ -33,6 +33,14 @@ export const SubscriberSchema = v.pipe(
         v.description('How and when the subscriber joined and confirmed; keyed callers only.'),
       ),
     ),
+    ignored_profile_fields: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        v.description(
+          'Only in the answer of a keyed subscribe or subscribers/add: the profile fields of the call that the settings do not define (profile_<id>), which were not stored.',
+        ),
+      ),
+    ),
   }),
   v.title('Subscriber'),
 );
