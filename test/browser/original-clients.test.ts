@@ -189,7 +189,7 @@ describe('[http.cors-authorization] a script form sending a bearer header', () =
           candidate.url() === `${service.apiRoot}/subscribe` &&
           candidate.request().method() === 'POST',
       ),
-      page.getByRole('button', { name: 'Subscribe' }).click(),
+      page.getByRole('button', { name: 'Subscribe', exact: true }).click(),
     ]);
     // The browser sent the header, so it asked first, and the preflight allowed it.
     expect(await response.request().headerValue('authorization')).toBe('Bearer site-token-123');
