@@ -72,7 +72,8 @@ export interface SubscriberRecord extends Subscriber {
   readonly activation_log?: readonly number[];
   /**
    * Epoch seconds after which DynamoDB's TTL deletes the record: set only while it is an `S`
-   * that was never confirmed, so an unconfirmed address does not stay forever.
+   * that was sent an activation and never confirmed, so an address that was asked and never
+   * answered does not stay forever. An `S` nobody asked has none ([subscribe.expiry-asked-only]).
    */
   readonly expires_at?: number;
   /** Transient bounces in a row (SES feedback); absent when none since the last delivery. */
