@@ -2,10 +2,12 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CliError, EXIT } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';
 import { explainError } from '../explain-error.ts';
+import { formatTable } from '../format-table.ts';
 import { writeLine } from '../io.ts';
 import { parsePositiveInteger } from '../option-values.ts';
 import { type ExportFormat, exportSubscribers } from '../subscribers/export-subscribers.ts';
 import { ImportStopped, importSubscribers } from '../subscribers/import-subscribers.ts';
+import { listUnasked } from '../subscribers/list-unasked.ts';
 
 const DEFAULT_CONCURRENCY = 16;
 const DEFAULT_CHECKPOINT_EVERY = 500;
@@ -23,7 +25,7 @@ function parseConcurrency(value: string): number {
 export function registerSubscribersCommands(program: Command, context: CliContext): void {
   const subscribers = program
     .command('subscribers')
-    .description('Export and import subscribers (CSV)');
+    .description('Export and import subscribers (CSV); list those never asked to confirm');
 
   subscribers
     .command('export')
@@ -46,6 +48,33 @@ export function registerSubscribersCommands(program: Command, context: CliContex
       writeLine(
         context.io.stderr,
         `Exported ${plural(count, 'subscriber', 'subscribers')}${options.out ? ` to ${options.out}` : ''}.`,
+      );
+    });
+
+  subscribers
+    .command('unasked')
+    .description(
+      'List the S (unconfirmed) subscribers who were never sent an activation mail: a trusted call stored them without asking (send_emails=false, subscribers/add, an import), so they never expire',
+    )
+    .addOption(
+      new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'),
+    )
+    .action(async (options: { format: 'table' | 'json' }) => {
+      const services = await context.services();
+      const found = await listUnasked(services);
+      if (options.format === 'json') {
+        writeLine(context.io.stdout, JSON.stringify(found, null, 2));
+        return;
+      }
+      if (found.length === 0) {
+        writeLine(context.io.stdout, 'Every S subscriber has been sent an activation.');
+        return;
+      }
+      const rows = found.map((s) => [String(s.id), s.created, s.channel, s.email]);
+      writeLine(context.io.stdout, formatTable(['ID', 'CREATED', 'CHANNEL', 'EMAIL'], rows));
+      writeLine(
+        context.io.stderr,
+        `${plural(found.length, 'subscriber', 'subscribers')} never asked to confirm.`,
       );
     });
 

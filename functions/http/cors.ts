@@ -44,8 +44,11 @@ export function preflightResponse(route: Pick<Route, 'methods'>): APIGatewayProx
     statusCode: 204,
     headers: {
       'Access-Control-Allow-Methods': [...route.methods, 'OPTIONS'].join(', '),
-      // A JSON body needs Content-Type; nothing else is read from headers.
-      'Access-Control-Allow-Headers': 'Content-Type',
+      // A JSON body needs Content-Type. Authorization is allowed because real browser clients
+      // of the original send a bearer header with their public calls (WordPress allows it in
+      // preflights); refusing it blocks the call and loses the signup. These routes never read
+      // it: the key is only ever the api_key parameter ([http.cors-authorization]).
+      'Access-Control-Allow-Headers': 'Content-Type, Authorization',
       'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
     },
     body: '',

@@ -111,6 +111,32 @@ export function isExpired(record: SubscriberRecord, now: Date): boolean {
   );
 }
 
+/**
+ * Whether a record may expire once asked: an `S` that was never confirmed. One that was (it has
+ * `confirmed_at` or a confirmation in its consent) is a person who once agreed; a pending
+ * expiry (`expires_at`) means it was asked before and never answered.
+ */
+export function neverConfirmed(record: SubscriberRecord): boolean {
+  return (
+    record.status === 'S' &&
+    (record.expires_at !== undefined ||
+      (record.confirmed_at === undefined && record.consent?.confirmed === undefined))
+  );
+}
+
+/**
+ * An `S` whom nobody has asked to confirm: stored by a trusted call that sent no activation
+ * (`send_emails=false`, `add_subscriber`, an import). It never expires; an operator lists
+ * these with `npx newsletter subscribers unasked` and runs consent for them.
+ */
+export function isUnasked(record: SubscriberRecord): boolean {
+  return (
+    record.status === 'S' &&
+    record.activation_sent_at === undefined &&
+    (record.activation_log?.length ?? 0) === 0
+  );
+}
+
 /** The fields a call provided, as they travel with an activation. */
 function providedFields(call: SubscribeParameters): SubscriberFields {
   return {
@@ -149,12 +175,17 @@ export function decideSubscribe(
   // In double opt-in the activation is the person's only way to consent: a keyless
   // send_emails=false cannot suppress it, only the welcome.
   const activationWanted = trusted ? call.send_emails : true;
-  const activated = (record: SubscriberRecord): SubscriberRecord => ({
+  /**
+   * Claims an activation mail. Expiry counts from the latest activation and only for an `S`
+   * that was asked and never confirmed: a record a trusted caller stored without asking has
+   * nobody who could have answered, so it must not disappear ([subscribe.expiry-asked-only]).
+   * `mayExpire` is false for a `U` coming back, which once stood on the list in its own right.
+   */
+  const activated = (record: SubscriberRecord, mayExpire: boolean): SubscriberRecord => ({
     ...record,
     activation_sent_at: nowMs,
     activation_log: [...log, nowMs],
-    // A fresh link gets a full lifetime before a never-confirmed record expires.
-    ...(record.expires_at === undefined ? {} : { expires_at: expiresAt }),
+    ...(mayExpire && neverConfirmed(record) ? { expires_at: expiresAt } : {}),
   });
 
   const current = stored && !isExpired(stored, now) ? stored : undefined;
@@ -166,14 +197,17 @@ export function decideSubscribe(
       ...(log.length > 0 ? { activation_log: log } : {}),
     };
     if (!double) return { next: record, mails: confirmationMails(settings, call.send_emails) };
-    const pending: SubscriberRecord = { ...record, expires_at: expiresAt };
-    return activationWanted && mayActivate
-      ? {
-          next: activated(pending),
-          mails: ['activation'],
-          onConfirm: { welcome: call.send_emails },
-        }
-      : { next: pending, mails: [] };
+    if (activationWanted && mayActivate) {
+      return {
+        next: activated(record, true),
+        mails: ['activation'],
+        onConfirm: { welcome: call.send_emails },
+      };
+    }
+    // A wanted activation held by the cap still expires: the address was asked by the recent
+    // mails the cap counts. A trusted send_emails=false asked nobody, so nothing expires: the
+    // caller runs consent itself.
+    return { next: activationWanted ? { ...record, expires_at: expiresAt } : record, mails: [] };
   }
 
   /** Writes only what changed; `updated` moves only when something a caller sees changed. */
@@ -194,7 +228,7 @@ export function decideSubscribe(
   /** Queues an activation unless the cooldown, the cap or a trusted send_emails=false holds it. */
   const activation = (record: SubscriberRecord, onConfirm: OnConfirm): SubscribeDecision =>
     activationWanted && mayActivate
-      ? write(activated(record), ['activation'], onConfirm)
+      ? write(activated(record, current.status === 'S'), ['activation'], onConfirm)
       : write(record, []);
 
   /** A keyless call's activation: the record stays as it is; the call travels with the link. */

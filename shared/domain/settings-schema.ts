@@ -33,12 +33,15 @@ const httpUrl = v.union([
 
 const emailAddress = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email(), v.maxLength(254));
 
-/** Public-form fields an operator can make required: the named fields and `profile_<id>`. */
+/**
+ * Public-form fields an operator can make required: the named fields, `profile_<id>`, and
+ * `privacy` (the privacy checkbox ticked).
+ */
 const RequiredFieldSchema = v.pipe(
   v.string(),
   v.regex(
-    /^(name|surname|gender|profile_[A-Za-z0-9_]{1,32})$/,
-    'must be name, surname, gender or profile_<id>',
+    /^(name|surname|gender|privacy|profile_[A-Za-z0-9_]{1,32})$/,
+    'must be name, surname, gender, privacy or profile_<id>',
   ),
 );
 
@@ -67,6 +70,13 @@ export const SettingsSchema = v.pipe(
     required_public_fields: v.optional(v.array(RequiredFieldSchema), []),
     lists: v.pipe(v.array(ListSchema), v.maxLength(1000)),
     profile_fields: v.optional(v.pipe(v.array(ProfileFieldSchema), v.maxLength(100)), []),
+    /**
+     * A profile field the settings do not define: `ignore` (the default, as the original did)
+     * stores the subscriber without it, names it in a keyed answer, logs and counts it;
+     * `reject` makes the call a 400 `unknown_profile_field`. A lost signup costs more than a
+     * lost field: clients ignore the status code, so a 400 silently loses the person.
+     */
+    unknown_profile_fields: v.optional(v.picklist(['ignore', 'reject']), 'ignore'),
     sender: v.strictObject({
       address: emailAddress,
       name: v.optional(v.pipe(text(100), v.regex(/^[^\r\n]*$/, 'must be one line')), ''),

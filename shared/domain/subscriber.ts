@@ -33,6 +33,14 @@ export const SubscriberSchema = v.pipe(
         v.description('How and when the subscriber joined and confirmed; keyed callers only.'),
       ),
     ),
+    ignored_profile_fields: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        v.description(
+          'Only in the answer of a keyed subscribe or subscribers/add: the profile fields of the call that the settings do not define (profile_<id>), which were not stored.',
+        ),
+      ),
+    ),
   }),
   v.title('Subscriber'),
 );
@@ -64,7 +72,8 @@ export interface SubscriberRecord extends Subscriber {
   readonly activation_log?: readonly number[];
   /**
    * Epoch seconds after which DynamoDB's TTL deletes the record: set only while it is an `S`
-   * that was never confirmed, so an unconfirmed address does not stay forever.
+   * that was sent an activation and never confirmed, so an address that was asked and never
+   * answered does not stay forever. An `S` nobody asked has none ([subscribe.expiry-asked-only]).
    */
   readonly expires_at?: number;
   /** Transient bounces in a row (SES feedback); absent when none since the last delivery. */

@@ -5,6 +5,7 @@ import type { RawParameters } from '../domain/parameters/normalise-parameters.ts
 import { parseAddSubscriberParameters } from '../domain/parameters/parse-parameters.ts';
 import { type Subscriber, toSubscriber } from '../domain/subscriber.ts';
 import { type CallContext, channelOf, type Dependencies, TRUSTED } from './dependencies.ts';
+import { noteIgnoredProfileFields } from './subscribe.ts';
 
 /**
  * `add_subscriber`: writes a new subscriber directly, no process and no mail. Uniqueness of the
@@ -16,8 +17,10 @@ export async function addSubscriber(
   context: CallContext = TRUSTED,
 ): Promise<Subscriber | NewsletterError> {
   const settings = await deps.settings();
-  const call = parseAddSubscriberParameters(raw, settings);
-  if (isNewsletterError(call)) return call;
+  const parsed = parseAddSubscriberParameters(raw, settings);
+  if (isNewsletterError(parsed)) return parsed;
+  const { ignored_profile_fields: ignored, ...call } = parsed;
+  noteIgnoredProfileFields(deps, ignored);
   const exists = () =>
     newsletterError('email_exists', `A subscriber with the address ${call.email} already exists.`);
   // A refused call must leave the table as it was: look before taking an id. The conditional
@@ -32,5 +35,5 @@ export async function addSubscriber(
     version: 1,
   };
   if (!(await deps.store.createSubscriber(record))) return exists();
-  return toSubscriber(record);
+  return { ...toSubscriber(record), ...(ignored ? { ignored_profile_fields: [...ignored] } : {}) };
 }

@@ -23,6 +23,7 @@ export type MetricName =
   | 'Unsubscriptions'
   | 'MailFailures'
   | 'RateLimited'
+  | 'UnknownProfileFields'
   | 'Bounces'
   | 'Complaints'
   | 'CampaignMailsSent'

@@ -41,6 +41,12 @@ function checkPublicCall(
   settings: Settings,
 ): NewsletterError | undefined {
   for (const field of settings.required_public_fields) {
+    if (field === 'privacy') {
+      if (call.privacy !== true) {
+        return newsletterError('missing_parameter', 'privacy is required: tick the privacy box');
+      }
+      continue;
+    }
     const value = field.startsWith('profile_')
       ? call.profile?.[field.slice('profile_'.length)]
       : call[field as 'name' | 'surname' | 'gender'];
@@ -74,11 +80,17 @@ export async function subscribe(
   context: CallContext,
 ): Promise<Subscriber | PublicSubscribeResult | NewsletterError> {
   const settings = await deps.settings();
-  const call = parseSubscribeParameters(raw, settings);
-  if (isNewsletterError(call)) return call;
+  const parsed = parseSubscribeParameters(raw, settings);
+  if (isNewsletterError(parsed)) return parsed;
+  const { ignored_profile_fields: ignored, ...call } = parsed;
+  noteIgnoredProfileFields(deps, ignored);
   if (context.trusted) {
     const record = await applySubscribe(deps, settings, call, context);
-    return isNewsletterError(record) ? record : toSubscriber(record);
+    if (isNewsletterError(record)) return record;
+    return {
+      ...toSubscriber(record),
+      ...(ignored ? { ignored_profile_fields: [...ignored] } : {}),
+    };
   }
   const publicAnswer: PublicSubscribeResult = {
     email: call.email,
@@ -110,6 +122,30 @@ export async function subscribe(
     received_at: now.toISOString(),
   });
   return publicAnswer;
+}
+
+/** A name that could be a profile field of the settings: safe to write to a log. */
+const FIELD_NAME = /^profile_[A-Za-z0-9_]{1,32}$/;
+
+/**
+ * Makes ignored profile fields visible to the operator ([params.unknown-profile-field]): a
+ * warning naming them and a metric, so they see which fields their forms send that the
+ * settings lack. Values are personal data and never logged; names are the caller's text too,
+ * so only names shaped like a field id are written, the others only counted (a name must not
+ * carry a key or an address into the log).
+ */
+export function noteIgnoredProfileFields(
+  deps: Pick<Dependencies, 'log' | 'metrics'>,
+  ignored: readonly string[] | undefined,
+): void {
+  if (!ignored || ignored.length === 0) return;
+  const named = ignored.filter((name) => FIELD_NAME.test(name));
+  const others = ignored.length - named.length;
+  deps.log.warn('unknown_profile_fields_ignored', {
+    fields: named.join(','),
+    ...(others > 0 ? { other_names: others } : {}),
+  });
+  deps.metrics.count('UnknownProfileFields', ignored.length);
 }
 
 /** What settling a keyless request found. */

@@ -29,6 +29,7 @@ const COMMANDS: [string[], RegExp][] = [
   [['subscribers'], /Usage: newsletter subscribers/],
   [['subscribers', 'export'], /--format <format>/],
   [['subscribers', 'import'], /--resume/],
+  [['subscribers', 'unasked'], /never sent an activation/],
 ];
 
 describe('--help', () => {

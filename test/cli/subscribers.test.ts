@@ -470,6 +470,45 @@ describe('subscribers import: checkpoint and --resume', () => {
   }, 60_000);
 });
 
+describe('subscribers unasked', () => {
+  it('[subscribe.expiry-asked-only] lists the S subscribers never sent an activation, not those asked or confirmed', async () => {
+    await writeFile(file('mixed.csv'), 'email,status\nquiet@example.com,S\nsure@example.com,C\n');
+    await world.cli(['subscribers', 'import', '--file', 'mixed.csv']);
+    // An S that was asked: its activation went out.
+    const asked = {
+      id: await world.store.nextId('subscriber'),
+      email: 'asked@example.com',
+      name: '',
+      surname: '',
+      gender: '' as const,
+      lists: [],
+      profile: {},
+      status: 'S' as const,
+      created: '2026-11-01T00:00:00.000Z',
+      updated: '2026-11-01T00:00:00.000Z',
+      version: 1,
+      tokens: {},
+      activation_sent_at: Date.parse('2026-11-01T00:00:00.000Z'),
+      activation_log: [Date.parse('2026-11-01T00:00:00.000Z')],
+      expires_at: Math.floor(Date.now() / 1000) + 86_400,
+    };
+    expect(await world.store.createSubscriber(asked)).toBe(true);
+
+    const table = await world.cli(['subscribers', 'unasked']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('quiet@example.com');
+    expect(table.stdout).toContain('import');
+    expect(table.stdout).not.toContain('asked@example.com');
+    expect(table.stdout).not.toContain('sure@example.com');
+    expect(table.stderr).toContain('1 subscriber never asked to confirm');
+
+    const json = await world.cli(['subscribers', 'unasked', '--format', 'json']);
+    expect(JSON.parse(json.stdout).map((s: { email: string }) => s.email)).toEqual([
+      'quiet@example.com',
+    ]);
+  });
+});
+
 /** A one-row file for an address that must exist beforehand. */
 async function seed(name: string, email: string): Promise<string> {
   await writeFile(file(name), `email,name\n${email},Seed\n`);

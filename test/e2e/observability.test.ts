@@ -116,6 +116,23 @@ describe('[ops.metrics] metrics in EMF', () => {
     ]);
   });
 
+  it('[params.unknown-profile-field] an ignored profile field is a warning naming it and an UnknownProfileFields count', async () => {
+    const lines = await linesDuring(async () => {
+      const response = await service.post('/subscribe', {
+        email: address('fields'),
+        profile_2: 'a',
+        profile_3: 'b',
+        'profile_not-a-field-name@example.com': 'c',
+      });
+      expect(response.status).toBe(200);
+    });
+    const warning = lines.find((line) => line.message === 'unknown_profile_fields_ignored');
+    expect(warning).toMatchObject({ level: 'WARN', fields: 'profile_2,profile_3', other_names: 1 });
+    // Names only: neither the values nor a name that is not shaped like a field id.
+    expect(JSON.stringify(lines)).not.toContain('not-a-field-name');
+    expect(metricsIn(lines).map((metrics) => metrics.UnknownProfileFields ?? 0)).toContain(3);
+  });
+
   it('count a rate-limited call and a failed mail', async () => {
     service.setSettings({ public_rate_limit: { max_requests: 1, window_minutes: 10 } });
     const limited = await linesDuring(async () => {

@@ -366,10 +366,29 @@ describe('POST /subscribe: profile fields (4.1, decisions parts 1 and 2)', () =>
     ['profile[shoe]', { 'profile[shoe]': '42' }, 'form'],
     ['profile: {shoe}', { profile: { shoe: '42' } }, 'json'],
     ['a wrong-case field (profile_City)', { profile_City: 'London' }, 'json'],
-  ])('rejects an unknown field given as %s with 400', async (_label, profile, type) => {
+  ])(
+    '[params.unknown-profile-field] ignores an unknown field given as %s and stores the person; a keyed answer names it',
+    async (_label, profile, type) => {
+      const stored = await publicSubscribe({ email: address('profile'), ...profile }, type);
+      expect(stored.profile).toEqual({});
+      const keyed = await service.post(
+        '/subscribe',
+        { email: address('profile'), profile_city: 'Oslo', ...profile, api_key: key },
+        { type },
+      );
+      expect(keyed.status).toBe(200);
+      const answer = keyed.json as Subscriber & { ignored_profile_fields?: string[] };
+      expect(answer.profile).toEqual({ city: 'Oslo' });
+      expect(answer.ignored_profile_fields).toHaveLength(1);
+      expect(answer.ignored_profile_fields?.[0]).toMatch(/^profile_(shoe|City)$/);
+    },
+  );
+
+  it('[params.unknown-profile-field] with unknown_profile_fields=reject an unknown field is a 400 and nothing is stored', async () => {
+    service.setSettings({ unknown_profile_fields: 'reject' });
     const email = address('profile');
     expectError(
-      await service.post('/subscribe', { email, ...profile }, { type }),
+      await service.post('/subscribe', { email, profile_shoe: '42' }),
       400,
       'unknown_profile_field',
     );
@@ -589,15 +608,15 @@ describe('POST /subscribers/add (4.3)', () => {
       ),
     );
     expect(added.profile).toEqual({ city: 'Oslo', company: 'ACME' });
-    expectError(
+    const ignoring = expectOk<Subscriber & { ignored_profile_fields?: string[] }>(
       await service.post('/subscribers/add', {
         email: address('add'),
         profile_shoe: '42',
         api_key: key,
       }),
-      400,
-      'unknown_profile_field',
     );
+    expect(ignoring.profile).toEqual({});
+    expect(ignoring.ignored_profile_fields).toEqual(['profile_shoe']);
   });
 
   it('validates name, gender and lists like subscribe', async () => {

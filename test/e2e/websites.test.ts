@@ -50,7 +50,9 @@ describe('[http.cors] CORS on the public routes', () => {
       expect(response.status).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
       expect(response.headers.get('access-control-allow-methods')).toBe(methods);
-      expect(response.headers.get('access-control-allow-headers')).toBe('Content-Type');
+      expect(response.headers.get('access-control-allow-headers')).toBe(
+        'Content-Type, Authorization',
+      );
       expect(Number(response.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     },
   );
@@ -76,6 +78,31 @@ describe('[http.cors] CORS on the public routes', () => {
     for (const response of [ok, bad, listed, described, unknownPath, limited]) {
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
     }
+  });
+
+  it('[http.cors-authorization] a preflight asking for authorization, content-type is allowed, and the bearer header is ignored', async () => {
+    const response = await service.request('OPTIONS', '/subscribe', {
+      headers: {
+        Origin: SITE,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type',
+      },
+    });
+    expect(response.status).toBe(204);
+    const allowed = (response.headers.get('access-control-allow-headers') ?? '')
+      .toLowerCase()
+      .split(/\s*,\s*/);
+    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type']));
+    // The call itself: keyless whatever the bearer says, never a 403.
+    const email = address('bearer');
+    const call = await service.post(
+      '/subscribe',
+      { email },
+      { headers: { Origin: SITE, Authorization: 'Bearer not-a-key' } },
+    );
+    expect(call.status).toBe(200);
+    expect(call.json).toEqual({ email, status: 'pending' });
+    expect(call.headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it.each(['/subscribers', '/subscribers/add', '/subscribers/delete', '/unsubscribe'])(

@@ -261,10 +261,15 @@ describe('no secret reaches a log line', () => {
       'invalid email with key',
       postJson(root, '/subscribers/add', { email: `${key}@`, api_key: key }),
     );
+    // Ignored, not refused ([params.unknown-profile-field]): the answer is a 200 and the field
+    // named in the warning only when shaped like a field id, which a key is not. The request it
+    // records is settled here, so its stream processing does not take the parameter-store
+    // faults set below.
     await call(
       'unknown profile field',
       postJson(root, '/subscribe', { email: 'p@example.com', [`profile_${w8}`]: key }),
     );
+    await stack.settled();
     await call(
       'malformed JSON with key',
       send(root, {

@@ -65,7 +65,11 @@ describe('add_subscriber', () => {
       [{ email: 'a@b' }, 'invalid_email', /email/],
       [{ email: 'x@example.com', status: 'U' }, 'invalid_parameter', /status/],
       [{ email: 'x@example.com', lists: [99] }, 'unknown_list', /lists/],
-      [{ email: 'x@example.com', profile_nope: 'v' }, 'unknown_profile_field', /profile_nope/],
+      [
+        { email: 'x@example.com', profile_nope: 'v'.repeat(256) },
+        'invalid_parameter',
+        /profile_nope/,
+      ],
       [{ email: 'x@example.com', name: 'a\r\nb' }, 'invalid_parameter', /name/],
       [{ email: 'x@example.com', gender: 'x' }, 'invalid_parameter', /gender/],
     ];

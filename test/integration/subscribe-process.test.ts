@@ -574,6 +574,20 @@ describe('expiry of unconfirmed subscribers and consent evidence, in DynamoDB', 
     expect((await item('ex@example.com'))?.expires_at).toBeUndefined();
   });
 
+  it('[subscribe.expiry-asked-only] a trusted send_emails=false stores an S with no TTL attribute and no mail; a later activation starts the expiry', async () => {
+    await newsletter.subscribe({ email: 'quiet@example.com', send_emails: false });
+    const quiet = await item('quiet@example.com');
+    expect(quiet?.status).toBe('S');
+    expect(quiet?.expires_at).toBeUndefined();
+    expect(mailer.of('activation', 'quiet@example.com')).toHaveLength(0);
+    clock.advance(40 * DAY_S * 1000);
+    // 40 days on it is still there; a keyless form post now asks the person.
+    await newsletter.subscribe({ email: 'quiet@example.com' }, FORM);
+    const nowS = Math.floor(clock.current.getTime() / 1000);
+    expect((await item('quiet@example.com'))?.expires_at).toBe(nowS + 30 * DAY_S);
+    expect(mailer.of('activation', 'quiet@example.com')).toHaveLength(1);
+  });
+
   it('[subscribe.unconfirmed-expiry] treats an expired S as gone before TTL deletes it', async () => {
     current.settings = testSettings({
       activation_lifetime_hours: 24 * 60,

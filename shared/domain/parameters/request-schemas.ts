@@ -112,12 +112,28 @@ const subscriberFields = {
   ),
 };
 
-/** `subscribe` (interface 4.1). */
+/**
+ * `subscribe` (interface 4.1). The original plugin's form names (`ne`, `nn`, `ns`, `nx`,
+ * `nl[]`, `np<N>`, `ny`) are renamed to these before validation (original-form-fields.ts).
+ */
 export const SubscribeRequestSchema = v.looseObject({
   email,
   ...subscriberFields,
   send_emails: optional(
-    v.pipe(flag('send_emails'), v.description('Send activation and welcome mails (default true).')),
+    v.pipe(
+      flag('send_emails'),
+      v.description(
+        'Send activation and welcome mails (default true). Read by its words: the string "false" is false.',
+      ),
+    ),
+  ),
+  privacy: optional(
+    v.pipe(
+      flag('privacy'),
+      v.description(
+        "A form's privacy checkbox (`on` when ticked; the original's `ny`). Required for keyless calls when the settings' required_public_fields names privacy.",
+      ),
+    ),
   ),
 });
 

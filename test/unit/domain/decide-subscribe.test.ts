@@ -412,6 +412,82 @@ describe('cooldown, expiry and consent', () => {
     }
   });
 
+  it('[subscribe.expiry-asked-only] a trusted send_emails=false stores an S without expiry; a keyless signup never confirmed still expires', () => {
+    const settings = testSettings();
+    const day = 86_400;
+    const quiet = parsedCall('changed', false, settings);
+    const stored = decideSubscribe(undefined, quiet, { trusted: true, settings, now: NOW });
+    expect(stored.mails).toEqual([]);
+    expect(stored.next?.status).toBe('S');
+    expect(stored.next?.expires_at).toBeUndefined();
+    // A repeated quiet call asks nobody either.
+    const again = decideSubscribe(stored.next, quiet, { trusted: true, settings, now: NOW });
+    expect(again.next?.expires_at).toBeUndefined();
+
+    // The keyless side: the same address, never seen, expires the set days after its mail.
+    const keyless = decideSubscribe(undefined, parsedCall('changed', false, settings), {
+      trusted: false,
+      settings,
+      now: NOW,
+    });
+    expect(keyless.mails).toEqual(['activation']);
+    expect(keyless.next?.expires_at).toBe(NOW.getTime() / 1000 + 30 * day);
+  });
+
+  it('[subscribe.expiry-asked-only] an unasked S starts to expire with its first activation, counted from the latest one', () => {
+    const settings = testSettings();
+    const day = 86_400;
+    const unasked = decideSubscribe(undefined, parsedCall('changed', false, settings), {
+      trusted: true,
+      settings,
+      now: NOW,
+    }).next as SubscriberRecord;
+    const later = new Date(NOW.getTime() + 40 * day * 1000);
+    // Still there 40 days on: nothing expired it.
+    const asked = decideSubscribe(unasked, parsedCall('repeated', undefined, settings), {
+      trusted: false,
+      settings,
+      now: later,
+    });
+    expect(asked.mails).toEqual(['activation']);
+    expect(asked.next?.expires_at).toBe(later.getTime() / 1000 + 30 * day);
+
+    // A held activation (the cap) on a new address still expires: it was asked recently.
+    const capped = { ...unasked, activation_log: [1, 2, 3].map((m) => NOW.getTime() - m * MINUTE) };
+    const expiredRecord = { ...capped, expires_at: NOW.getTime() / 1000 - 1 };
+    const held = decideSubscribe(expiredRecord, parsedCall('repeated', undefined, settings), {
+      trusted: false,
+      settings,
+      now: NOW,
+    });
+    expect(held.mails).toEqual([]);
+    expect(held.next?.expires_at).toBe(NOW.getTime() / 1000 + 30 * day);
+  });
+
+  it('[subscribe.expiry-asked-only] an S that was once confirmed never expires, also when asked again', () => {
+    const settings = testSettings();
+    const base = storedRecord({ label: 'S', status: 'S', activationMinutesAgo: 60 * 24 })!;
+    for (const onceConfirmed of [
+      { ...base, confirmed_at: '2026-10-01T00:00:00.000Z' },
+      {
+        ...base,
+        consent: {
+          channel: 'public_form' as const,
+          subscribed: { at: '2026-10-01T00:00:00.000Z' },
+          confirmed: { at: '2026-10-01T00:10:00.000Z' },
+        },
+      },
+    ]) {
+      const next = decideSubscribe(onceConfirmed, parsedCall('repeated', undefined, settings), {
+        trusted: false,
+        settings,
+        now: NOW,
+      });
+      expect(next.mails).toEqual(['activation']);
+      expect(next.next?.expires_at).toBeUndefined();
+    }
+  });
+
   it('[subscribe.consent] keeps the call’s evidence on a new subscriber, and lets a keyless call on an existing one carry it with the activation only', () => {
     const settings = testSettings();
     const call = parsedCall('changed', undefined, settings);

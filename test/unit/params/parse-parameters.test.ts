@@ -112,16 +112,59 @@ describe('profile', () => {
     });
   });
 
-  it('an unknown field is a 400 naming it', () => {
-    expect(failure(subscribe({ email: 'a@example.com', profile_9: 'x' }))).toEqual({
+  it('[params.unknown-profile-field] by default an unknown field is ignored and named, the rest kept', () => {
+    expect(
+      subscribe({
+        email: 'a@example.com',
+        profile_1: 'London',
+        profile_2: 'x',
+        'profile[3]': 'y',
+        profile: { '4': 'z' },
+      }),
+    ).toEqual({
+      email: 'a@example.com',
+      profile: { '1': 'London' },
+      send_emails: true,
+      ignored_profile_fields: ['profile_2', 'profile_3', 'profile_4'],
+    });
+    const proto = subscribe({ email: 'a@example.com', profile: JSON.parse('{"__proto__": "x"}') });
+    expect(proto).toMatchObject({ ignored_profile_fields: ['profile___proto__'] });
+    expect(Object.getPrototypeOf((proto as { profile: object }).profile)).not.toBe('x');
+    // No unknown field: nothing to name.
+    expect(subscribe({ email: 'a@example.com', profile_1: 'x' })).not.toHaveProperty(
+      'ignored_profile_fields',
+    );
+  });
+
+  it('[params.unknown-profile-field] an ignored field with a value too long or of the wrong shape is still a 400', () => {
+    expect(failure(subscribe({ email: 'a@example.com', profile_9: 'x'.repeat(256) }))).toEqual({
+      code: 'invalid_parameter',
+      message: 'profile_9 must be at most 255 characters',
+    });
+    expect(failure(subscribe({ email: 'a@example.com', profile: { '9': { deep: 1 } } }))).toEqual({
+      code: 'invalid_parameter',
+      message: 'profile_9 must be a string',
+    });
+    expect(failure(subscribe({ email: 'a@example.com', profile: 'x' }))).toMatchObject({
+      code: 'invalid_parameter',
+    });
+  });
+
+  it('[params.unknown-profile-field] with unknown_profile_fields=reject an unknown field is a 400 naming it', () => {
+    const strict = testSettings({ unknown_profile_fields: 'reject' });
+    const strictly = (raw: Record<string, unknown>) => parseSubscribeParameters(raw, strict);
+    expect(failure(strictly({ email: 'a@example.com', profile_9: 'x' }))).toEqual({
       code: 'unknown_profile_field',
       message: 'profile_9 is not a profile field',
     });
     expect(
-      failure(subscribe({ email: 'a@example.com', profile: JSON.parse('{"__proto__": "x"}') })),
+      failure(strictly({ email: 'a@example.com', profile: JSON.parse('{"__proto__": "x"}') })),
     ).toMatchObject({
       code: 'unknown_profile_field',
     });
+    expect(
+      failure(parseAddSubscriberParameters({ email: 'a@example.com', profile_9: 'x' }, strict)),
+    ).toMatchObject({ code: 'unknown_profile_field' });
   });
 
   it('values are at most 255 characters without control characters', () => {
