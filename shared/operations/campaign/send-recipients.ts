@@ -23,9 +23,13 @@ import { completeRun, pauseForFailures } from './finish-run.ts';
 /** Sends in flight at once per invocation: also the most one crash of a worker may repeat. */
 export const SENDS_IN_FLIGHT = 4;
 
-/** Tries at recording a mail SES took, each after the SDK's own retries, and the first wait. */
-const RECORD_SENT_ATTEMPTS = 4;
+/**
+ * Tries at recording a mail SES took, each after the SDK's own retries, the first wait and the
+ * longest: about 6 s in all, since giving up means a redelivery that mails this person again.
+ */
+const RECORD_SENT_ATTEMPTS = 6;
 const RECORD_SENT_BACKOFF_MS = 100;
+const RECORD_SENT_BACKOFF_MAX_MS = 2_000;
 
 /** What a worker needs besides the campaign dependencies. */
 export interface SenderDependencies extends CampaignDependencies {
@@ -282,7 +286,9 @@ class ChunkRun {
           subscriber_id: recipient.id,
           cause: describeError(error),
         });
-        await this.deps.clock.sleep(RECORD_SENT_BACKOFF_MS * 2 ** attempt);
+        await this.deps.clock.sleep(
+          Math.min(RECORD_SENT_BACKOFF_MAX_MS, RECORD_SENT_BACKOFF_MS * 2 ** attempt),
+        );
       }
     }
   }
