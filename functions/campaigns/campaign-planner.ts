@@ -9,7 +9,7 @@ import { readCampaignEnvironment, readEnvironment } from '../../shared/runtime/e
 import { tableFunction } from '../http/table-function.ts';
 import { queueHandler } from './queue-handler.ts';
 
-const { runtime, deps } = tableFunction();
+const { runtime, deps } = tableFunction({ background: true });
 const environment = readEnvironment();
 const planner: PlannerDependencies = {
   ...deps,

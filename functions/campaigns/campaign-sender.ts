@@ -20,7 +20,7 @@ import {
 import { tableFunction } from '../http/table-function.ts';
 import { queueHandler } from './queue-handler.ts';
 
-const { runtime, deps } = tableFunction();
+const { runtime, deps } = tableFunction({ background: true });
 const environment = readEnvironment();
 const campaign = readCampaignEnvironment();
 const sender: SenderDependencies = {

@@ -7,7 +7,7 @@ import { campaignQueue, campaignStore } from '../../shared/runtime/campaign-clie
 import { readCampaignEnvironment, readEnvironment } from '../../shared/runtime/environment.ts';
 import { tableFunction } from '../http/table-function.ts';
 
-const { runtime, deps } = tableFunction();
+const { runtime, deps } = tableFunction({ background: true });
 const sweeper: CampaignDependencies = {
   ...deps,
   campaigns: campaignStore(readEnvironment()),

@@ -1,5 +1,6 @@
 import type { ServiceParameters } from '../../shared/adapters/parameters/service-parameters.ts';
 import type { Dependencies } from '../../shared/operations/dependencies.ts';
+import { useBackgroundDynamoDb } from '../../shared/runtime/dynamodb-client.ts';
 import { readEnvironment } from '../../shared/runtime/environment.ts';
 import { serviceParameters } from '../../shared/runtime/parameters.ts';
 import { tableStore } from '../../shared/runtime/store.ts';
@@ -14,8 +15,12 @@ export interface TableFunction {
   readonly deps: Dependencies;
 }
 
-/** The wiring every table-backed function shares; call once, at module scope. */
-export function tableFunction(): TableFunction {
+/**
+ * The wiring every table-backed function shares; call once, at module scope. `background`: a
+ * function no caller waits on (the campaign engine), whose DynamoDB calls retry longer.
+ */
+export function tableFunction(options: { readonly background?: boolean } = {}): TableFunction {
+  if (options.background) useBackgroundDynamoDb();
   const environment = readEnvironment();
   const runtime = createFunctionRuntime();
   const parameters = serviceParameters(environment);

@@ -6,3 +6,11 @@ export const CLIENT_OPTIONS = {
   maxAttempts: 3,
   requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
 } as const;
+
+/**
+ * DynamoDB for the campaign functions: no caller waits on them, and a campaign is the burst of
+ * writes on-demand capacity throttles, so a throttled call gets the SDK's backoff for up to 10
+ * attempts (tens of seconds) rather than failing the invocation, whose message would come back
+ * only after the queue's visibility timeout.
+ */
+export const BACKGROUND_DYNAMODB_OPTIONS = { ...CLIENT_OPTIONS, maxAttempts: 10 } as const;
