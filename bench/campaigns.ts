@@ -341,6 +341,9 @@ async function kills(world: CampaignWorld, recipients: number, wanted: number): 
   };
 }
 
+/** The time the throughput target allows for `recipients`: 10,000 in 60 s. */
+const throughputBudgetMs = (recipients: number): number => (recipients / 10_000) * 60_000;
+
 /** Units, requests and dollars per recipient of the throughput run. */
 function cost(run: Throughput) {
   const per = (value: number) => value / run.recipients;
@@ -424,8 +427,12 @@ function rows(
       subject: `throughput: ${n(run.recipients)} recipients, pacing off`,
       measured: `${s(run.sentMs)} to \`sent\` (last mail ${s(run.allMailMs)}); ${n(run.recipients / (run.allMailMs / 1000))} mails/s`,
       compared: `record sent ${n(run.sentCount)}; lost ${run.lost}, duplicates ${run.duplicates}`,
-      target: '≤ 60 s',
-      met: run.sentMs <= 60_000 && run.sentCount === run.recipients && run.lost === 0,
+      // Issue 21's target is 10,000 recipients in 60 s: the same rate at any size.
+      target: `≤ ${s(throughputBudgetMs(run.recipients))} (10,000 in 60 s)`,
+      met:
+        run.sentMs <= throughputBudgetMs(run.recipients) &&
+        run.sentCount === run.recipients &&
+        run.lost === 0,
     },
     {
       area,
