@@ -14,6 +14,7 @@ import awsCronParser from 'aws-cron-parser';
 import { type AsyncInvocation, invokeAsynchronously } from './async-invocation.ts';
 import type { Denial } from './aws-endpoint.ts';
 import type { DeployedScheduleRule, InvokePermission } from './deployed-stack.ts';
+import { InFlightWork } from './in-flight-work.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION, TemplateError } from './intrinsics.ts';
 import type { InvocationResult } from './lambda-host.ts';
 
@@ -127,7 +128,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function startRuleSchedules(options: RuleSchedulesOptions): RuleSchedules {
   const now = options.now ?? (() => new Date());
   const started = now();
-  const inFlight = new Set<Promise<unknown>>();
+  const inFlight = new InFlightWork(options.onError);
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
   // Every schedule is read at start, as EventBridge refuses a bad one when the rule is created.
@@ -172,17 +173,7 @@ export function startRuleSchedules(options: RuleSchedulesOptions): RuleSchedules
       }),
     );
 
-  const track = <T>(work: Promise<T>): Promise<T> => {
-    inFlight.add(work);
-    void work.then(
-      () => inFlight.delete(work),
-      (error: unknown) => {
-        inFlight.delete(work);
-        options.onError?.(error);
-      },
-    );
-    return work;
-  };
+  const track = <T>(work: Promise<T>): Promise<T> => inFlight.track(work);
 
   const arm = (rule: DeployedScheduleRule, after: Date): void => {
     const at = schedules.get(rule.logicalId)?.(after);
@@ -215,14 +206,7 @@ export function startRuleSchedules(options: RuleSchedulesOptions): RuleSchedules
       if (!rule.enabled) return Promise.reject(new Error(`rule ${logicalId} is disabled`));
       return track(fireRule(rule, now()));
     },
-    settled: async () => {
-      let waited = false;
-      while (inFlight.size > 0) {
-        waited = true;
-        await Promise.allSettled([...inFlight]);
-      }
-      return waited;
-    },
+    settled: () => inFlight.settled(),
     stop: () => {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);

@@ -23,6 +23,7 @@ import { type AsyncInvocation, invokeAsynchronously } from './async-invocation.t
 import type { Authorization, Denial, RecordedCall } from './aws-endpoint.ts';
 import type { DeployedFunction, DeployedRole } from './deployed-stack.ts';
 import { evaluate } from './iam-evaluator.ts';
+import { InFlightWork } from './in-flight-work.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import type { InvocationResult } from './lambda-host.ts';
 
@@ -102,7 +103,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
   const now = options.now ?? (() => new Date());
   const schedules = new Map<string, LocalSchedule>();
   const calls: RecordedCall[] = [];
-  const inFlight = new Set<Promise<unknown>>();
+  const inFlight = new InFlightWork(options.onError);
   const firing = new Set<string>();
   let stopped = false;
   const key = (group: string, name: string) => `${group}/${name}`;
@@ -244,17 +245,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
     }
   };
 
-  const track = <T>(work: Promise<T>): Promise<T> => {
-    inFlight.add(work);
-    void work.then(
-      () => inFlight.delete(work),
-      (error: unknown) => {
-        inFlight.delete(work);
-        options.onError?.(error);
-      },
-    );
-    return work;
-  };
+  const track = <T>(work: Promise<T>): Promise<T> => inFlight.track(work);
 
   const fireDue = (): Promise<ScheduleFiring[]> => {
     const time = now().getTime();
@@ -332,14 +323,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
     schedules: () => [...schedules.values()],
     calls,
     fireDue,
-    settled: async () => {
-      let waited = false;
-      while (inFlight.size > 0) {
-        waited = true;
-        await Promise.allSettled([...inFlight]);
-      }
-      return waited;
-    },
+    settled: () => inFlight.settled(),
     stop: async () => {
       stopped = true;
       if (timer) clearInterval(timer);
