@@ -281,19 +281,7 @@ async function storm(world: CampaignWorld, recipients: number): Promise<Fault> {
   world.stack.ses.throttleStorm(10_000);
   progress(`  throttle storm of 10 s at ${probe.now()} mails`);
   const { resumed } = await finish(world, id, 10 * 60_000);
-  const ms = performance.now() - t0;
-  probe.stop();
-  await world.stack.cloud.settled();
-  const got = await delivery(world, subject, recipients);
-  await world.stack.ses.clear();
-  return {
-    recipients,
-    ...got,
-    ms,
-    status: (await world.campaign(id))?.status ?? 'missing',
-    resumed,
-    done: 0,
-  };
+  return faultOutcome(world, { id, subject, recipients, t0, probe, resumed, done: 0 });
 }
 
 async function kills(world: CampaignWorld, recipients: number, wanted: number): Promise<Fault> {
@@ -326,18 +314,34 @@ async function kills(world: CampaignWorld, recipients: number, wanted: number): 
   const everyone = async () =>
     probe.now() >= recipients && (await world.mailsPerAddress(subject)).size >= recipients;
   const { resumed } = await finish(world, id, 5 * 60_000, everyone);
-  const ms = performance.now() - t0;
-  probe.stop();
+  return faultOutcome(world, { id, subject, recipients, t0, probe, resumed, done });
+}
+
+/** What a fault run came to, once its send has finished: who got it, how long, its status. */
+async function faultOutcome(
+  world: CampaignWorld,
+  run: {
+    readonly id: number;
+    readonly subject: string;
+    readonly recipients: number;
+    readonly t0: number;
+    readonly probe: ReturnType<typeof sampler>;
+    readonly resumed: boolean;
+    readonly done: number;
+  },
+): Promise<Fault> {
+  const ms = performance.now() - run.t0;
+  run.probe.stop();
   await world.stack.cloud.settled();
-  const got = await delivery(world, subject, recipients);
+  const got = await delivery(world, run.subject, run.recipients);
   await world.stack.ses.clear();
   return {
-    recipients,
+    recipients: run.recipients,
     ...got,
     ms,
-    status: (await world.campaign(id))?.status ?? 'missing',
-    resumed,
-    done,
+    status: (await world.campaign(run.id))?.status ?? 'missing',
+    resumed: run.resumed,
+    done: run.done,
   };
 }
 
