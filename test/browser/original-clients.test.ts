@@ -5,8 +5,6 @@
  * The form below is written for this test in the shape of the plugin's generated form (its
  * field names and hidden fields), not copied from it.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,10 +13,11 @@ import {
   startLocalService,
 } from '../e2e/support/local-service.ts';
 import { launchChromium } from './support/chromium.ts';
+import { type FormSite, startFormSite } from './support/form-site.ts';
 
 let service: LocalService;
 let browser: Browser;
-let site: Server;
+let site: FormSite | undefined;
 let siteRoot: string;
 let page: Page;
 
@@ -105,21 +104,15 @@ document.getElementById('keyed').addEventListener('click', async () => {
 beforeAll(async () => {
   service = await startLocalService();
   browser = await launchChromium();
-  site = createServer((request, response) => {
-    const html =
-      request.url === '/bearer'
-        ? bearerFormPage(service.apiRoot)
-        : originalFormPage(service.apiRoot);
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    response.end(html);
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteRoot = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  site = await startFormSite((path) =>
+    path === '/bearer' ? bearerFormPage(service.apiRoot) : originalFormPage(service.apiRoot),
+  );
+  siteRoot = site.root;
 });
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await site?.close();
   await service?.stop();
 });
 

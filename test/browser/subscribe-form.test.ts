@@ -6,16 +6,15 @@
  * the success and the error body (CORS). Both subscriptions arrive in the mail viewer, and the
  * activation link confirms.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, linksIn, startLocalService } from '../e2e/support/local-service.ts';
 import { launchChromium } from './support/chromium.ts';
+import { type FormSite, startFormSite } from './support/form-site.ts';
 
 let service: LocalService;
 let browser: Browser;
-let site: Server;
+let site: FormSite | undefined;
 let siteRoot: string;
 let page: Page;
 
@@ -72,25 +71,17 @@ document.getElementById('join').addEventListener('submit', async (event) => {
 beforeAll(async () => {
   service = await startLocalService();
   browser = await launchChromium();
-  site = createServer((request, response) => {
-    const html =
-      request.url === '/fetch'
-        ? fetchFormPage(service.apiRoot)
-        : plainFormPage(
-            service.apiRoot,
-            request.url === '/multipart' ? 'multipart/form-data' : undefined,
-          );
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    response.end(html);
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  // Another origin than the API's (http://localhost:<its port>): a real cross-site setup.
-  siteRoot = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  site = await startFormSite((path) =>
+    path === '/fetch'
+      ? fetchFormPage(service.apiRoot)
+      : plainFormPage(service.apiRoot, path === '/multipart' ? 'multipart/form-data' : undefined),
+  );
+  siteRoot = site.root;
 });
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await site?.close();
   await service?.stop();
 });
 
