@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, linksIn, startLocalService } from '../e2e/support/local-service.ts';
+import { freshAddresses } from '../support/fixtures.ts';
 import { launchChromium } from './support/chromium.ts';
 
 let service: LocalService;
@@ -37,11 +38,8 @@ afterEach(async () => {
   service.resetSettings();
 });
 
-let counter = 0;
-function address(tag: string): string {
-  counter += 1;
-  return `${tag}-${counter}@example.com`;
-}
+/** A fresh address per call, so tests never see each other's subscribers. */
+const address = freshAddresses();
 
 async function openPage(options: BrowserContextOptions = {}): Promise<Page> {
   context = await browser.newContext(options);

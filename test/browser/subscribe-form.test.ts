@@ -9,6 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, linksIn, startLocalService } from '../e2e/support/local-service.ts';
+import { freshAddresses } from '../support/fixtures.ts';
 import { launchChromium } from './support/chromium.ts';
 import { type FormSite, startFormSite } from './support/form-site.ts';
 
@@ -90,11 +91,8 @@ afterEach(async () => {
   service.resetSettings();
 });
 
-let counter = 0;
-function address(tag: string): string {
-  counter += 1;
-  return `${tag}-${counter}@example.com`;
-}
+/** A fresh address per call, so tests never see each other's subscribers. */
+const address = freshAddresses();
 
 async function openSite(path: string): Promise<Page> {
   page = await (await browser.newContext()).newPage();

@@ -9,6 +9,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/adapters/store/table-design.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
+import { freshAddresses } from '../support/fixtures.ts';
 import { type LocalService, startLocalService } from './support/local-service.ts';
 
 let service: LocalService;
@@ -36,11 +37,8 @@ afterEach(() => {
   service.resetSettings();
 });
 
-let counter = 0;
-const address = (tag: string) => {
-  counter += 1;
-  return `${tag}-${counter}@example.com`;
-};
+/** A fresh address per call, so tests never see each other's subscribers. */
+const address = freshAddresses();
 
 const SITE = 'https://shop.example.net';
 /** What Chromium sends for a navigation, a plain form submission included. */

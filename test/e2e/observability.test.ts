@@ -4,6 +4,7 @@
  * output as the local cloud captured it (what CloudWatch Logs would receive).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freshAddresses } from '../support/fixtures.ts';
 import { type LocalService, startLocalService } from './support/local-service.ts';
 
 let service: LocalService;
@@ -20,11 +21,8 @@ afterEach(() => {
   service.resetSettings();
 });
 
-let counter = 0;
-const address = (tag: string) => {
-  counter += 1;
-  return `${tag}-${counter}@example.com`;
-};
+/** A fresh address per call, so tests never see each other's subscribers. */
+const address = freshAddresses();
 
 type Line = Record<string, unknown>;
 

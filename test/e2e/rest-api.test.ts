@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
+import { freshAddresses } from '../support/fixtures.ts';
 import {
   type ApiResponse,
   type BodyType,
@@ -38,12 +39,8 @@ afterEach(() => {
   service.resetSettings();
 });
 
-let counter = 0;
 /** A fresh address per call, so tests never see each other's subscribers. */
-function address(tag: string): string {
-  counter += 1;
-  return `${tag}-${counter}@example.com`;
-}
+const address = freshAddresses();
 
 /** The interface document's subscriber object, plus `consent` for keyed callers (issue 15). */
 const SUBSCRIBER_FIELDS = [

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredMail } from '../../infra/local/stand-ins/ses-local.ts';
 import { rawHeader } from '../../infra/local/stand-ins/ses-local.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
+import { freshAddresses } from '../support/fixtures.ts';
 import { documentClient } from '../support/local-dynamo.ts';
 import {
   type ApiResponse,
@@ -47,11 +48,8 @@ async function sesAnswers(): Promise<boolean> {
   }
 }
 
-let counter = 0;
-function address(tag: string): string {
-  counter += 1;
-  return `${tag}-${counter}@example.com`;
-}
+/** A fresh address per call, so tests never see each other's subscribers. */
+const address = freshAddresses();
 
 const ADMIN = 'admin@example.com';
 

@@ -3,6 +3,7 @@
  * keyed ones, and a browser's plain form post to /subscribe landing on a page.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freshAddresses } from '../support/fixtures.ts';
 import { type LocalService, startLocalService } from './support/local-service.ts';
 
 let service: LocalService;
@@ -23,11 +24,8 @@ afterEach(() => {
   service.resetSettings();
 });
 
-let counter = 0;
-const address = (tag: string) => {
-  counter += 1;
-  return `${tag}-${counter}@example.com`;
-};
+/** A fresh address per call, so tests never see each other's subscribers. */
+const address = freshAddresses();
 
 const preflight = (path: string) =>
   service.request('OPTIONS', path, {

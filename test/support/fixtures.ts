@@ -107,3 +107,15 @@ export function testDependencies(
     metrics: new RecordingMetrics(),
   };
 }
+
+/**
+ * Fresh addresses (`<tag>-<n>@example.com`), numbered per maker: a file's tests never see each
+ * other's subscribers.
+ */
+export function freshAddresses(): (tag: string) => string {
+  let counter = 0;
+  return (tag) => {
+    counter += 1;
+    return `${tag}-${counter}@example.com`;
+  };
+}
