@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey } from '../../cli/admin/api-key-parameter.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
@@ -79,14 +80,24 @@ export interface LocalStackOptions {
    * production account is reported (14 per second) and not enforced.
    */
   readonly sesMaxSendRate?: number;
+  /**
+   * A DynamoDB Local that is already running, to use instead of starting one (the test suites
+   * share one JVM per run: starting one costs about 2.5 s of both cores). The stack's table gets
+   * a name of its own there and is deleted at `stop()`. Not with `dataDir`.
+   */
+  readonly sharedDynamoDb?: string;
 }
+
+/** What a stack's user may do with its DynamoDB Local: reach it, and stop it if it is its own. */
+export type StackDynamoDb = Pick<DynamoDbLocal, 'endpoint' | 'dataDir' | 'stop'>;
 
 /** The running local service. */
 export interface LocalStack {
   readonly apiRoot: string;
   readonly apiKey: string;
   readonly mailViewer: string;
-  readonly dynamo: DynamoDbLocal;
+  /** The DynamoDB Local the stack runs on (its own, or the shared one it borrowed). */
+  readonly dynamo: StackDynamoDb;
   readonly ses: SesLocal;
   readonly parameters: ParameterStore;
   readonly sqs: SqsLocal;
@@ -142,7 +153,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     started.length = 0;
   };
   try {
-    const dynamo = await startDynamoDbLocal(dataDir ? { dataDir: join(dataDir, 'dynamodb') } : {});
+    const dynamo = options.sharedDynamoDb
+      ? sharedDynamoDb(options.sharedDynamoDb)
+      : await startDynamoDbLocal(dataDir ? { dataDir: join(dataDir, 'dynamodb') } : {});
+    if (options.sharedDynamoDb && dataDir) {
+      throw new Error('a shared DynamoDB Local keeps no data folder: choose one of the two');
+    }
     started.push(dynamo);
     // SES publishes its events to the stack's topics, which exist once the cloud runs.
     let cloud: LocalCloud | undefined;
@@ -223,8 +239,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.schedulerNow ? { schedulerNow: options.schedulerNow } : {}),
       // Kept with the data, so a schedule survives a restart (and fires late after downtime).
       ...(dataDir ? { schedulesFile: join(dataDir, 'schedules.json') } : {}),
+      ...(options.sharedDynamoDb ? { tableSuffix: randomBytes(6).toString('hex') } : {}),
     });
     started.push(cloud);
+    if (options.sharedDynamoDb) started.push(tableRemover(dynamo.endpoint, cloud.tableName));
 
     if (options.seed !== false) {
       const client = new DynamoDBClient({
@@ -336,6 +354,30 @@ async function seedDemoData(
       consent: { channel: 'cli', subscribed: { at: now.toISOString() } },
     });
   }
+}
+
+/** A DynamoDB Local someone else started and stops: this stack only borrows it. */
+function sharedDynamoDb(endpoint: string): StackDynamoDb {
+  return { endpoint, dataDir: undefined, stop: async () => {} };
+}
+
+/** Deletes the stack's table from a shared DynamoDB Local when the stack stops. */
+function tableRemover(endpoint: string, tableName: string): { stop(): Promise<void> } {
+  return {
+    stop: async () => {
+      if (!tableName) return;
+      const client = new DynamoDBClient({
+        endpoint,
+        region: LOCAL_REGION,
+        credentials: { accessKeyId: 'cloudformation', secretAccessKey: 'local' },
+      });
+      try {
+        await client.send(new DeleteTableCommand({ TableName: tableName }));
+      } finally {
+        client.destroy();
+      }
+    },
+  };
 }
 
 /** URL at the SQS stand-in of the stack's queue whose name matches, for the admin CLI. */

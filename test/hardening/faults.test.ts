@@ -18,10 +18,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AwsEndpoint } from '../../infra/local/cloud/aws-endpoint.ts';
-import {
-  type DynamoDbLocal,
-  startDynamoDbLocal,
-} from '../../infra/local/stand-ins/dynamodb-local.ts';
+import type { StackDynamoDb } from '../../infra/local/local-stack.ts';
+import { startDynamoDbLocal } from '../../infra/local/stand-ins/dynamodb-local.ts';
 import {
   type ParameterStore,
   startParameterStore,
@@ -53,7 +51,7 @@ let stack: TestStack;
 let endpoint: AwsEndpoint;
 let dataDir: string;
 // The stand-ins currently running; a restart replaces them with new ones on fresh ports.
-let dynamo: DynamoDbLocal;
+let dynamo: StackDynamoDb;
 let parameters: ParameterStore;
 let db: DynamoDBDocumentClient;
 const ses = { messages: () => stack.liveSes.messages() };

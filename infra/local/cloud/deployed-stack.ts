@@ -240,6 +240,11 @@ export interface LocalPhysicalIds {
   readonly endpoint?: string;
   /** The label of the table's stream, once the table exists (its StreamArn ends with it). */
   readonly streamLabel?: string;
+  /**
+   * Appended to the name CloudFormation would generate for the table, as its own generated
+   * names end in a random suffix: stacks that share one DynamoDB Local keep apart.
+   */
+  readonly tableSuffix?: string;
   /** Extra `Ref`/`GetAtt` answers, e.g. a table's StreamArn once the table exists. */
   readonly extra?: (logicalId: string, attribute: string | undefined) => string | undefined;
 }
@@ -368,7 +373,10 @@ export class DeployedStack {
     };
     switch (resource.Type) {
       case 'AWS::DynamoDB::Table': {
-        const name = named('TableName');
+        const name =
+          typeof p.TableName === 'string' || !this.ids.tableSuffix
+            ? named('TableName')
+            : `${this.stackName}-${logicalId}-${this.ids.tableSuffix}`;
         if (!attribute) return name;
         if (attribute === 'Arn') return arn('dynamodb', `table/${name}`);
         // The label DynamoDB gives the stream when the table is created (withIds supplies it).

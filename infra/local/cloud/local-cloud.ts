@@ -99,6 +99,8 @@ export interface LocalCloudOptions {
   readonly schedulerNow?: () => Date;
   /** Where EventBridge Scheduler keeps its schedules across restarts (default: in memory). */
   readonly schedulesFile?: string;
+  /** See LocalPhysicalIds.tableSuffix: for a DynamoDB Local other stacks use too. */
+  readonly tableSuffix?: string;
 }
 
 /** An event SES publishes for a configuration set to an SNS topic (local-stack wires SES to it). */
@@ -173,7 +175,10 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     for (const part of stopping.splice(0).reverse()) await part().catch(() => undefined);
   };
   try {
-    const template = new DeployedStack(options.cdkOut, { endpoint: endpoint.url });
+    const template = new DeployedStack(options.cdkOut, {
+      endpoint: endpoint.url,
+      ...(options.tableSuffix ? { tableSuffix: options.tableSuffix } : {}),
+    });
     const table = await createTableOf(template, options.upstreams.dynamodb);
     const tableName = table.tableName;
     const stack = table.streamLabel
