@@ -218,7 +218,10 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  server.keepAliveTimeout = 5_000;
+  // API Gateway keeps an idle client connection far longer than Node's 5 s default. With 5 s,
+  // a client's pooled connection could be reused just as the server closed it (ECONNRESET on
+  // a loaded machine, where timers fire late): a failure of the local set-up, not of the API.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, '127.0.0.1', () => resolve());
