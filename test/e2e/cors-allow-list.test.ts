@@ -22,7 +22,8 @@ beforeAll(async () => {
     context: { corsOrigins: ALLOWED.join(',') },
   });
   stack = await startTestStack({ cdkOut });
-}, 120_000);
+  // A synth of its own with bundles: about 25 s idle, several times that on a loaded machine.
+}, 300_000);
 
 afterAll(async () => {
   await stack?.stop();

@@ -6,7 +6,7 @@
  * used to learn who is subscribed. Each test is its own client: a loopback address of its own.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredMail } from '../../infra/local/stand-ins/ses-local.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 import {
@@ -21,6 +21,11 @@ import {
   type RawResponse,
   send,
 } from './support/harness.ts';
+
+// The bursts go through the whole local stack: the 50 cooldowns take about 20 s on an idle
+// 2-core machine and several times that beside another test run. What they count (mails,
+// 429s, answers) comes from the settings' windows and caps, minutes long, not from speed.
+vi.setConfig({ testTimeout: 180_000 });
 
 let stack: TestStack;
 let db: ReturnType<typeof documentClient>;

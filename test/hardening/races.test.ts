@@ -9,7 +9,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DueMail, MailPort } from '../../shared/adapters/mail/mail-port.ts';
 import type { Store } from '../../shared/adapters/store/store-port.ts';
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
@@ -23,6 +23,10 @@ import { checkIntegrity, figure, type Item } from './support/harness.ts';
 
 /** Rounds per interleaving (each a fresh address and a fresh generated schedule). */
 const ROUNDS = 30;
+// A round makes dozens of real DynamoDB Local calls in the generated order. 30 rounds take
+// 5–25 s on an idle 2-core machine and several times that beside another test run; the
+// verdict depends on the order the scheduler releases, never on the time taken.
+vi.setConfig({ testTimeout: 180_000 });
 
 let store: Store;
 let db: DynamoDBDocumentClient;
