@@ -255,3 +255,64 @@ it('ignores unknown parameters such as submit buttons and keeps names case-sensi
   const parsed = subscribe({ email: 'a@example.com', submit: 'Go', Name: 'ignored' });
   expect(parsed).toEqual({ email: 'a@example.com', send_emails: true });
 });
+
+describe('shape of the parameters', () => {
+  it.each([[null], ['email=a@example.com'], [42], [['a@example.com']]])(
+    '[params.error-names-parameter] parameters %j that are not an object are a 400 saying so',
+    (raw) => {
+      const notAnObject = { code: 'invalid_parameter', message: 'parameters must be an object' };
+      const given = raw as unknown as Record<string, unknown>;
+      expect(failure(subscribe(given))).toEqual(notAnObject);
+      expect(failure(parseAddSubscriberParameters(given, settings))).toEqual(notAnObject);
+      expect(failure(parseEmailParameters(given))).toEqual(notAnObject);
+    },
+  );
+
+  it('[params.unknown-ignored] unsubscribe and delete take only the email; lists and profile fields are ignored', () => {
+    expect(
+      parseEmailParameters({
+        email: ' A@Example.com ',
+        lists: [9],
+        profile_9: 'x',
+        'profile[1]': 'y',
+        profile: 'not an object',
+        name: 5,
+      }),
+    ).toEqual({ email: 'a@example.com' });
+    expect(failure(parseEmailParameters({ email: 'a@b' }))).toMatchObject({
+      code: 'invalid_email',
+    });
+  });
+
+  it('[params.empty] names, gender and profile values that are blank after trimming are not given', () => {
+    const parsed = subscribe({
+      email: 'a@example.com',
+      name: '   ',
+      surname: ' ',
+      gender: '  ',
+      profile_1: '  ',
+      profile_company: 'Acme',
+    });
+    expect(parsed).toEqual({
+      email: 'a@example.com',
+      profile: { company: 'Acme' },
+      send_emails: true,
+    });
+    expect(Object.keys(parsed).sort()).toEqual(['email', 'profile', 'send_emails']);
+    const added = parseAddSubscriberParameters({ email: 'a@example.com', name: '' }, settings);
+    expect(Object.keys(added).sort()).toEqual(['email', 'status']);
+  });
+
+  it('[params.unknown-profile-field] an ignored field is named by at most 40 characters of its id', () => {
+    const id = 'x'.repeat(60);
+    expect(subscribe({ email: 'a@example.com', [`profile_${id}`]: 'v' })).toMatchObject({
+      ignored_profile_fields: [`profile_${'x'.repeat(40)}`],
+    });
+  });
+
+  it('[params.error-names-parameter] add_subscriber refuses an unknown list, naming it', () => {
+    expect(
+      failure(parseAddSubscriberParameters({ email: 'a@example.com', lists: [1, 9] }, settings)),
+    ).toEqual({ code: 'unknown_list', message: 'lists: list 9 does not exist' });
+  });
+});
