@@ -38,6 +38,11 @@ describe('email', () => {
     });
   });
 
+  it('[params.email] accepts a local part of exactly 64 characters', () => {
+    const email = `${'x'.repeat(64)}@example.com`;
+    expect(subscribe({ email })).toMatchObject({ email });
+  });
+
   it('accepts punycode domains', () => {
     expect(subscribe({ email: 'x@xn--80ak6aa92e.com' })).toMatchObject({
       email: 'x@xn--80ak6aa92e.com',
@@ -204,6 +209,8 @@ describe('names and gender', () => {
 
   it('gender is m, f or n in any case', () => {
     expect(subscribe({ email: 'a@example.com', gender: 'N' })).toMatchObject({ gender: 'n' });
+    expect(subscribe({ email: 'a@example.com', gender: 'M' })).toMatchObject({ gender: 'm' });
+    expect(subscribe({ email: 'a@example.com', gender: 'f' })).toMatchObject({ gender: 'f' });
     expect(failure(subscribe({ email: 'a@example.com', gender: 'x' }))).toMatchObject({
       message: 'gender must be m, f or n',
     });
@@ -226,6 +233,15 @@ describe('send_emails and status', () => {
   ])('send_emails %j is %j', (value, expected) => {
     expect(subscribe({ email: 'a@example.com', send_emails: value })).toMatchObject({
       send_emails: expected,
+    });
+  });
+
+  it('[params.send-emails-string] send_emails words are read around white space', () => {
+    expect(subscribe({ email: 'a@example.com', send_emails: ' No ' })).toMatchObject({
+      send_emails: false,
+    });
+    expect(subscribe({ email: 'a@example.com', send_emails: 'on ' })).toMatchObject({
+      send_emails: true,
     });
   });
 
