@@ -207,6 +207,17 @@ describe('names and gender', () => {
     });
   });
 
+  it('[params.error-names-parameter] an empty array is a value of the wrong shape, not "not given"', () => {
+    expect(failure(subscribe({ email: 'a@example.com', name: [] }))).toEqual({
+      code: 'invalid_parameter',
+      message: 'name must be a string',
+    });
+    expect(failure(subscribe({ email: 'a@example.com', surname: [''] }))).toEqual({
+      code: 'invalid_parameter',
+      message: 'surname must be a string',
+    });
+  });
+
   it('gender is m, f or n in any case', () => {
     expect(subscribe({ email: 'a@example.com', gender: 'N' })).toMatchObject({ gender: 'n' });
     expect(subscribe({ email: 'a@example.com', gender: 'M' })).toMatchObject({ gender: 'm' });
