@@ -57,6 +57,12 @@ describe('[campaign.listing] the newsletters listing', () => {
     expect(keyless).not.toHaveProperty('sent');
   });
 
+  it('shows the web version URL when the issue has one', () => {
+    const url = 'https://news.example.com/api/newsletters/3/view';
+    expect(toNewsletterIssue(record('sent', { url }))).toMatchObject({ url });
+    expect(toNewsletterIssue(record('sent'))).not.toHaveProperty('url');
+  });
+
   it('shows keyless callers only sent issues that are not private', () => {
     const visible = STATUSES.flatMap((status) =>
       [false, true]

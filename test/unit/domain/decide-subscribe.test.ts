@@ -6,7 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MailKind } from '../../../shared/adapters/mail/mail-port.ts';
-import { decideSubscribe } from '../../../shared/domain/decide-subscribe.ts';
+import {
+  decideSubscribe,
+  isExpired,
+  isUnasked,
+  neverConfirmed,
+  newSubscriberRecord,
+} from '../../../shared/domain/decide-subscribe.ts';
 import { isNewsletterError } from '../../../shared/domain/errors.ts';
 import {
   parseSubscribeParameters,
@@ -498,5 +504,212 @@ describe('cooldown, expiry and consent', () => {
     const keyless = decideSubscribe(stored, call, { trusted: false, settings, now: NOW, consent });
     expect(keyless.next?.consent).toBeUndefined();
     expect(keyless.onConfirm?.consent).toEqual(consent);
+  });
+});
+
+describe('what one field changes', () => {
+  const settings = testSettings();
+  const confirmed = storedRecord({ label: 'C', status: 'C', activationMinutesAgo: 60 * 24 * 3 })!;
+  const keyed = (raw: Record<string, unknown>) => {
+    const call = parseSubscribeParameters({ email: ADDRESS, ...raw }, settings);
+    if (isNewsletterError(call)) throw new Error(call.message);
+    return decideSubscribe(confirmed, call, { trusted: true, settings, now: NOW });
+  };
+
+  it.each([
+    [{ name: 'Augusta' }, { name: 'Augusta' }],
+    [{ surname: 'King' }, { surname: 'King' }],
+    [{ gender: 'n' }, { gender: 'n' }],
+    [{ lists: [4] }, { lists: [1, 4] }],
+    [{ profile: { '1': 'London' } }, { profile: { company: 'Analytical', '1': 'London' } }],
+    [{ profile: { company: 'Babbage' } }, { profile: { company: 'Babbage' } }],
+  ])(
+    '[subscribe.no-write-unchanged] a keyed call changing only %j is written, the rest kept',
+    (raw, change) => {
+      const decision = keyed(raw);
+      expect(decision.next).toBeDefined();
+      expect(visible(decision.next as SubscriberRecord)).toEqual({ ...STORED, ...change });
+      expect(decision.next?.updated).toBe(NOW.toISOString());
+    },
+  );
+
+  it('[subscribe.no-write-unchanged] a keyed call repeating the stored values writes nothing', () => {
+    expect(keyed({ name: 'Ada', lists: [1], profile: { company: 'Analytical' } })).toEqual({
+      mails: [],
+    });
+    expect(keyed({})).toEqual({ mails: [] });
+  });
+
+  it('[subscribe.u-keeps-lists] a keyed call adds its lists to the stored ones, without duplicates, in id order', () => {
+    const stored = { ...confirmed, lists: [2, 4] };
+    const call = parseSubscribeParameters({ email: ADDRESS, lists: [3, 1, 2] }, settings);
+    if (isNewsletterError(call)) throw new Error(call.message);
+    const next = decideSubscribe(stored, call, { trusted: true, settings, now: NOW }).next;
+    expect(next?.lists).toEqual([1, 2, 3, 4]);
+  });
+
+  it('[subscribe.preassigned-new] a new subscriber gets the pre-assigned lists and the call’s, in id order', () => {
+    const call = parseSubscribeParameters({ email: ADDRESS, lists: [4, 1] }, settings);
+    if (isNewsletterError(call)) throw new Error(call.message);
+    const next = decideSubscribe(undefined, call, { trusted: true, settings, now: NOW }).next;
+    expect(next?.lists).toEqual([1, PREASSIGNED, 4]);
+  });
+
+  it('[subscribe.keyless-no-rewrite] a keyless call carries only the fields it provided with the activation', () => {
+    const pending = storedRecord({ label: 'S', status: 'S', activationMinutesAgo: 60 })!;
+    const call = parseSubscribeParameters({ email: ADDRESS }, settings);
+    if (isNewsletterError(call)) throw new Error(call.message);
+    const decision = decideSubscribe(pending, call, { trusted: false, settings, now: NOW });
+    expect(decision.mails).toEqual(['activation']);
+    expect(Object.keys(decision.onConfirm?.fields ?? { missing: true })).toEqual([]);
+  });
+});
+
+describe('new subscriber records', () => {
+  const settings = testSettings();
+
+  it('[subscribe.preassigned-new] a record from no fields has empty names, the pre-assigned lists and no confirmation unless C', () => {
+    const pending = newSubscriberRecord(ADDRESS, {}, 'S', settings, NOW);
+    expect(pending).toMatchObject({
+      email: ADDRESS,
+      name: '',
+      surname: '',
+      gender: '',
+      lists: [PREASSIGNED],
+      profile: {},
+      status: 'S',
+      created: NOW.toISOString(),
+      updated: NOW.toISOString(),
+    });
+    expect(pending.confirmed_at).toBeUndefined();
+    const joined = newSubscriberRecord(ADDRESS, {}, 'C', settings, NOW);
+    expect(joined.confirmed_at).toBe(NOW.toISOString());
+  });
+
+  it('[subscribe.preassigned-new] an import carries its lists over exactly, without the pre-assigned ones', () => {
+    const imported = newSubscriberRecord(ADDRESS, { lists: [4, 1] }, 'C', settings, NOW, {
+      preassigned: false,
+    });
+    expect(imported.lists).toEqual([1, 4]);
+    expect(
+      newSubscriberRecord(ADDRESS, {}, 'C', settings, NOW, { preassigned: false }).lists,
+    ).toEqual([]);
+  });
+
+  it('[subscribe.expiry-asked-only] a single opt-in signup is confirmed at once', () => {
+    const single = testSettings({ opt_in: 'single' });
+    const call = parsedCall('changed', undefined, single);
+    const next = decideSubscribe(undefined, call, {
+      trusted: false,
+      settings: single,
+      now: NOW,
+    }).next;
+    expect(next?.status).toBe('C');
+    expect(next?.confirmed_at).toBe(NOW.toISOString());
+    expect(next?.activation_log).toBeUndefined();
+  });
+});
+
+describe('expiry, cooldown and cap boundaries', () => {
+  const settings = testSettings();
+  const SECOND = 1000;
+  const pending = storedRecord({ label: 'S', status: 'S', activationMinutesAgo: 60 * 24 })!;
+
+  it('[subscribe.unconfirmed-expiry] an S is gone from the second its expiry is reached; other states never expire', () => {
+    const at = NOW.getTime() / SECOND;
+    expect(isExpired({ ...pending, expires_at: at }, NOW)).toBe(true);
+    expect(isExpired({ ...pending, expires_at: at - 1 }, NOW)).toBe(true);
+    expect(isExpired({ ...pending, expires_at: at + 1 }, NOW)).toBe(false);
+    expect(isExpired(pending, NOW)).toBe(false);
+    for (const status of ['C', 'U', 'B', 'P'] as const) {
+      expect(isExpired({ ...pending, status, expires_at: at - 1 }, NOW)).toBe(false);
+    }
+  });
+
+  it('[subscribe.expiry-asked-only] only an S that was never confirmed, or already expires, may expire', () => {
+    const onceConfirmed = { ...pending, confirmed_at: '2026-10-01T00:00:00.000Z' };
+    expect(neverConfirmed(pending)).toBe(true);
+    expect(neverConfirmed(onceConfirmed)).toBe(false);
+    expect(neverConfirmed({ ...onceConfirmed, expires_at: NOW.getTime() / SECOND })).toBe(true);
+    for (const status of ['C', 'U', 'B', 'P'] as const) {
+      expect(neverConfirmed({ ...pending, status })).toBe(false);
+      expect(neverConfirmed({ ...pending, status, expires_at: NOW.getTime() / SECOND })).toBe(
+        false,
+      );
+    }
+  });
+
+  it('[subscribe.expiry-asked-only] an unasked S is one never sent an activation', () => {
+    const { activation_sent_at: _sent, ...neverSent } = pending;
+    expect(isUnasked(neverSent)).toBe(true);
+    expect(isUnasked({ ...neverSent, activation_log: [] })).toBe(true);
+    expect(isUnasked(pending)).toBe(false);
+    expect(isUnasked({ ...neverSent, activation_log: [NOW.getTime()] })).toBe(false);
+    expect(isUnasked({ ...neverSent, status: 'C' })).toBe(false);
+  });
+
+  it('[subscribe.activation-cap] a mail exactly one window old no longer counts', () => {
+    const day = 24 * 60 * MINUTE;
+    const log = [NOW.getTime() - day, NOW.getTime() - 2 * 60 * MINUTE, NOW.getTime() - 60 * MINUTE];
+    const capped = {
+      ...pending,
+      activation_sent_at: NOW.getTime() - 60 * MINUTE,
+      activation_log: log,
+    };
+    const call = parsedCall('repeated', undefined, settings);
+    const decision = decideSubscribe(capped, call, { trusted: false, settings, now: NOW });
+    expect(decision.mails).toEqual(['activation']);
+    expect(decision.next?.activation_log).toEqual([...log.slice(1), NOW.getTime()]);
+    const inside = { ...capped, activation_log: [(log[0] as number) + 1, ...log.slice(1)] };
+    expect(decideSubscribe(inside, call, { trusted: false, settings, now: NOW }).mails).toEqual([]);
+  });
+
+  it('[subscribe.activation-cap] an activation may be resent exactly when the cooldown has passed', () => {
+    const call = parsedCall('repeated', undefined, settings);
+    const cooldown = settings.resend_cooldown_minutes * MINUTE;
+    const at = (ago: number) => ({ ...pending, activation_sent_at: NOW.getTime() - ago });
+    expect(
+      decideSubscribe(at(cooldown), call, { trusted: false, settings, now: NOW }).mails,
+    ).toEqual(['activation']);
+    expect(
+      decideSubscribe(at(cooldown - 1), call, { trusted: false, settings, now: NOW }).mails,
+    ).toEqual([]);
+  });
+
+  it('[subscribe.activation-cap] the log of an expired record carries over to its fresh record', () => {
+    const single = testSettings({ opt_in: 'single' });
+    const recent = NOW.getTime() - 60 * MINUTE;
+    const expired = {
+      ...pending,
+      activation_log: [recent],
+      expires_at: NOW.getTime() / SECOND - 1,
+    };
+    const call = parsedCall('repeated', undefined, single);
+    const next = decideSubscribe(expired, call, {
+      trusted: false,
+      settings: single,
+      now: NOW,
+    }).next;
+    expect(next?.created).toBe(NOW.toISOString());
+    expect(next?.activation_log).toEqual([recent]);
+  });
+
+  it('[subscribe.consent] a keyed call bringing a U back keeps the call’s evidence', () => {
+    const consent = {
+      channel: 'api' as const,
+      subscribed: { at: NOW.toISOString(), ip: '203.0.113.9', user_agent: 'Client/1.0' },
+    };
+    const gone = storedRecord({ label: 'U', status: 'U', activationMinutesAgo: 60 * 24 * 3 });
+    const call = parsedCall('repeated', undefined, settings);
+    for (const optIn of ['double', 'single'] as const) {
+      const s = testSettings({ opt_in: optIn });
+      const next = decideSubscribe(gone, call, {
+        trusted: true,
+        settings: s,
+        now: NOW,
+        consent,
+      }).next;
+      expect(next?.consent).toEqual(consent);
+    }
   });
 });

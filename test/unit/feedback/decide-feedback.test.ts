@@ -48,6 +48,7 @@ describe('[feedback.bounce] a hard bounce', () => {
     // A write only when the status changes, and then `updated` says when.
     expect(decision.next === undefined).toBe(from === to);
     if (decision.next) expect(decision.next.updated).toBe(NOW.toISOString());
+    expect(decision.outcome).toBe(from === to ? 'unchanged' : 'bounced');
   });
 });
 

@@ -76,6 +76,33 @@ describe('[params.original-form-fields] the original form names', () => {
     });
   });
 
+  it('[params.empty] an alias that is empty, null or only unticked placeholders is not given: no conflict', () => {
+    expect(subscribe({ ne: '', email: 'a@example.com' })).toMatchObject({ email: 'a@example.com' });
+    expect(subscribe({ email: 'a@example.com', nn: null, name: 'Ada' })).toMatchObject({
+      name: 'Ada',
+    });
+    expect(subscribe({ email: 'a@example.com', 'nl[]': ['', ''], lists: ['1'] })).toMatchObject({
+      lists: [1],
+    });
+    expect(subscribe({ email: 'a@example.com', np1: '', profile_1: 'London' })).toMatchObject({
+      profile: { '1': 'London' },
+    });
+    // One ticked box among placeholders is given.
+    expect(subscribe({ email: 'a@example.com', 'nl[]': ['', '4'] })).toMatchObject({ lists: [4] });
+    expect(failure(subscribe({ email: 'a@example.com', 'nl[]': ['', '4'], lists: [1] }))).toEqual({
+      code: 'invalid_parameter',
+      message: 'nl[] and lists are the same parameter; send only one of them',
+    });
+  });
+
+  it('take list ids sent as JSON numbers, and np<N> beside a null profile', () => {
+    expect(subscribe({ ne: 'a@example.com', 'nl[]': [4, 1] })).toMatchObject({ lists: [1, 4] });
+    expect(subscribe({ ne: 'a@example.com', nl: 3 })).toMatchObject({ lists: [3] });
+    expect(subscribe({ ne: 'a@example.com', np1: 'London', profile: null })).toMatchObject({
+      profile: { '1': 'London' },
+    });
+  });
+
   it('keep our own rules: an unknown np<N> is ignored and named, a bad gender refused', () => {
     expect(subscribe({ ne: 'a@example.com', np7: 'x' })).toMatchObject({
       ignored_profile_fields: ['profile_7'],

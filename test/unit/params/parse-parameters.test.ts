@@ -38,6 +38,11 @@ describe('email', () => {
     });
   });
 
+  it('[params.email] accepts a local part of exactly 64 characters', () => {
+    const email = `${'x'.repeat(64)}@example.com`;
+    expect(subscribe({ email })).toMatchObject({ email });
+  });
+
   it('accepts punycode domains', () => {
     expect(subscribe({ email: 'x@xn--80ak6aa92e.com' })).toMatchObject({
       email: 'x@xn--80ak6aa92e.com',
@@ -202,8 +207,21 @@ describe('names and gender', () => {
     });
   });
 
+  it('[params.error-names-parameter] an empty array is a value of the wrong shape, not "not given"', () => {
+    expect(failure(subscribe({ email: 'a@example.com', name: [] }))).toEqual({
+      code: 'invalid_parameter',
+      message: 'name must be a string',
+    });
+    expect(failure(subscribe({ email: 'a@example.com', surname: [''] }))).toEqual({
+      code: 'invalid_parameter',
+      message: 'surname must be a string',
+    });
+  });
+
   it('gender is m, f or n in any case', () => {
     expect(subscribe({ email: 'a@example.com', gender: 'N' })).toMatchObject({ gender: 'n' });
+    expect(subscribe({ email: 'a@example.com', gender: 'M' })).toMatchObject({ gender: 'm' });
+    expect(subscribe({ email: 'a@example.com', gender: 'f' })).toMatchObject({ gender: 'f' });
     expect(failure(subscribe({ email: 'a@example.com', gender: 'x' }))).toMatchObject({
       message: 'gender must be m, f or n',
     });
@@ -226,6 +244,15 @@ describe('send_emails and status', () => {
   ])('send_emails %j is %j', (value, expected) => {
     expect(subscribe({ email: 'a@example.com', send_emails: value })).toMatchObject({
       send_emails: expected,
+    });
+  });
+
+  it('[params.send-emails-string] send_emails words are read around white space', () => {
+    expect(subscribe({ email: 'a@example.com', send_emails: ' No ' })).toMatchObject({
+      send_emails: false,
+    });
+    expect(subscribe({ email: 'a@example.com', send_emails: 'on ' })).toMatchObject({
+      send_emails: true,
     });
   });
 
@@ -254,4 +281,65 @@ describe('send_emails and status', () => {
 it('ignores unknown parameters such as submit buttons and keeps names case-sensitive', () => {
   const parsed = subscribe({ email: 'a@example.com', submit: 'Go', Name: 'ignored' });
   expect(parsed).toEqual({ email: 'a@example.com', send_emails: true });
+});
+
+describe('shape of the parameters', () => {
+  it.each([[null], ['email=a@example.com'], [42], [['a@example.com']]])(
+    '[params.error-names-parameter] parameters %j that are not an object are a 400 saying so',
+    (raw) => {
+      const notAnObject = { code: 'invalid_parameter', message: 'parameters must be an object' };
+      const given = raw as unknown as Record<string, unknown>;
+      expect(failure(subscribe(given))).toEqual(notAnObject);
+      expect(failure(parseAddSubscriberParameters(given, settings))).toEqual(notAnObject);
+      expect(failure(parseEmailParameters(given))).toEqual(notAnObject);
+    },
+  );
+
+  it('[params.unknown-ignored] unsubscribe and delete take only the email; lists and profile fields are ignored', () => {
+    expect(
+      parseEmailParameters({
+        email: ' A@Example.com ',
+        lists: [9],
+        profile_9: 'x',
+        'profile[1]': 'y',
+        profile: 'not an object',
+        name: 5,
+      }),
+    ).toEqual({ email: 'a@example.com' });
+    expect(failure(parseEmailParameters({ email: 'a@b' }))).toMatchObject({
+      code: 'invalid_email',
+    });
+  });
+
+  it('[params.empty] names, gender and profile values that are blank after trimming are not given', () => {
+    const parsed = subscribe({
+      email: 'a@example.com',
+      name: '   ',
+      surname: ' ',
+      gender: '  ',
+      profile_1: '  ',
+      profile_company: 'Acme',
+    });
+    expect(parsed).toEqual({
+      email: 'a@example.com',
+      profile: { company: 'Acme' },
+      send_emails: true,
+    });
+    expect(Object.keys(parsed).sort()).toEqual(['email', 'profile', 'send_emails']);
+    const added = parseAddSubscriberParameters({ email: 'a@example.com', name: '' }, settings);
+    expect(Object.keys(added).sort()).toEqual(['email', 'status']);
+  });
+
+  it('[params.unknown-profile-field] an ignored field is named by at most 40 characters of its id', () => {
+    const id = 'x'.repeat(60);
+    expect(subscribe({ email: 'a@example.com', [`profile_${id}`]: 'v' })).toMatchObject({
+      ignored_profile_fields: [`profile_${'x'.repeat(40)}`],
+    });
+  });
+
+  it('[params.error-names-parameter] add_subscriber refuses an unknown list, naming it', () => {
+    expect(
+      failure(parseAddSubscriberParameters({ email: 'a@example.com', lists: [1, 9] }, settings)),
+    ).toEqual({ code: 'unknown_list', message: 'lists: list 9 does not exist' });
+  });
 });

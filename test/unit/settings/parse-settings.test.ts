@@ -47,4 +47,45 @@ describe('settings', () => {
   it('reject a document that is not JSON', () => {
     expect(() => parseSettings('{')).toThrow(/^settings: not valid JSON/);
   });
+
+  it('refuse profile fields sharing an id, naming the rule', () => {
+    const document = {
+      ...minimal,
+      profile_fields: [
+        { id: 'city', name: 'City' },
+        { id: 'city', name: 'Town' },
+      ],
+    };
+    expect(() => parseSettings(document)).toThrow('settings: profile_fields: ids must be unique');
+    expect(
+      parseSettings({ ...minimal, profile_fields: [{ id: 'city', name: 'City' }] }).profile_fields,
+    ).toEqual([{ id: 'city', name: 'City' }]);
+  });
+
+  it('report at most five problems, separated by semicolons, as a SettingsError', () => {
+    const document = {
+      lists: [{ id: 0, name: 'x' }],
+      sender: { address: 'nope' },
+      admin_address: 'x',
+      opt_in: 'triple',
+      resend_cooldown_minutes: 1,
+      unknown_profile_fields: 'maybe',
+      surprise: true,
+    };
+    let error: unknown;
+    try {
+      parseSettings(document);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(SettingsError);
+    expect((error as Error).name).toBe('SettingsError');
+    const problems = (error as Error).message.split('; ');
+    expect(problems).toHaveLength(5);
+    for (const problem of problems) expect(problem).toMatch(/^settings\.[a-z_.0-9]+: \S/);
+  });
+
+  it('name the document itself when it is not an object', () => {
+    expect(() => parseSettings('42')).toThrow(/^settings: [^;]+$/);
+  });
 });
