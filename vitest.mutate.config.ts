@@ -16,5 +16,6 @@ export default defineConfig({
     ...base.test,
     include: suites.map((suite) => `test/${suite}/**/*.test.ts`),
     globalSetup: ['test/support/dynamo-global-setup.ts'],
+    isolate: false,
   },
 });
