@@ -636,3 +636,30 @@ describe('where the footer goes and how its lines are joined', () => {
     );
   });
 });
+
+describe('links and subject as rendered', () => {
+  it('[campaign.unsubscribe-footer] takes a plain http link too, and names the link it refuses', () => {
+    // Act
+    const mail = renderCampaign(parts('<p>Hi</p>', 'Hi'), ada, {
+      unsubscribeUrl: 'http://localhost:3000/u?t=1',
+      webVersionUrl: 'http://localhost:3000/view',
+    });
+
+    // Assert
+    expect(mail.text).toBe(
+      'Hi\n\nView this newsletter in your browser: http://localhost:3000/view\nUnsubscribe: http://localhost:3000/u?t=1\n',
+    );
+    expect(() =>
+      renderCampaign(parts('x', 'x'), ada, { unsubscribeUrl: 'ftp://x.example/' }),
+    ).toThrow('The unsubscribe link must be an http(s) URL, got scheme ftp:');
+    expect(() =>
+      renderCampaign(parts('x', 'x'), ada, { ...links, webVersionUrl: 'ftp://x.example/' }),
+    ).toThrow('The web version link must be an http(s) URL, got scheme ftp:');
+  });
+
+  it('[campaign.render] makes runs of white space in the subject one space', () => {
+    expect(renderCampaign(parts('x', 'x', 'Autumn   news \t for  you'), ada, links).subject).toBe(
+      'Autumn news for you',
+    );
+  });
+});
