@@ -420,6 +420,24 @@ describe('[campaign.text-part] without a text part, html-to-text derives one in 
   });
 });
 
+describe('the derived text part, in detail', () => {
+  it('[campaign.text-part] wraps lines of tags where the tags themselves would wrap', () => {
+    // Arrange: 75 and 76 characters, under the 78 a line may hold
+    const short = Array.from({ length: 19 }, () => '{a}').join(' ');
+    const names = Array.from({ length: 11 }, () => '{name}').join(' ');
+
+    // Act / Assert
+    expect(deriveTextPart(`<p>${short}</p>`)).toBe(short);
+    expect(deriveTextPart(`<p>${names}</p>`)).toBe(names);
+  });
+
+  it('[campaign.text-part] gives an image as its alt text without the spaces around it', () => {
+    expect(deriveTextPart('<p>a<img alt="  Logo  " src="https://x.example/l.png">b</p>')).toBe(
+      'aLogob',
+    );
+  });
+});
+
 describe('[campaign.content-size] content fits one database item, and Gmail clipping is warned of', () => {
   const filler = (bytes: number): string => `<p>${'a'.repeat(bytes - 7)}</p>`;
 
