@@ -350,7 +350,9 @@ describe('where exactly a tag may stand in the HTML part', () => {
 
   it('[campaign.tag-placement] refuses HTML that ends inside a <template> or a comment, even after a link of its own', () => {
     for (const html of ['<p>x</p><template>', '<p><a>top</a></p><!-- open']) {
-      expect(refused(contentInput({ html })).message).toMatch(/^html: the HTML ends inside/);
+      const error = refused(contentInput({ html }));
+      expect(error.code).toBe('invalid_parameter');
+      expect(error.message).toMatch(/^html: the HTML ends inside/);
     }
   });
 });
@@ -429,6 +431,18 @@ describe('the derived text part, in detail', () => {
     // Act / Assert
     expect(deriveTextPart(`<p>${short}</p>`)).toBe(short);
     expect(deriveTextPart(`<p>${names}</p>`)).toBe(names);
+  });
+
+  it('[campaign.tags] names the derived text part when a tag appears only there', () => {
+    // Arrange: an escaped brace shows a literal {nmae} in the HTML, a tag in the text part
+    const html = '<p>&#123;nmae&#125;</p>';
+
+    // Act
+    const error = refused(contentInput({ html }));
+
+    // Assert
+    expect(error.code).toBe('unknown_tag');
+    expect(error.message).toMatch(/^text \(derived from the HTML\): /);
   });
 
   it('[campaign.text-part] gives an image as its alt text without the spaces around it', () => {

@@ -663,3 +663,15 @@ describe('links and subject as rendered', () => {
     );
   });
 });
+
+it('[campaign.empty-values] a profile value stored as something other than text renders as nothing', () => {
+  // Arrange: the stored record is not what the type says, as an old or hand-edited item can be
+  const odd = { ...ada, profile: { city: 42 } as unknown as Record<string, string> };
+
+  // Act
+  const mail = renderCampaign(parts('<p>[{profile_city}]</p>', '[{profile_city}]'), odd, links);
+
+  // Assert
+  expect(mail.html.startsWith('<p>[]</p>')).toBe(true);
+  expect(mail.text.startsWith('[]')).toBe(true);
+});
