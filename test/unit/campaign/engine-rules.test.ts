@@ -220,3 +220,20 @@ describe('[campaign.complete] a run is over when every page is planned and every
     expect(chunks.flatMap((chunk) => chunk.recipients)).toEqual(recipients);
   });
 });
+
+describe('run completion and chunking edges', () => {
+  it('[campaign.complete] counts failed recipients as settled', () => {
+    expect(isRunComplete({ total: 3, sent: 1, skipped: 1, failed: 1, plan_done: true })).toBe(true);
+  });
+
+  it('[campaign.complete] makes no empty chunk for a page that fills chunks exactly, or has no one', () => {
+    const recipients = Array.from({ length: CHUNK_SIZE }, (_, i) => ({
+      id: i + 1,
+      email: `r${i}@example.com`,
+    }));
+    expect(chunkMessages(1, 1, recipients).map((chunk) => chunk.recipients.length)).toEqual([
+      CHUNK_SIZE,
+    ]);
+    expect(chunkMessages(1, 1, [])).toEqual([]);
+  });
+});
