@@ -445,6 +445,10 @@ describe('the derived text part, in detail', () => {
     expect(error.message).toMatch(/^text \(derived from the HTML\): /);
   });
 
+  it('[campaign.content] leaves web_url out of the content when none is given', () => {
+    expect('web_url' in accepted(contentInput()).content).toBe(false);
+  });
+
   it('[campaign.text-part] gives an image as its alt text without the spaces around it', () => {
     expect(deriveTextPart('<p>a<img alt="  Logo  " src="https://x.example/l.png">b</p>')).toBe(
       'aLogob',

@@ -237,3 +237,7 @@ describe('run completion and chunking edges', () => {
     expect(chunkMessages(1, 1, [])).toEqual([]);
   });
 });
+
+it('[campaign.rate] says SES allows no sending, with the rate SES gave', () => {
+  expect(() => campaignRate(undefined, 0)).toThrow('SES allows no sending (MaxSendRate 0)');
+});
