@@ -282,6 +282,81 @@ describe('[campaign.tag-placement] a tag stands only where a value cannot change
   });
 });
 
+describe('where exactly a tag may stand in the HTML part', () => {
+  it.each([
+    ['a template', '<template><p>Hi {name}</p></template>'],
+    ['text, right before >', '<p>{name}></p>'],
+    ['a template, right before >', '<template>{name}></template>'],
+    [
+      'a <style> inside SVG, whose text is decoded',
+      '<svg><style>.a{fill:red} {name}</style></svg>',
+    ],
+    ['SVG text', '<svg><text>{name}</text></svg>'],
+    [
+      'an SVG xlink:href query',
+      '<svg><a xlink:href="https://example.com/?e={email}"><text>x</text></a></svg>',
+    ],
+    ['an SVG attribute whose name has capitals', '<svg viewBox="0 0 {name} 10"></svg>'],
+    ['a quoted value after spaces around =', '<p title= "{name}">x</p>'],
+    ['a path after a space', '<a href="/ {name}">x</a>'],
+    ['a query that names a code scheme', '<a href="/search?q=data:{name}">x</a>'],
+    ['a path with a double slash', '<a href="/files//{name}">x</a>'],
+    ['the path of a protocol-relative link', '<a href="//example.com/{name}">x</a>'],
+  ])('[campaign.tag-placement] accepts a tag in %s', (_where, body) => {
+    expect(accepted(contentInput({ html: page(body) })).content.html).toBe(page(body));
+  });
+
+  it.each([
+    [
+      'an Outlook conditional comment right before >, as other clients read a comment',
+      '<!--[if mso]><p>{name}></p><![endif]-->',
+      "right before the '>' that ends a comment",
+    ],
+    ['SVG text right before >', '<svg><text>{name}></text></svg>', "right before the '>'"],
+    [
+      'an unquoted value after a quoted one',
+      '<p class="x" title={name}>x</p>',
+      "inside a tag's markup",
+    ],
+    ['an unquoted value holding a quote', '<p title=a="{name}">x</p>', "inside a tag's markup"],
+    ['a scheme split by a newline', '<a href="ht\ntps://{name}/">x</a>', 'before the address'],
+    [
+      'a link that starts with spaces and one slash',
+      '<a href="  /{name}">x</a>',
+      'before the address',
+    ],
+    ['a link of one slash', '<a href="/{name}">x</a>', 'before the address'],
+    ['a protocol-relative host', '<a href="//{name}/x">x</a>', 'before the address'],
+    [
+      'the end of a protocol-relative host',
+      '<a href="//example.com{name}">x</a>',
+      'before the address',
+    ],
+    ['the end of a host', '<a href="https://example.com{name}">x</a>', 'before the address'],
+    ['an https link without a host', '<a href="https:?a:b/{name}">x</a>', 'before the address'],
+    [
+      'a relative link that could still become a scheme',
+      '<a href="ab{name}">x</a>',
+      'before the address',
+    ],
+  ])('[campaign.tag-placement] refuses a tag in %s', (_where, body, where) => {
+    // Act
+    const error = refused(contentInput({ html: page(body) }));
+
+    // Assert
+    expect(error.message).toMatch(/^html: the tag \{\w+\} stands /);
+    expect(error.message).toContain(where);
+  });
+
+  it('[campaign.tag-placement] refuses HTML that ends inside a <template> or a comment, even after a link of its own', () => {
+    for (const html of ['<p>x</p><template>', '<p><a>top</a></p><!-- open']) {
+      const error = refused(contentInput({ html }));
+      expect(error.code).toBe('invalid_parameter');
+      expect(error.message).toMatch(/^html: the HTML ends inside/);
+    }
+  });
+});
+
 describe('[campaign.text-part] without a text part, html-to-text derives one in which tags stay tags', () => {
   it('keeps tags in headings (in their own case), links, image alt texts and table cells', () => {
     // Act
@@ -344,6 +419,40 @@ describe('[campaign.text-part] without a text part, html-to-text derives one in 
     expect(warnings).toEqual([
       'text: the HTML has no text, so the text part derived from it holds only the footer; give a text part.',
     ]);
+  });
+});
+
+describe('the derived text part, in detail', () => {
+  it('[campaign.text-part] wraps lines of tags where the tags themselves would wrap', () => {
+    // Arrange: 75 and 76 characters, under the 78 a line may hold
+    const short = Array.from({ length: 19 }, () => '{a}').join(' ');
+    const names = Array.from({ length: 11 }, () => '{name}').join(' ');
+
+    // Act / Assert
+    expect(deriveTextPart(`<p>${short}</p>`)).toBe(short);
+    expect(deriveTextPart(`<p>${names}</p>`)).toBe(names);
+  });
+
+  it('[campaign.tags] names the derived text part when a tag appears only there', () => {
+    // Arrange: an escaped brace shows a literal {nmae} in the HTML, a tag in the text part
+    const html = '<p>&#123;nmae&#125;</p>';
+
+    // Act
+    const error = refused(contentInput({ html }));
+
+    // Assert
+    expect(error.code).toBe('unknown_tag');
+    expect(error.message).toMatch(/^text \(derived from the HTML\): /);
+  });
+
+  it('[campaign.content] leaves web_url out of the content when none is given', () => {
+    expect('web_url' in accepted(contentInput()).content).toBe(false);
+  });
+
+  it('[campaign.text-part] gives an image as its alt text without the spaces around it', () => {
+    expect(deriveTextPart('<p>a<img alt="  Logo  " src="https://x.example/l.png">b</p>')).toBe(
+      'aLogob',
+    );
   });
 });
 

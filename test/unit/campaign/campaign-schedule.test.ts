@@ -39,6 +39,51 @@ describe('[campaign.schedule] the time to send at', () => {
   });
 });
 
+describe('what the caller is told about the time to send at', () => {
+  it.each([
+    ['2026-12-01T09:00Z', '2026-12-01T09:00:00.000Z'], // seconds may be left out
+    ['2026-12-01T09:00:30Z', '2026-12-01T09:00:30.000Z'], // seconds without a fraction
+    ['  2026-12-01T09:00:00Z\n', '2026-12-01T09:00:00.000Z'], // spaces around are dropped
+    ['2027-11-23T10:00:00Z', '2027-11-23T10:00:00.000Z'], // exactly the longest time ahead: 366 days
+  ])('[campaign.schedule] accepts %j', (value, expected) => {
+    // Act
+    const at = parseScheduleTime(value, NOW);
+
+    // Assert
+    expect(isNewsletterError(at) ? at.message : at.toISOString()).toBe(expected);
+  });
+
+  it.each([
+    [null, 'missing_parameter', 'at is required'],
+    [undefined, 'missing_parameter', 'at is required'],
+    [
+      '2026-12-01T09:00:00',
+      'invalid_parameter',
+      'at must be an ISO 8601 time with a zone, e.g. 2026-12-01T09:00:00Z',
+    ],
+    [
+      '12026-12-01T09:00:00Z',
+      'invalid_parameter',
+      'at must be an ISO 8601 time with a zone, e.g. 2026-12-01T09:00:00Z',
+    ],
+    [
+      ' 2026-11-01T09:00:00Z',
+      'invalid_parameter',
+      'at must be in the future (it is 2026-11-01T09:00:00Z)',
+    ],
+    ['2027-11-23T10:00:01Z', 'invalid_parameter', 'at must be within a year from now'],
+  ])('[campaign.schedule] refuses %j with %s, saying why', (value, code, message) => {
+    // Act
+    const at = parseScheduleTime(value, NOW);
+
+    // Assert
+    expect(isNewsletterError(at) && { code: at.code, message: at.message }).toEqual({
+      code,
+      message,
+    });
+  });
+});
+
 describe('[campaign.schedule-late] a schedule that fires late does not send', () => {
   const issue = { status: 'scheduled', scheduled_at: '2026-12-01T09:00:00Z' };
   const at = (text: string) => new Date(text);

@@ -144,6 +144,40 @@ describe('[campaign.recheck] each recipient is checked again when their mail goe
   });
 });
 
+describe('recheck and planning edges', () => {
+  it('[campaign.recheck] skips a subscriber no longer confirmed (S) as not_confirmed', () => {
+    expect(recheckRecipient(7, subscriber({ status: 'S' }), context)).toEqual({
+      send: false,
+      reason: 'not_confirmed',
+    });
+  });
+
+  it('[campaign.recheck] sends to one on one of the lists and on others too, or confirmed the very moment the run started', () => {
+    expect(recheckRecipient(7, subscriber({ lists: [3, 2] }), context)).toEqual({ send: true });
+    expect(recheckRecipient(7, subscriber({ confirmed_at: context.startedAt }), context)).toEqual({
+      send: true,
+    });
+  });
+
+  it('[campaign.plan] plans a subscriber on one of the lists and on others too', () => {
+    expect(isPlannedRecipient(subscriber({ lists: [4, 1] }), [1], 9)).toBe(true);
+  });
+});
+
+describe('pacing edges', () => {
+  const pace = paceFor(50, 2); // 25 a window, about 41 ms apart
+
+  it('[campaign.pacing] the first send does not wait, nor one long after the last', () => {
+    expect(waitBeforeNext([], 5_000, pace)).toBe(0);
+    expect(waitBeforeNext([1_000], 60_000, pace)).toBe(0);
+  });
+
+  it('[campaign.pacing] refuses no workers, saying what it was given', () => {
+    expect(() => paceFor(10, 0)).toThrow('no pace for rate 10 over 0 workers');
+    expect(() => paceFor(0, 2)).toThrow('no pace for rate 0 over 2 workers');
+  });
+});
+
 describe('[campaign.unsubscribe-link] campaign links carry ids and a secret only their hash checks', () => {
   it('round-trips, and the stored hash is not the secret', () => {
     const link = mintCampaignLink(12, 345);
@@ -185,4 +219,25 @@ describe('[campaign.complete] a run is over when every page is planned and every
     expect(chunks.map((chunk) => chunk.recipients.length)).toEqual([CHUNK_SIZE, CHUNK_SIZE, 7]);
     expect(chunks.flatMap((chunk) => chunk.recipients)).toEqual(recipients);
   });
+});
+
+describe('run completion and chunking edges', () => {
+  it('[campaign.complete] counts failed recipients as settled', () => {
+    expect(isRunComplete({ total: 3, sent: 1, skipped: 1, failed: 1, plan_done: true })).toBe(true);
+  });
+
+  it('[campaign.complete] makes no empty chunk for a page that fills chunks exactly, or has no one', () => {
+    const recipients = Array.from({ length: CHUNK_SIZE }, (_, i) => ({
+      id: i + 1,
+      email: `r${i}@example.com`,
+    }));
+    expect(chunkMessages(1, 1, recipients).map((chunk) => chunk.recipients.length)).toEqual([
+      CHUNK_SIZE,
+    ]);
+    expect(chunkMessages(1, 1, [])).toEqual([]);
+  });
+});
+
+it('[campaign.rate] says SES allows no sending, with the rate SES gave', () => {
+  expect(() => campaignRate(undefined, 0)).toThrow('SES allows no sending (MaxSendRate 0)');
 });

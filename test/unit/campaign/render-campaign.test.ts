@@ -570,3 +570,108 @@ describe('[campaign.unsubscribe-footer] every campaign mail carries an unsubscri
     ).toThrow(/http\(s\)/);
   });
 });
+
+describe('where the footer goes and how its lines are joined', () => {
+  const FOOTER_STYLE =
+    'margin:24px 0 0 0;font-size:12px;line-height:1.5;color:#6b7280;text-align:center';
+  const unsubscribeLine = `<a href="${UNSUBSCRIBE_URL}" style="color:#6b7280">Unsubscribe</a>`;
+  const htmlFooter = `<p style="${FOOTER_STYLE}">${unsubscribeLine}</p>\n`;
+
+  it.each([
+    ['an empty part: the footer alone', '', htmlFooter],
+    [
+      'a part ending in a line break: no blank line added',
+      '<p>Hi</p>\n',
+      `<p>Hi</p>\n${htmlFooter}`,
+    ],
+    [
+      'a part starting, not ending, with a line break: one added',
+      '\n<p>Hi</p>',
+      `\n<p>Hi</p>\n${htmlFooter}`,
+    ],
+    [
+      'a document whose </body> starts it: the footer first',
+      '</body></html>',
+      `${htmlFooter}</body></html>`,
+    ],
+  ])(
+    '[campaign.unsubscribe-footer] puts the HTML footer on a line of its own in %s',
+    (_case, html, expected) => {
+      // Act
+      const mail = renderCampaign(parts(html, 'Leave: {unsubscription_url}'), ada, links);
+
+      // Assert
+      expect(mail.html).toBe(expected);
+    },
+  );
+
+  it.each([
+    ['', `Unsubscribe: ${UNSUBSCRIBE_URL}\n`],
+    [' \n\n ', `Unsubscribe: ${UNSUBSCRIBE_URL}\n`],
+    ['Hi\n\n\n', `Hi\n\nUnsubscribe: ${UNSUBSCRIBE_URL}\n`],
+  ])(
+    '[campaign.unsubscribe-footer] a text part %j gets the footer without leading blank lines',
+    (text, expected) => {
+      // Act
+      const mail = renderCampaign(parts('{unsubscription_url}', text), ada, links);
+
+      // Assert
+      expect(mail.text).toBe(expected);
+    },
+  );
+
+  it('[campaign.web-version-link] puts the web version link and the unsubscribe link on lines of their own', () => {
+    // Act
+    const mail = renderCampaign(parts('<p>Hi</p>', 'Hi'), ada, {
+      ...links,
+      webVersionUrl: WEB_VERSION_URL,
+    });
+
+    // Assert
+    expect(mail.html).toBe(
+      `<p>Hi</p>\n<p style="${FOOTER_STYLE}"><a href="${WEB_VERSION_URL}" style="color:#6b7280">View this newsletter in your browser</a><br>\n${unsubscribeLine}</p>\n`,
+    );
+    expect(mail.text).toBe(
+      `Hi\n\nView this newsletter in your browser: ${WEB_VERSION_URL}\nUnsubscribe: ${UNSUBSCRIBE_URL}\n`,
+    );
+  });
+});
+
+describe('links and subject as rendered', () => {
+  it('[campaign.unsubscribe-footer] takes a plain http link too, and names the link it refuses', () => {
+    // Act
+    const mail = renderCampaign(parts('<p>Hi</p>', 'Hi'), ada, {
+      unsubscribeUrl: 'http://localhost:3000/u?t=1',
+      webVersionUrl: 'http://localhost:3000/view',
+    });
+
+    // Assert
+    expect(mail.text).toBe(
+      'Hi\n\nView this newsletter in your browser: http://localhost:3000/view\nUnsubscribe: http://localhost:3000/u?t=1\n',
+    );
+    expect(() =>
+      renderCampaign(parts('x', 'x'), ada, { unsubscribeUrl: 'ftp://x.example/' }),
+    ).toThrow('The unsubscribe link must be an http(s) URL, got scheme ftp:');
+    expect(() =>
+      renderCampaign(parts('x', 'x'), ada, { ...links, webVersionUrl: 'ftp://x.example/' }),
+    ).toThrow('The web version link must be an http(s) URL, got scheme ftp:');
+  });
+
+  it('[campaign.render] makes runs of white space in the subject one space', () => {
+    expect(renderCampaign(parts('x', 'x', 'Autumn   news \t for  you'), ada, links).subject).toBe(
+      'Autumn news for you',
+    );
+  });
+});
+
+it('[campaign.empty-values] a profile value stored as something other than text renders as nothing', () => {
+  // Arrange: the stored record is not what the type says, as an old or hand-edited item can be
+  const odd = { ...ada, profile: { city: 42 } as unknown as Record<string, string> };
+
+  // Act
+  const mail = renderCampaign(parts('<p>[{profile_city}]</p>', '[{profile_city}]'), odd, links);
+
+  // Assert
+  expect(mail.html.startsWith('<p>[]</p>')).toBe(true);
+  expect(mail.text.startsWith('[]')).toBe(true);
+});
