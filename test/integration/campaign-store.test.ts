@@ -7,6 +7,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { keys } from '../../shared/adapters/store/table-design.ts';
+import { campaignWorld } from '../support/campaign-world.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
@@ -274,5 +275,52 @@ describe('[campaign.lifecycle] the store edits an issue only while it has one of
       campaigns.editIssue(id, { subject: 'x'.repeat(410_000) }, undefined, ['draft']),
     ).rejects.toThrow();
     expect((await campaigns.getCampaign(id))?.subject).toBe('Hello');
+  });
+});
+
+describe('[campaign.plan] the store reads the subscriber index a page at a time up to the start’s highest id', () => {
+  it('says there is more only while the page stopped short of the highest id', async () => {
+    const world = await campaignWorld();
+    const five = await world.subscribe(5);
+    const ids = five.map((subscriber) => subscriber.id);
+    const top = ids[4] as number;
+    const short = await world.campaigns.subscriberPage(0, top, 2);
+    expect(short.subscribers.map((subscriber) => subscriber.id)).toEqual(ids.slice(0, 2));
+    expect(short).toMatchObject({ last: ids[1], more: true });
+    // A page that ends exactly on the highest id: nothing more, though DynamoDB may say so.
+    const exact = await world.campaigns.subscriberPage(0, top, 5);
+    expect(exact.subscribers.map((subscriber) => subscriber.email)).toEqual(
+      five.map((subscriber) => subscriber.email),
+    );
+    expect(exact).toMatchObject({ last: top, more: false });
+    // The index ran out below the highest id: nothing more either.
+    expect(await world.campaigns.subscriberPage(0, top + 3, 10)).toMatchObject({
+      last: top,
+      more: false,
+    });
+    // Nobody between the cursor and the highest id: the page ends at the highest id.
+    expect(await world.campaigns.subscriberPage(top, top + 3, 10)).toEqual({
+      subscribers: [],
+      last: top + 3,
+      more: false,
+    });
+    expect(await world.campaigns.subscriberPage(top, top, 10)).toEqual({
+      subscribers: [],
+      last: top,
+      more: false,
+    });
+  });
+
+  it('finds the addresses of exactly the ids asked for, dense or scattered', async () => {
+    const world = await campaignWorld();
+    const made = await world.subscribe(12);
+    const pick = (...at: number[]) => at.map((index) => made[index] as (typeof made)[number]);
+    const expected = (chosen: typeof made) =>
+      new Map(chosen.map((subscriber) => [subscriber.id, subscriber.email]));
+    const dense = pick(2, 0, 3);
+    expect(await world.campaigns.emailsOf(dense.map((s) => s.id))).toEqual(expected(dense));
+    const scattered = pick(11, 0);
+    expect(await world.campaigns.emailsOf(scattered.map((s) => s.id))).toEqual(expected(scattered));
+    expect(await world.campaigns.emailsOf([])).toEqual(new Map());
   });
 });
