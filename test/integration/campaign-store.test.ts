@@ -107,6 +107,18 @@ describe('[campaign.claim] the store lets only a pending recipient, or a lapsed 
     });
   });
 
+  it('pages the recipients in subscriber order and says whether more follow', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    await campaigns.putRecipients(id, 2, [3, 1, 2], 2_000_000_000);
+    const first = await campaigns.recipientPage(id, 0, 2);
+    expect(first.recipients.map((recipient) => recipient.subscriber_id)).toEqual([1, 2]);
+    expect(first.recipients[0]).toMatchObject({ state: 'pending', run: 2, attempts: 0 });
+    expect(first.more).toBe(true);
+    const rest = await campaigns.recipientPage(id, 2, 2);
+    expect(rest.recipients.map((recipient) => recipient.subscriber_id)).toEqual([3]);
+    expect(rest.more).toBe(false);
+  });
+
   it('releases a claim only for its holder, back to pending without owner, lease or link', async () => {
     const { campaigns, id } = await storeWithIssue();
     await campaigns.putRecipients(id, 1, [1], 2_000_000_000);
