@@ -1,0 +1,338 @@
+/**
+ * The campaign engine's DynamoDB store on its own, over DynamoDB Local: which conditional
+ * writes it lets through and which it refuses (claims, leases, owners, a campaign's run and
+ * plan page, an edit's status), and what those writes leave in the table.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import { keys } from '../../shared/adapters/store/table-design.ts';
+import { campaignWorld } from '../support/campaign-world.ts';
+import { freshStore } from '../support/local-dynamo.ts';
+
+const NOW = Date.parse('2026-11-22T10:00:00.000Z');
+
+async function storeWithIssue(id = 7) {
+  const fresh = await freshStore();
+  const campaigns = new DynamoCampaignStore(fresh.client, fresh.tableName);
+  await campaigns.createIssue(
+    { id, subject: 'Hello', created: '2026-11-22T09:00:00.000Z', private: false, lists: [1] },
+    { html: '<p>one</p>', text: 'one' },
+  );
+  /** The issue's item as the table holds it. */
+  const raw = async () =>
+    (
+      await fresh.client.send(
+        new GetCommand({
+          TableName: fresh.tableName,
+          Key: keys.newsletter(id),
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
+  return { campaigns, raw, id };
+}
+
+const claim = (owner: string, now: number) => ({
+  owner,
+  now,
+  leaseUntil: now + 60_000,
+  tokenHash: `hash-${owner}`,
+  linkExpiresAt: 2_000_000_000,
+});
+
+describe('[campaign.claim] the store lets only a pending recipient, or a lapsed claim, be taken', () => {
+  it('refuses a second claim while the lease holds and lets the holder alone settle', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    await campaigns.putRecipients(id, 1, [1, 2], 2_000_000_000);
+    expect(await campaigns.claimRecipient(id, 1, claim('a', NOW))).toBe(true);
+    expect(await campaigns.getRecipient(id, 1)).toMatchObject({
+      state: 'sending',
+      owner: 'a',
+      lease_until: NOW + 60_000,
+      attempts: 1,
+    });
+    expect(await campaigns.claimRecipient(id, 1, claim('b', NOW + 1_000))).toBe(false);
+    expect(await campaigns.skipRecipient(id, 1, 'deleted', NOW + 1_000)).toBe(false);
+    expect(
+      await campaigns.settleRecipient(
+        id,
+        1,
+        'b',
+        { state: 'sent', messageId: 'm-b' },
+        new Date(NOW),
+      ),
+    ).toBe(false);
+    expect(
+      await campaigns.settleRecipient(
+        id,
+        1,
+        'a',
+        { state: 'sent', messageId: 'm-a' },
+        new Date(NOW),
+      ),
+    ).toBe(true);
+    expect(await campaigns.getRecipient(id, 1)).toMatchObject({ state: 'sent', message_id: 'm-a' });
+    // Settled: nobody may claim or skip it again, lease or not.
+    expect(await campaigns.claimRecipient(id, 1, claim('c', NOW + 120_000))).toBe(false);
+    expect(await campaigns.skipRecipient(id, 1, 'deleted', NOW + 120_000)).toBe(false);
+    expect(await campaigns.countRecipients(id)).toEqual({
+      pending: 1,
+      sending: 0,
+      sent: 1,
+      skipped: 0,
+      failed: 0,
+    });
+  });
+
+  it('skips a recipient whose claim lapsed, and keeps a failure’s error to 500 characters', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    await campaigns.putRecipients(id, 1, [1, 2], 2_000_000_000);
+    await campaigns.claimRecipient(id, 1, claim('a', NOW));
+    expect(await campaigns.skipRecipient(id, 1, 'deleted', NOW + 60_001)).toBe(true);
+    const skipped = await campaigns.getRecipient(id, 1);
+    expect(skipped).toMatchObject({ state: 'skipped', reason: 'deleted' });
+    expect(skipped?.owner).toBeUndefined();
+    expect(skipped?.lease_until).toBeUndefined();
+    await campaigns.claimRecipient(id, 2, claim('b', NOW));
+    const error = 'x'.repeat(600);
+    expect(
+      await campaigns.settleRecipient(id, 2, 'b', { state: 'failed', error }, new Date(NOW)),
+    ).toBe(true);
+    expect((await campaigns.getRecipient(id, 2))?.error).toBe('x'.repeat(500));
+    expect(await campaigns.countRecipients(id)).toMatchObject({
+      skipped: 1,
+      failed: 1,
+      pending: 0,
+    });
+  });
+
+  it('pages the recipients in subscriber order and says whether more follow', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    await campaigns.putRecipients(id, 2, [3, 1, 2], 2_000_000_000);
+    const first = await campaigns.recipientPage(id, 0, 2);
+    expect(first.recipients.map((recipient) => recipient.subscriber_id)).toEqual([1, 2]);
+    expect(first.recipients[0]).toMatchObject({ state: 'pending', run: 2, attempts: 0 });
+    expect(first.more).toBe(true);
+    const rest = await campaigns.recipientPage(id, 2, 2);
+    expect(rest.recipients.map((recipient) => recipient.subscriber_id)).toEqual([3]);
+    expect(rest.more).toBe(false);
+  });
+
+  it('releases a claim only for its holder, back to pending without owner, lease or link', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    await campaigns.putRecipients(id, 1, [1], 2_000_000_000);
+    await campaigns.claimRecipient(id, 1, claim('a', NOW));
+    await campaigns.releaseRecipient(id, 1, 'b');
+    expect(await campaigns.getRecipient(id, 1)).toMatchObject({ state: 'sending', owner: 'a' });
+    await campaigns.releaseRecipient(id, 1, 'a');
+    const released = await campaigns.getRecipient(id, 1);
+    expect(released).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(released?.owner).toBeUndefined();
+    expect(released?.lease_until).toBeUndefined();
+    expect(released?.token_hash).toBeUndefined();
+    expect(await campaigns.claimRecipient(id, 1, claim('b', NOW + 1_000))).toBe(true);
+  });
+});
+
+describe('[campaign.plan] the store commits a campaign update only while its run and plan page are as expected', () => {
+  it('refuses an update that expects another run, and applies one that expects this run', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    const started = await campaigns.updateCampaign(id, {
+      expect: { statuses: ['draft'] },
+      set: { status: 'sending', run: 2 },
+    });
+    expect(started).toMatchObject({ status: 'sending', run: 2 });
+    expect(
+      await campaigns.updateCampaign(id, {
+        expect: { statuses: ['sending'], run: 1 },
+        set: { plan_page: 1 },
+      }),
+    ).toBeUndefined();
+    expect(await campaigns.getCampaign(id)).not.toHaveProperty('plan_page', 1);
+    expect(
+      await campaigns.updateCampaign(id, {
+        expect: { statuses: ['sending'], run: 2 },
+        set: { plan_page: 1 },
+      }),
+    ).toMatchObject({ run: 2, plan_page: 1 });
+  });
+
+  it('commits page 0 only on a campaign with no page yet, and page n only where page n is', async () => {
+    const { campaigns, raw, id } = await storeWithIssue();
+    const first = { expect: { statuses: ['draft' as const], planPage: 0 }, set: { plan_page: 1 } };
+    expect(await campaigns.updateCampaign(id, first)).toMatchObject({ plan_page: 1 });
+    // The same page committed twice (a planner message delivered again) is refused.
+    expect(await campaigns.updateCampaign(id, first)).toBeUndefined();
+    expect(
+      await campaigns.updateCampaign(id, {
+        expect: { statuses: ['draft'], planPage: 2 },
+        set: { plan_page: 3 },
+      }),
+    ).toBeUndefined();
+    expect((await raw())?.plan_page).toBe(1);
+    expect(
+      await campaigns.updateCampaign(id, {
+        expect: { statuses: ['draft'], planPage: 1 },
+        set: { plan_page: 2 },
+      }),
+    ).toMatchObject({ plan_page: 2 });
+  });
+
+  it('throws, rather than reporting a moved-on campaign, when DynamoDB refuses the update itself', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    await expect(
+      campaigns.updateCampaign(id, {
+        expect: { statuses: ['draft'] },
+        set: { plan_page: 1 },
+        remove: ['plan_page'],
+      }),
+    ).rejects.toThrow();
+  });
+});
+
+describe('[campaign.listing] the store lists a sent public issue to keyless callers and stops when told', () => {
+  it('an update with listPublicly sets, and then removes, the public listing key', async () => {
+    const { campaigns, raw, id } = await storeWithIssue();
+    await campaigns.updateCampaign(id, {
+      expect: { statuses: ['draft'] },
+      set: { status: 'sent' },
+      listPublicly: true,
+    });
+    expect((await raw())?.public_pk).toBe('newsletter');
+    await campaigns.updateCampaign(id, { expect: { statuses: ['sent'] }, listPublicly: false });
+    expect(await raw()).not.toHaveProperty('public_pk');
+  });
+
+  it('an edit with listPublicly sets, and then removes, the public listing key', async () => {
+    const { campaigns, raw, id } = await storeWithIssue();
+    await campaigns.editIssue(id, { listPublicly: true }, undefined, ['draft']);
+    expect((await raw())?.public_pk).toBe('newsletter');
+    await campaigns.editIssue(id, { listPublicly: false, private: true }, undefined, ['draft']);
+    expect(await raw()).not.toHaveProperty('public_pk');
+    expect((await raw())?.private).toBe(true);
+  });
+});
+
+describe('[campaign.lifecycle] the store edits an issue only while it has one of the given statuses', () => {
+  it('edits subject, lists and url in an allowed status and returns the issue after the edit', async () => {
+    const { campaigns, raw, id } = await storeWithIssue();
+    const edited = await campaigns.editIssue(
+      id,
+      { subject: 'Bye', lists: [2, 3], url: 'https://example.com/7' },
+      undefined,
+      ['draft', 'scheduled'],
+    );
+    expect(edited).toMatchObject({ subject: 'Bye', lists: [2, 3], url: 'https://example.com/7' });
+    const cleared = await campaigns.editIssue(id, { url: null }, undefined, ['draft']);
+    expect(cleared?.subject).toBe('Bye');
+    expect(cleared).not.toHaveProperty('url');
+    expect(await raw()).not.toHaveProperty('url');
+    // An edit that changes nothing writes nothing and returns the issue as it is.
+    expect(await campaigns.editIssue(id, {}, undefined, ['draft'])).toMatchObject({
+      subject: 'Bye',
+      lists: [2, 3],
+    });
+  });
+
+  it('refuses an edit, content included, once the status moved on, and changes nothing', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    await campaigns.updateCampaign(id, {
+      expect: { statuses: ['draft'] },
+      set: { status: 'sending' },
+    });
+    expect(
+      await campaigns.editIssue(id, { subject: 'Late' }, undefined, ['draft', 'scheduled']),
+    ).toBeUndefined();
+    expect(
+      await campaigns.editIssue(id, { subject: 'Late' }, { html: '<p>two</p>', text: 'two' }, [
+        'draft',
+      ]),
+    ).toBeUndefined();
+    expect(
+      await campaigns.editIssue(id, {}, { html: '<p>two</p>', text: 'two' }, ['draft']),
+    ).toBeUndefined();
+    expect(await campaigns.getCampaign(id)).toMatchObject({ subject: 'Hello', status: 'sending' });
+    expect(await campaigns.getContent(id)).toEqual({ html: '<p>one</p>', text: 'one' });
+  });
+
+  it('replaces the content with or without field edits while the status allows', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    const alone = await campaigns.editIssue(
+      id,
+      {},
+      { html: '<p>two</p>', text: 'two', text_derived: true },
+      ['draft'],
+    );
+    expect(alone).toMatchObject({ subject: 'Hello', status: 'draft' });
+    expect(await campaigns.getContent(id)).toEqual({
+      html: '<p>two</p>',
+      text: 'two',
+      text_derived: true,
+    });
+    const both = await campaigns.editIssue(
+      id,
+      { subject: 'Three' },
+      { html: '<p>3</p>', text: '3' },
+      ['draft'],
+    );
+    expect(both?.subject).toBe('Three');
+    expect(await campaigns.getContent(id)).toEqual({ html: '<p>3</p>', text: '3' });
+  });
+
+  it('throws, rather than reporting a moved-on issue, when DynamoDB refuses the edit itself', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    // Larger than DynamoDB's 400 KB item: a ValidationException, not a failed condition.
+    await expect(
+      campaigns.editIssue(id, { subject: 'x'.repeat(410_000) }, undefined, ['draft']),
+    ).rejects.toThrow();
+    expect((await campaigns.getCampaign(id))?.subject).toBe('Hello');
+  });
+});
+
+describe('[campaign.plan] the store reads the subscriber index a page at a time up to the start’s highest id', () => {
+  it('says there is more only while the page stopped short of the highest id', async () => {
+    const world = await campaignWorld();
+    const five = await world.subscribe(5);
+    const ids = five.map((subscriber) => subscriber.id);
+    const top = ids[4] as number;
+    const short = await world.campaigns.subscriberPage(0, top, 2);
+    expect(short.subscribers.map((subscriber) => subscriber.id)).toEqual(ids.slice(0, 2));
+    expect(short).toMatchObject({ last: ids[1], more: true });
+    // A page that ends exactly on the highest id: nothing more, though DynamoDB may say so.
+    const exact = await world.campaigns.subscriberPage(0, top, 5);
+    expect(exact.subscribers.map((subscriber) => subscriber.email)).toEqual(
+      five.map((subscriber) => subscriber.email),
+    );
+    expect(exact).toMatchObject({ last: top, more: false });
+    // The index ran out below the highest id: nothing more either.
+    expect(await world.campaigns.subscriberPage(0, top + 3, 10)).toMatchObject({
+      last: top,
+      more: false,
+    });
+    // Nobody between the cursor and the highest id: the page ends at the highest id.
+    expect(await world.campaigns.subscriberPage(top, top + 3, 10)).toEqual({
+      subscribers: [],
+      last: top + 3,
+      more: false,
+    });
+    expect(await world.campaigns.subscriberPage(top, top, 10)).toEqual({
+      subscribers: [],
+      last: top,
+      more: false,
+    });
+  });
+
+  it('finds the addresses of exactly the ids asked for, dense or scattered', async () => {
+    const world = await campaignWorld();
+    const made = await world.subscribe(12);
+    const pick = (...at: number[]) => at.map((index) => made[index] as (typeof made)[number]);
+    const expected = (chosen: typeof made) =>
+      new Map(chosen.map((subscriber) => [subscriber.id, subscriber.email]));
+    const dense = pick(2, 0, 3);
+    expect(await world.campaigns.emailsOf(dense.map((s) => s.id))).toEqual(expected(dense));
+    const scattered = pick(11, 0);
+    expect(await world.campaigns.emailsOf(scattered.map((s) => s.id))).toEqual(expected(scattered));
+    expect(await world.campaigns.emailsOf([])).toEqual(new Map());
+  });
+});
