@@ -94,7 +94,9 @@ describe('subscribers import and export', () => {
     // No checkpoint and no report are left behind by a clean run.
     expect(existsSync(file('many.csv.checkpoint'))).toBe(false);
     expect(existsSync(file('many.csv.errors.csv'))).toBe(false);
-  }, 120_000);
+    // 10,000 rows each way through DynamoDB Local: about 37 s idle, over 120 s on a machine
+    // loaded by other test runs.
+  }, 300_000);
 
   it('an exported file imports into another table unchanged, formula cells included', async () => {
     await writeGeneratedCsv(file('small.csv'), 60);

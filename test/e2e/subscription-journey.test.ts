@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredMail } from '../../infra/local/stand-ins/ses-local.ts';
 import { rawHeader } from '../../infra/local/stand-ins/ses-local.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
@@ -22,6 +22,10 @@ import {
   startLocalService,
   tokenOf,
 } from './support/local-service.ts';
+
+// A journey's first request starts each function's execution environment (cold starts): about
+// 7 s on an idle 2-core machine, five times that beside another test run.
+vi.setConfig({ testTimeout: 120_000 });
 
 let service: LocalService;
 
