@@ -34,8 +34,14 @@ export interface StreamMappingsOptions {
   /** Queue URL of a queue ARN of the stack. */
   readonly queueUrlOf: (arn: string) => string;
   readonly functionArnOf: (functionLogicalId: string) => string;
-  /** Wait between polls of an empty stream (default 50 ms). */
+  /** Wait between polls right after records came (default 50 ms). */
   readonly pollMs?: number;
+  /**
+   * Longest wait between polls of a stream that stays empty (default 250 ms: Lambda polls a
+   * shard about four times a second). The wait doubles from `pollMs` up to it; `settled()`
+   * starts a poll at once, so waiting for the outbox never waits this out.
+   */
+  readonly idlePollMs?: number;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -110,12 +116,18 @@ export function startStreamMappings(options: StreamMappingsOptions): StreamMappi
   };
 }
 
+/** How long a shard list is used before DescribeStream is asked again. */
+const SHARDS_FRESH_MS = 1_000;
+
 /** One mapping's poller and deliverer. */
 class MappingReader {
   lastWorkEnded = 0;
   #stopped = false;
   #loop: Promise<void> | undefined;
   #waiters: { after: number; wake: () => void }[] = [];
+  /** Ends the current wait between polls early (a waiter wants a poll now, or stop). */
+  #interrupt: (() => void) | undefined;
+  #shards: { ids: string[]; at: number } | undefined;
   readonly #iterators = new Map<string, string | undefined>();
   /** The last sequence number read per shard, to resume after the stream was away. */
   readonly #lastSequence = new Map<string, string>();
@@ -142,6 +154,7 @@ class MappingReader {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#interrupt?.();
     await this.#loop;
     for (const waiter of this.#waiters.splice(0)) waiter.wake();
     this.#streams.destroy();
@@ -151,12 +164,29 @@ class MappingReader {
   /** Resolves when a poll that started after `since` found nothing to do. */
   emptyCycleStartedAfter(since: number): Promise<void> {
     if (this.#stopped) return Promise.resolve();
-    return new Promise((wake) => this.#waiters.push({ after: since, wake }));
+    const cycle = new Promise<void>((wake) => this.#waiters.push({ after: since, wake }));
+    this.#interrupt?.();
+    return cycle;
+  }
+
+  /** Waits `ms` unless a waiter or stop() asks for the next poll sooner. */
+  async #pause(ms: number): Promise<void> {
+    if (this.#waiters.length > 0 || this.#stopped) return;
+    await new Promise<void>((done) => {
+      const timer = setTimeout(done, ms);
+      this.#interrupt = () => {
+        clearTimeout(timer);
+        done();
+      };
+    });
+    this.#interrupt = undefined;
   }
 
   async #run(): Promise<void> {
     // What the Lambda service does once: find the table's stream.
     await this.#guard(() => this.#streams.send(new ListStreamsCommand({})));
+    const busyPoll = this.options.pollMs ?? 50;
+    let wait = busyPoll;
     while (!this.#stopped) {
       const started = performance.now();
       // A failed read (DynamoDB Local restarted, an iterator gone stale) starts the shards
@@ -179,7 +209,10 @@ class MappingReader {
       if ((records ?? []).length === 0) {
         for (const waiter of this.#waiters.filter((w) => w.after <= started)) waiter.wake();
         this.#waiters = this.#waiters.filter((w) => w.after > started);
-        await sleep(this.options.pollMs ?? 50);
+        await this.#pause(wait);
+        wait = Math.min(wait * 2, Math.max(busyPoll, this.options.idlePollMs ?? 250));
+      } else {
+        wait = busyPoll;
       }
     }
   }
@@ -190,20 +223,30 @@ class MappingReader {
       return await step();
     } catch (error) {
       onFailure?.();
+      this.#shards = undefined;
       if (!this.#stopped) this.options.onError?.(error);
       if (!this.#stopped) await sleep(this.options.pollMs ?? 50);
       return undefined;
     }
   }
 
-  /** New records of every shard, in order. */
-  async #poll(): Promise<LambdaRecord[]> {
+  /** The stream's shards, described again once a second or when one closed. */
+  async #shardIds(): Promise<string[]> {
+    if (this.#shards && performance.now() - this.#shards.at < SHARDS_FRESH_MS) {
+      return this.#shards.ids;
+    }
     const described = await this.#streams.send(
       new DescribeStreamCommand({ StreamArn: this.options.localStreamArn }),
     );
+    const ids = (described.StreamDescription?.Shards ?? []).map((shard) => shard.ShardId ?? '');
+    this.#shards = { ids, at: performance.now() };
+    return ids;
+  }
+
+  /** New records of every shard, in order. */
+  async #poll(): Promise<LambdaRecord[]> {
     const records: LambdaRecord[] = [];
-    for (const shard of described.StreamDescription?.Shards ?? []) {
-      const shardId = shard.ShardId ?? '';
+    for (const shardId of await this.#shardIds()) {
       if (!this.#iterators.has(shardId)) {
         const after = this.#lastSequence.get(shardId);
         const { ShardIterator } = await this.#streams.send(
@@ -221,6 +264,8 @@ class MappingReader {
       if (!iterator) continue;
       const output = await this.#streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
       this.#iterators.set(shardId, output.NextShardIterator);
+      // A closed shard: its children are in the next description.
+      if (!output.NextShardIterator) this.#shards = undefined;
       const last = output.Records?.at(-1)?.dynamodb?.SequenceNumber;
       if (last) this.#lastSequence.set(shardId, last);
       for (const record of output.Records ?? []) {
