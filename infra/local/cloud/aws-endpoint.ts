@@ -390,6 +390,37 @@ function reply(
 }
 
 /** Whether the request's SigV4 signature is the one the caller's secret produces. */
+/**
+ * Signers per caller, region and service. A signer keeps the signing key it derived for a day,
+ * as the callers' SDKs do; a new one per request would derive it again every time.
+ */
+const signers = new WeakMap<FunctionCredentials, Map<string, SignatureV4>>();
+
+function signerFor(credentials: FunctionCredentials, region: string, service: string): SignatureV4 {
+  let byScope = signers.get(credentials);
+  if (!byScope) {
+    byScope = new Map();
+    signers.set(credentials, byScope);
+  }
+  const key = `${region}/${service}`;
+  let signer = byScope.get(key);
+  if (!signer) {
+    signer = new SignatureV4({
+      credentials: {
+        accessKeyId: credentials.accessKeyId,
+        secretAccessKey: credentials.secretAccessKey,
+        sessionToken: credentials.sessionToken,
+      },
+      region,
+      service,
+      sha256: Sha256,
+      uriEscapePath: service !== 's3',
+    });
+    byScope.set(key, signer);
+  }
+  return signer;
+}
+
 async function signatureMatches(
   incoming: IncomingMessage,
   body: Buffer,
@@ -418,17 +449,7 @@ async function signatureMatches(
         ? value
         : [...(Array.isArray(existing) ? existing : [existing]), value];
   }
-  const signer = new SignatureV4({
-    credentials: {
-      accessKeyId: credentials.accessKeyId,
-      secretAccessKey: credentials.secretAccessKey,
-      sessionToken: credentials.sessionToken,
-    },
-    region: region ?? LOCAL_REGION,
-    service: service ?? '',
-    sha256: Sha256,
-    uriEscapePath: service !== 's3',
-  });
+  const signer = signerFor(credentials, region ?? LOCAL_REGION, service ?? '');
   const signed = await signer.sign(
     {
       method: incoming.method ?? 'POST',
