@@ -186,6 +186,7 @@ class MappingReader {
     // What the Lambda service does once: find the table's stream.
     await this.#guard(() => this.#streams.send(new ListStreamsCommand({})));
     const busyPoll = this.options.pollMs ?? 50;
+    const idlePoll = Math.max(busyPoll, this.options.idlePollMs ?? 250);
     let wait = busyPoll;
     while (!this.#stopped) {
       const started = performance.now();
@@ -210,7 +211,7 @@ class MappingReader {
         for (const waiter of this.#waiters.filter((w) => w.after <= started)) waiter.wake();
         this.#waiters = this.#waiters.filter((w) => w.after > started);
         await this.#pause(wait);
-        wait = Math.min(wait * 2, Math.max(busyPoll, this.options.idlePollMs ?? 250));
+        wait = Math.min(wait * 2, idlePoll);
       } else {
         wait = busyPoll;
       }
