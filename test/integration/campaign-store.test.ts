@@ -3,7 +3,7 @@
  * writes it lets through and which it refuses (claims, leases, owners, a campaign's run and
  * plan page, an edit's status), and what those writes leave in the table.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { keys } from '../../shared/adapters/store/table-design.ts';
@@ -334,5 +334,45 @@ describe('[campaign.plan] the store reads the subscriber index a page at a time 
     const scattered = pick(11, 0);
     expect(await world.campaigns.emailsOf(scattered.map((s) => s.id))).toEqual(expected(scattered));
     expect(await world.campaigns.emailsOf([])).toEqual(new Map());
+  });
+});
+
+describe('[campaign.sweep] the store finds the sending campaigns however many newer issues there are', () => {
+  it('reads past newer issues of other statuses, newest first, and stops at the limit', async () => {
+    const fresh = await freshStore();
+    const campaigns = new DynamoCampaignStore(fresh.client, fresh.tableName);
+    // Ids 1 to 6, oldest first: 1 and 3 are sending, 2 is paused, the rest are newer drafts.
+    for (const id of [1, 2, 3, 4, 5, 6]) {
+      await campaigns.createIssue(
+        {
+          id,
+          subject: `Issue ${id}`,
+          created: `2026-11-2${id}T09:00:00.000Z`,
+          private: false,
+          lists: [1],
+        },
+        { html: '<p>one</p>', text: 'one' },
+      );
+    }
+    for (const [id, status] of [
+      [1, 'sending'],
+      [2, 'paused'],
+      [3, 'sending'],
+    ] as const) {
+      await fresh.client.send(
+        new UpdateCommand({
+          TableName: fresh.tableName,
+          Key: keys.newsletter(id),
+          UpdateExpression: 'SET #status = :status',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': status },
+        }),
+      );
+    }
+    // The three newest are drafts: a single page of `limit` items would find nothing.
+    expect(await campaigns.campaignsWithStatus(['sending'], 3)).toEqual([3, 1]);
+    expect(await campaigns.campaignsWithStatus(['sending', 'paused'], 10)).toEqual([3, 2, 1]);
+    expect(await campaigns.campaignsWithStatus(['sending', 'paused'], 2)).toEqual([3, 2]);
+    expect(await campaigns.campaignsWithStatus(['cancelled'], 2)).toEqual([]);
   });
 });

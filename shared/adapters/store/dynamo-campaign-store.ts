@@ -649,28 +649,38 @@ export class DynamoCampaignStore implements CampaignStore {
     statuses: readonly NewsletterIssueStatus[],
     limit: number,
   ): Promise<number[]> {
-    const output = await this.#requests.send<{ Items?: Item[] }>(
-      'query:recent',
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: INDEX.recent.name,
-        KeyConditionExpression: '#kind = :kind',
-        FilterExpression: `#status IN (${statuses.map((_, index) => `:s${index}`).join(', ')})`,
-        ExpressionAttributeNames: {
-          '#kind': INDEX.recent.partition,
-          '#status': 'status',
-          '#id': INDEX.recent.sort,
-        },
-        ExpressionAttributeValues: {
-          ':kind': 'newsletter',
-          ...Object.fromEntries(statuses.map((status, index) => [`:s${index}`, status])),
-        },
-        ProjectionExpression: '#id',
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return (output.Items ?? []).map((item) => Number(item.id));
+    // A query's Limit counts the items it reads, before the filter: one page of the newest
+    // `limit` issues may hold none of these statuses while older ones do (a campaign still
+    // sending behind a hundred newer drafts), so read on until `limit` matched or none is left.
+    const ids: number[] = [];
+    let startKey: Item | undefined;
+    do {
+      const output = await this.#requests.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
+        'query:recent',
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: INDEX.recent.name,
+          KeyConditionExpression: '#kind = :kind',
+          FilterExpression: `#status IN (${statuses.map((_, index) => `:s${index}`).join(', ')})`,
+          ExpressionAttributeNames: {
+            '#kind': INDEX.recent.partition,
+            '#status': 'status',
+            '#id': INDEX.recent.sort,
+          },
+          ExpressionAttributeValues: {
+            ':kind': 'newsletter',
+            ...Object.fromEntries(statuses.map((status, index) => [`:s${index}`, status])),
+          },
+          ProjectionExpression: '#id',
+          ScanIndexForward: false,
+          Limit: limit,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      ids.push(...(output.Items ?? []).map((item) => Number(item.id)));
+      startKey = output.LastEvaluatedKey;
+    } while (startKey && ids.length < limit);
+    return ids.slice(0, limit);
   }
 
   async markFeedback(
