@@ -11,6 +11,7 @@ import {
   resumeNewsletter,
   sendNewsletter,
 } from '../../shared/operations/campaign/control-campaign.ts';
+import { sendChunk } from '../../shared/operations/campaign/send-recipients.ts';
 import { sweepCampaigns } from '../../shared/operations/campaign/sweep-campaigns.ts';
 import { unsubscribeByLink } from '../../shared/operations/token-links.ts';
 import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
@@ -338,6 +339,68 @@ describe('[campaign.pause] pause stops the workers; resume finishes the send', (
     expect(outcome?.stopped).toBe('paused');
     const last = Math.max(...world.ses.mails.map((mail) => mail.at));
     expect(last - (pausedAt ?? 0)).toBeLessThanOrEqual(1_500);
+  });
+});
+
+describe('[campaign.pause] a chunk that arrives after a pause, or from another run, sends nothing', () => {
+  it('answers not_sending, mails nobody and leaves every recipient pending', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(5);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    await pauseNewsletter(world.deps, issue.id);
+    expect(await world.sendOne()).toEqual({
+      sent: 0,
+      skipped: 0,
+      failed: 0,
+      requeued: 0,
+      stopped: 'not_sending',
+    });
+    expect(world.ses.mails).toHaveLength(0);
+    expect((await states(world, issue.id)).pending).toBe(5);
+  });
+
+  it('a chunk of another run of a sending campaign is not this run’s work', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(5);
+    const issue = await world.issue();
+    const campaign = await started(world, issue.id);
+    await world.planOne();
+    const chunk = world.queues.takeSend();
+    if (!chunk || 'kind' in chunk) throw new Error('expected a chunk of recipients');
+    const invocation = {
+      workers: 1,
+      owner: 'w',
+      deadline: world.clock.now() + 60_000,
+      inFlight: 4,
+    };
+    const stale = await sendChunk(world.deps, { ...chunk, run: campaign.run + 1 }, invocation);
+    expect(stale).toMatchObject({ sent: 0, stopped: 'not_sending' });
+    expect(world.ses.mails).toHaveLength(0);
+    // The same chunk with its own run is sent.
+    expect(await sendChunk(world.deps, chunk, invocation)).toMatchObject({ sent: 5 });
+  });
+});
+
+describe('[ops.metrics] a campaign worker counts what it sent, skipped and failed', () => {
+  it('adds each invocation’s sent, skipped and failed mails to the campaign metrics', async () => {
+    const world = await campaignWorld();
+    const people = await world.subscribe(6);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    // One leaves before their turn (skipped), one address SES rejects (failed).
+    const [leaving, rejected] = people;
+    if (!leaving || !rejected) throw new Error('expected subscribers');
+    await world.store.replaceSubscriber({ ...leaving, status: 'U' }, leaving.version);
+    world.ses.failWith = (mail) => (mail.to === rejected.email ? 'rejected' : undefined);
+    await world.sendOne();
+    expect(world.metrics.counts).toMatchObject({
+      CampaignMailsSent: 4,
+      CampaignSkips: 1,
+      CampaignFailures: 1,
+    });
   });
 });
 
