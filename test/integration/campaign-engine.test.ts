@@ -383,6 +383,34 @@ describe('[campaign.pause] a chunk that arrives after a pause, or from another r
   });
 });
 
+describe('[campaign.claim] a worker stops before its invocation runs out of time', () => {
+  it('starts no send in the last 6 s and puts the rest back at once, no throttle round counted', async () => {
+    const world = await campaignWorld({ campaign: { rate: 10 } });
+    await world.subscribe(50);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    const chunk = world.queues.takeSend();
+    if (!chunk || 'kind' in chunk) throw new Error('expected a chunk of recipients');
+    const start = world.clock.now();
+    // 8 s left: about 2 s of sending at 10 a second before the 6 s margin.
+    const invocation = { workers: 1, owner: 'w', deadline: start + 8_000, inFlight: 1 };
+    const outcome = await sendChunk(world.deps, chunk, invocation);
+    expect(outcome.stopped).toBe('deadline');
+    expect(outcome.sent).toBeGreaterThan(0);
+    expect(outcome.sent).toBeLessThan(50);
+    expect(outcome.requeued).toBe(50 - outcome.sent);
+    const last = Math.max(...world.ses.mails.map((mail) => mail.at));
+    expect(last).toBeLessThanOrEqual(invocation.deadline - 6_000);
+    expect(world.queues.sends).toHaveLength(1);
+    const [requeued] = world.queues.sends;
+    expect(requeued?.visibleAt).toBe(world.clock.now());
+    expect(requeued?.chunk).toMatchObject({ throttled: chunk.throttled });
+    await world.drain();
+    expect([...world.ses.counts().values()]).toEqual(Array(50).fill(1));
+  });
+});
+
 describe('[ops.metrics] a campaign worker counts what it sent, skipped and failed', () => {
   it('adds each invocation’s sent, skipped and failed mails to the campaign metrics', async () => {
     const world = await campaignWorld();
