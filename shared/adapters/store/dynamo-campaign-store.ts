@@ -338,30 +338,23 @@ export class DynamoCampaignStore implements CampaignStore {
     // A dense run of ids is one ranged Query; ids scattered over many other subscribers are
     // looked up one by one rather than read past.
     if (to - from + 1 <= 4 * sorted.length) {
-      let startKey: Item | undefined;
-      do {
-        const output = await this.#requests.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
-          'query:recent',
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: INDEX.recent.name,
-            KeyConditionExpression: '#kind = :kind AND #id BETWEEN :from AND :to',
-            ExpressionAttributeNames: {
-              '#kind': INDEX.recent.partition,
-              '#id': INDEX.recent.sort,
-              '#email': 'email',
-            },
-            ExpressionAttributeValues: { ':kind': 'subscriber', ':from': from, ':to': to },
-            ProjectionExpression: '#id, #email',
-            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-          }),
-        );
-        for (const item of output.Items ?? []) {
+      for await (const items of this.#requests.queryPages('query:recent', {
+        TableName: this.table,
+        IndexName: INDEX.recent.name,
+        KeyConditionExpression: '#kind = :kind AND #id BETWEEN :from AND :to',
+        ExpressionAttributeNames: {
+          '#kind': INDEX.recent.partition,
+          '#id': INDEX.recent.sort,
+          '#email': 'email',
+        },
+        ExpressionAttributeValues: { ':kind': 'subscriber', ':from': from, ':to': to },
+        ProjectionExpression: '#id, #email',
+      })) {
+        for (const item of items) {
           const id = Number(item.id);
           if (wanted.has(id)) emails.set(id, String(item.email));
         }
-        startKey = output.LastEvaluatedKey;
-      } while (startKey);
+      }
       return emails;
     }
     await inParallel(sorted, 8, async (id) => {
@@ -622,26 +615,19 @@ export class DynamoCampaignStore implements CampaignStore {
       skipped: 0,
       failed: 0,
     };
-    let startKey: Item | undefined;
-    do {
-      const output = await this.#requests.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
-        'query:recipients',
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': KEY.partition, '#state': 'state' },
-          ExpressionAttributeValues: { ':pk': keys.recipients(newsletterId) },
-          ProjectionExpression: '#state',
-          ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of output.Items ?? []) {
+    for await (const items of this.#requests.queryPages('query:recipients', {
+      TableName: this.table,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': KEY.partition, '#state': 'state' },
+      ExpressionAttributeValues: { ':pk': keys.recipients(newsletterId) },
+      ProjectionExpression: '#state',
+      ConsistentRead: true,
+    })) {
+      for (const item of items) {
         const state = item.state as RecipientState;
         if (state in counts) counts[state] += 1;
       }
-      startKey = output.LastEvaluatedKey;
-    } while (startKey);
+    }
     return counts;
   }
 
@@ -653,33 +639,27 @@ export class DynamoCampaignStore implements CampaignStore {
     // `limit` issues may hold none of these statuses while older ones do (a campaign still
     // sending behind a hundred newer drafts), so read on until `limit` matched or none is left.
     const ids: number[] = [];
-    let startKey: Item | undefined;
-    do {
-      const output = await this.#requests.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
-        'query:recent',
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: INDEX.recent.name,
-          KeyConditionExpression: '#kind = :kind',
-          FilterExpression: `#status IN (${statuses.map((_, index) => `:s${index}`).join(', ')})`,
-          ExpressionAttributeNames: {
-            '#kind': INDEX.recent.partition,
-            '#status': 'status',
-            '#id': INDEX.recent.sort,
-          },
-          ExpressionAttributeValues: {
-            ':kind': 'newsletter',
-            ...Object.fromEntries(statuses.map((status, index) => [`:s${index}`, status])),
-          },
-          ProjectionExpression: '#id',
-          ScanIndexForward: false,
-          Limit: limit,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      ids.push(...(output.Items ?? []).map((item) => Number(item.id)));
-      startKey = output.LastEvaluatedKey;
-    } while (startKey && ids.length < limit);
+    for await (const items of this.#requests.queryPages('query:recent', {
+      TableName: this.table,
+      IndexName: INDEX.recent.name,
+      KeyConditionExpression: '#kind = :kind',
+      FilterExpression: `#status IN (${statuses.map((_, index) => `:s${index}`).join(', ')})`,
+      ExpressionAttributeNames: {
+        '#kind': INDEX.recent.partition,
+        '#status': 'status',
+        '#id': INDEX.recent.sort,
+      },
+      ExpressionAttributeValues: {
+        ':kind': 'newsletter',
+        ...Object.fromEntries(statuses.map((status, index) => [`:s${index}`, status])),
+      },
+      ProjectionExpression: '#id',
+      ScanIndexForward: false,
+      Limit: limit,
+    })) {
+      ids.push(...items.map((item) => Number(item.id)));
+      if (ids.length >= limit) break;
+    }
     return ids.slice(0, limit);
   }
 

@@ -1,14 +1,15 @@
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
-import type {
-  BatchGetCommand,
-  BatchWriteCommand,
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
+import {
+  type BatchGetCommand,
+  type BatchWriteCommand,
+  type DeleteCommand,
+  type DynamoDBDocumentClient,
+  type GetCommand,
+  type PutCommand,
   QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
+  type QueryCommandInput,
+  type TransactWriteCommand,
+  type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { DependencyError } from '../../domain/errors.ts';
 
@@ -78,6 +79,28 @@ export class DynamoRequests {
       if (isUnavailable(error)) throw new DependencyError('dynamodb', { cause: error });
       throw error;
     }
+  }
+
+  /**
+   * The items of a query, one page at a time, following LastEvaluatedKey to the end; a caller
+   * that has enough leaves its loop, and no further page is read.
+   */
+  async *queryPages(
+    operation: string,
+    input: QueryCommandInput,
+  ): AsyncGenerator<Record<string, unknown>[]> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.send<{
+        Items?: Record<string, unknown>[];
+        LastEvaluatedKey?: Record<string, unknown>;
+      }>(
+        operation,
+        new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
+      );
+      yield output.Items ?? [];
+      startKey = output.LastEvaluatedKey;
+    } while (startKey);
   }
 
   /** Runs a conditional write; `false` when its condition (or a transaction's) failed. */

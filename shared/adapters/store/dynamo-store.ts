@@ -3,7 +3,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
@@ -492,29 +491,20 @@ export class DynamoStore implements Store {
       maxPages = Number.POSITIVE_INFINITY,
     }: ListingOptions & { maxPages?: number },
   ): AsyncGenerator<Item> {
-    let startKey: Record<string, unknown> | undefined;
     let pages = 0;
-    do {
-      const output = await this.send<{
-        Items?: Item[];
-        LastEvaluatedKey?: Record<string, unknown>;
-      }>(
-        `query:${index.name}`,
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: index.name,
-          KeyConditionExpression: '#kind = :kind',
-          ExpressionAttributeNames: { '#kind': index.partition },
-          ExpressionAttributeValues: { ':kind': kind },
-          ScanIndexForward: order === 'oldest-first',
-          ...(pageSize ? { Limit: pageSize } : {}),
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      yield* output.Items ?? [];
-      startKey = output.LastEvaluatedKey;
+    for await (const items of this.requests.queryPages(`query:${index.name}`, {
+      TableName: this.table,
+      IndexName: index.name,
+      KeyConditionExpression: '#kind = :kind',
+      ExpressionAttributeNames: { '#kind': index.partition },
+      ExpressionAttributeValues: { ':kind': kind },
+      ScanIndexForward: order === 'oldest-first',
+      ...(pageSize ? { Limit: pageSize } : {}),
+    })) {
+      yield* items;
       pages += 1;
-    } while (startKey && pages < maxPages);
+      if (pages >= maxPages) return;
+    }
   }
 }
 
