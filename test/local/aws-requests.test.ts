@@ -93,6 +93,27 @@ describe('an SES send, as the local endpoint authorizes it', () => {
     expect((await judge(send('Newsletter-Mail'), policy(IDENTITY, SET))).allowed).toBe(true);
     expect((await judge(send(), policy(IDENTITY))).allowed).toBe(true);
   });
+
+  it('is judged by its own recipients when a policy names ses:Recipients, whatever was judged before', async () => {
+    const toOwnDomain: PolicyDocument = {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Allow',
+          Action: 'ses:SendRawEmail',
+          Resource: IDENTITY,
+          Condition: { 'ForAllValues:StringLike': { 'ses:Recipients': '*@example.org' } },
+        },
+      ],
+    };
+    const to = (address: string): WireCall => ({
+      ...send(),
+      input: { ...send().input, 'Destinations.member.1': address },
+    });
+    expect((await judge(to('reader@example.org'), toOwnDomain)).allowed).toBe(true);
+    expect((await judge(to('reader@elsewhere.net'), toOwnDomain)).allowed).toBe(false);
+    expect((await judge(to('other@example.org'), toOwnDomain)).allowed).toBe(true);
+  });
 });
 
 const QUEUE = 'arn:aws:sqs:us-east-1:123456789012:Work';

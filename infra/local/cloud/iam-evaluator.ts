@@ -61,11 +61,13 @@ const isKmsKey = (resource: string): boolean => /^arn:aws:kms:[^:]*:[^:]*:key\//
  * Verdicts already reached, per identity policy (the template's documents, never changed while
  * they are in use): the same role asking the same thing gets the same answer, and a worker
  * asks the same thing thousands of times (every GetItem on the table, every receive of its
- * queue). Bounded, so requests that never repeat (an SES send's recipients) cannot grow it.
+ * queue). Bounded, so requests that never repeat cannot grow it.
  */
 const verdicts = new WeakMap<PolicyDocument, Map<string, Promise<Verdict>>>();
 const resourcePolicyIds = new WeakMap<PolicyDocument, number>();
 const MAX_VERDICTS_PER_POLICY = 5_000;
+/** Each policy document's text in lower case, to see which condition keys it names. */
+const policyTexts = new WeakMap<PolicyDocument, string>();
 
 /**
  * Evaluates `request` for the role `roleArn` whose identity policy is `policy`, as AWS would
@@ -85,7 +87,7 @@ export function evaluate(
     roleArn,
     request.action,
     request.resource,
-    request.context,
+    contextKey(request, policy),
     request.resourcePolicy ? idOf(request.resourcePolicy) : 0,
   ]);
   const cached = known.get(key);
@@ -96,6 +98,37 @@ export function evaluate(
   // A failure is not an answer to keep.
   verdict.catch(() => known.delete(key));
   return verdict;
+}
+
+/**
+ * The request's condition keys as far as they can change the verdict: every key's name (the
+ * simulator checks the names against the action), and the value only of a key that one of the
+ * policies names, in a condition or as a `${variable}`. IAM reads a value nowhere else, so an
+ * SES send's recipients, which no policy of ours names, no longer make every send a new
+ * evaluation, while a policy that does name `ses:Recipients` still sees each send's own.
+ */
+function contextKey(
+  request: AuthorizationRequest,
+  policy: PolicyDocument,
+): (string | [string, string | readonly string[]])[] {
+  const texts = [
+    textOf(policy),
+    ...(request.resourcePolicy ? [textOf(request.resourcePolicy)] : []),
+  ];
+  return Object.entries(request.context ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) =>
+      texts.some((text) => text.includes(name.toLowerCase())) ? [name, value] : name,
+    );
+}
+
+function textOf(document: PolicyDocument): string {
+  let text = policyTexts.get(document);
+  if (text === undefined) {
+    text = JSON.stringify(document).toLowerCase();
+    policyTexts.set(document, text);
+  }
+  return text;
 }
 
 let lastPolicyId = 0;
