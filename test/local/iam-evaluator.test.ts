@@ -19,6 +19,7 @@ vi.mock('@cloud-copilot/iam-simulate', async (original) => {
 });
 
 const { evaluate } = await import('../../infra/local/cloud/iam-evaluator.ts');
+type PolicyDocument = Parameters<typeof evaluate>[1];
 
 const ROLE = 'arn:aws:iam::123456789012:role/Mailer';
 const IDENTITY = 'arn:aws:ses:us-east-1:123456789012:identity/example.com';
@@ -34,7 +35,7 @@ describe('the local IAM verdicts', () => {
   });
 
   it('are simulated once for requests that differ only in a key no policy names', async () => {
-    const policy = {
+    const policy: PolicyDocument = {
       Version: '2012-10-17',
       Statement: [{ Effect: 'Allow', Action: 'ses:SendRawEmail', Resource: IDENTITY }],
     };
@@ -46,7 +47,7 @@ describe('the local IAM verdicts', () => {
   });
 
   it('are simulated for each value of a key a policy names', async () => {
-    const policy = {
+    const policy: PolicyDocument = {
       Version: '2012-10-17',
       Statement: [
         {
