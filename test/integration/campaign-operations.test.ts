@@ -5,17 +5,22 @@
 import { describe, expect, it } from 'vitest';
 import { countRecipients, noRecipients } from '../../shared/domain/campaign/campaign-report.ts';
 import type { RecipientRecord } from '../../shared/domain/campaign/recipient.ts';
-import { isNewsletterError } from '../../shared/domain/errors.ts';
+import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import {
   campaignReport,
   type ReportRow,
 } from '../../shared/operations/campaign/campaign-report.ts';
 import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
-import { copyNewsletterIssue } from '../../shared/operations/campaign/save-newsletter.ts';
+import {
+  copyNewsletterIssue,
+  createNewsletterIssue,
+  editNewsletterIssue,
+  type SavedNewsletter,
+} from '../../shared/operations/campaign/save-newsletter.ts';
 import { testNewsletter } from '../../shared/operations/campaign/test-send.ts';
 import { recordFeedback } from '../../shared/operations/record-feedback.ts';
 import { unsubscribeByLink } from '../../shared/operations/token-links.ts';
-import { campaignWorld } from '../support/campaign-world.ts';
+import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
 
 describe('[campaign.report] the report counts the recipient records', () => {
   it('sent, skipped with reasons, failed, unsubscribed through the issue, bounced and complained; one CSV row each', async () => {
@@ -163,11 +168,13 @@ describe('[campaign.copy] a copy is a new draft of the same content', () => {
       sent: 0,
     });
     expect(copied.issue.url).toBeUndefined();
+    expect(copied.warnings).toEqual([]);
     expect(await world.campaigns.getContent(copied.issue.id)).toEqual(
       await world.campaigns.getContent(issue.id),
     );
     expect(await copyNewsletterIssue({ ...world.deps, store: world.store }, 999)).toMatchObject({
       code: 'not_found',
+      message: expect.stringContaining('999'),
     });
   });
 });
@@ -218,5 +225,266 @@ describe('[campaign.test-send] a test mail looks like the real one, and changes 
       code: 'invalid_state',
     });
     expect(world.queues.plans).toHaveLength(0);
+  });
+});
+
+/** What saving an issue needs, from a campaign world. */
+const saving = (world: CampaignWorld) => ({ ...world.deps, store: world.store });
+
+/** Saved, or the test fails with the error's message. */
+function saved(result: SavedNewsletter | NewsletterError): SavedNewsletter {
+  if (isNewsletterError(result)) throw new Error(result.message);
+  return result;
+}
+
+describe('[campaign.content] an issue is validated as it will be sent when it is created', () => {
+  it('stores the trimmed subject, lists, privacy and web URL; derives a text part or keeps the operator’s; warns', async () => {
+    const world = await campaignWorld();
+    const deps = saving(world);
+
+    const derived = saved(
+      await createNewsletterIssue(deps, {
+        subject: '  Spaced out  ',
+        html: '<p>Hello { name }, news.</p>',
+        lists: [1, 4],
+        url: 'https://news.example.com/issues/1',
+      }),
+    );
+    expect(derived.issue).toMatchObject({
+      status: 'draft',
+      subject: 'Spaced out',
+      lists: [1, 4],
+      private: false,
+      url: 'https://news.example.com/issues/1',
+    });
+    expect(derived.warnings).toHaveLength(1);
+    expect(derived.warnings[0]).toContain('{ name }');
+    const derivedContent = await world.campaigns.getContent(derived.issue.id);
+    expect(derivedContent).toMatchObject({
+      html: '<p>Hello { name }, news.</p>',
+      text_derived: true,
+    });
+    expect(derivedContent?.text).toContain('Hello { name }, news.');
+
+    const written = saved(
+      await createNewsletterIssue(deps, {
+        subject: 'Own words',
+        html: '<p>Hi</p>',
+        text: 'Hi, in words of my own',
+        lists: [1],
+        private: true,
+      }),
+    );
+    expect(written.issue).toMatchObject({ subject: 'Own words', private: true, lists: [1] });
+    expect(written.issue.url).toBeUndefined();
+    expect(written.warnings).toEqual([]);
+    expect(await world.campaigns.getContent(written.issue.id)).toEqual({
+      html: '<p>Hi</p>',
+      text: 'Hi, in words of my own',
+    });
+
+    // Without content: a draft to fill in later, no lists yet.
+    const bare = saved(await createNewsletterIssue(deps, { subject: 'Later' }));
+    expect(bare.issue).toMatchObject({ subject: 'Later', lists: [], private: false });
+    expect(bare.warnings).toEqual([]);
+    expect(await world.campaigns.getContent(bare.issue.id)).toBeUndefined();
+  });
+
+  it('refuses a missing subject, a text part without HTML, a bad web URL and an unknown tag, and creates nothing', async () => {
+    const world = await campaignWorld();
+    const deps = saving(world);
+    const html = '<p>Hello</p>';
+
+    expect(await createNewsletterIssue(deps, { html, lists: [1] })).toMatchObject({
+      code: 'missing_parameter',
+      message: expect.stringContaining('subject'),
+    });
+    expect(
+      await createNewsletterIssue(deps, { subject: 'Words only', text: 'Hello', lists: [1] }),
+    ).toMatchObject({ code: 'missing_parameter', message: expect.stringContaining('html') });
+    expect(
+      await createNewsletterIssue(deps, {
+        subject: 'Bad link',
+        html,
+        lists: [1],
+        url: 'ftp://news.example.com/1',
+      }),
+    ).toMatchObject({ code: 'invalid_parameter', message: expect.stringContaining('web_url') });
+    expect(
+      await createNewsletterIssue(deps, { subject: 'Typo', html: '<p>Hi {nmae}</p>', lists: [1] }),
+    ).toMatchObject({ code: 'unknown_tag' });
+    expect(await world.store.recentNewsletterIssues(10, true)).toEqual([]);
+  });
+});
+
+describe('[campaign.lifecycle] an edit changes content only in draft or scheduled, privacy and URL at any time', () => {
+  it('refuses every content field on a sent issue; privacy moves it off and back onto the keyless listing', async () => {
+    const world = await campaignWorld();
+    const deps = saving(world);
+    // Nobody is on list 4: the send ends at once.
+    const issue = await world.issue({ lists: [4] });
+    await sendNewsletter(world.deps, { id: issue.id });
+    await world.drain();
+    const listed = async () =>
+      (await world.store.recentNewsletterIssues(10, false)).map((each) => each.id);
+    expect(await listed()).toEqual([issue.id]);
+    const content = await world.campaigns.getContent(issue.id);
+
+    for (const change of [
+      { subject: 'Too late' },
+      { html: '<p>Too late</p>' },
+      { text: 'Too late' },
+      { lists: [1] },
+    ]) {
+      expect(await editNewsletterIssue(deps, issue.id, change)).toMatchObject({
+        code: 'invalid_state',
+        message: `Newsletter ${issue.id} is sent; only a draft or scheduled newsletter can be edited.`,
+      });
+    }
+    expect(await world.campaign(issue.id)).toMatchObject({ subject: issue.subject, lists: [4] });
+    expect(await world.campaigns.getContent(issue.id)).toEqual(content);
+
+    const hidden = saved(await editNewsletterIssue(deps, issue.id, { private: true }));
+    expect(hidden.issue).toMatchObject({ status: 'sent', private: true });
+    expect(hidden.warnings).toEqual([]);
+    expect(await listed()).toEqual([]);
+    saved(await editNewsletterIssue(deps, issue.id, { private: false }));
+    expect(await listed()).toEqual([issue.id]);
+
+    const linked = saved(
+      await editNewsletterIssue(deps, issue.id, { url: 'https://news.example.com/sent' }),
+    );
+    expect(linked.issue).toMatchObject({ status: 'sent', url: 'https://news.example.com/sent' });
+    const unlinked = saved(await editNewsletterIssue(deps, issue.id, { url: null }));
+    expect(unlinked.issue.url).toBeUndefined();
+    expect(await listed()).toEqual([issue.id]);
+    expect(await editNewsletterIssue(deps, 999, { private: true })).toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('999'),
+    });
+  });
+
+  it('a draft made public stays off the keyless listing, and an edit keeps a scheduled issue scheduled', async () => {
+    const world = await campaignWorld();
+    const deps = saving(world);
+    const draft = await world.issue({ private: true });
+    const opened = saved(await editNewsletterIssue(deps, draft.id, { private: false }));
+    expect(opened.issue).toMatchObject({ status: 'draft', private: false });
+    expect(await world.store.recentNewsletterIssues(10, false)).toEqual([]);
+
+    await world.campaigns.updateCampaign(draft.id, {
+      expect: { statuses: ['draft'] },
+      set: { status: 'scheduled' },
+    });
+    const renamed = saved(await editNewsletterIssue(deps, draft.id, { subject: 'Renamed' }));
+    expect(renamed.issue).toMatchObject({ status: 'scheduled', subject: 'Renamed' });
+  });
+
+  it('an edit whose issue started sending meanwhile is refused, saying where the issue is now', async () => {
+    const world = await campaignWorld();
+    const deps = saving(world);
+    const issue = await world.issue();
+    // Sent by someone else between the edit's read of the issue and its write.
+    const read = world.campaigns.getContent.bind(world.campaigns);
+    world.campaigns.getContent = async (id, options) => {
+      const content = await read(id, options);
+      await world.campaigns.updateCampaign(id, {
+        expect: { statuses: ['draft'] },
+        set: { status: 'sending' },
+      });
+      return content;
+    };
+    expect(await editNewsletterIssue(deps, issue.id, { subject: 'Late' })).toMatchObject({
+      code: 'invalid_state',
+      message: `Newsletter ${issue.id} is sending; only a draft or scheduled newsletter can be edited.`,
+    });
+    expect((await world.campaign(issue.id)).subject).toBe(issue.subject);
+  });
+});
+
+describe('[campaign.content] an edit is validated as a whole again, with what it keeps', () => {
+  it('refuses a subject with a tag, an unknown list and a bad web URL against the stored content, and changes nothing', async () => {
+    const world = await campaignWorld();
+    const deps = saving(world);
+    const issue = await world.issue();
+    const content = await world.campaigns.getContent(issue.id);
+
+    expect(await editNewsletterIssue(deps, issue.id, { subject: '{name}, news' })).toMatchObject({
+      code: 'invalid_parameter',
+      message: expect.stringContaining('subject'),
+    });
+    expect(await editNewsletterIssue(deps, issue.id, { lists: [99] })).toMatchObject({
+      code: 'unknown_list',
+    });
+    expect(
+      await editNewsletterIssue(deps, issue.id, { subject: 'New', url: 'ftp://news.example.com' }),
+    ).toMatchObject({ code: 'invalid_parameter', message: expect.stringContaining('web_url') });
+    expect(await world.campaign(issue.id)).toMatchObject({ subject: issue.subject, lists: [1] });
+    expect(await world.campaigns.getContent(issue.id)).toEqual(content);
+
+    const edited = saved(
+      await editNewsletterIssue(deps, issue.id, {
+        subject: '  December issue  ',
+        lists: [1, 4],
+        url: 'https://news.example.com/december',
+      }),
+    );
+    expect(edited.issue).toMatchObject({
+      status: 'draft',
+      subject: 'December issue',
+      lists: [1, 4],
+      url: 'https://news.example.com/december',
+    });
+    expect(edited.warnings).toEqual([]);
+  });
+
+  it('[campaign.text-part] a derived text part follows the HTML; one the operator wrote stays until replaced', async () => {
+    const world = await campaignWorld();
+    const deps = saving(world);
+    const issue = await world.issue();
+
+    const rewritten = saved(
+      await editNewsletterIssue(deps, issue.id, { html: '<p>Second edition, { name }</p>' }),
+    );
+    expect(rewritten.warnings).toHaveLength(1);
+    const derived = await world.campaigns.getContent(issue.id);
+    expect(derived).toMatchObject({ html: '<p>Second edition, { name }</p>', text_derived: true });
+    expect(derived?.text).toContain('Second edition');
+
+    saved(await editNewsletterIssue(deps, issue.id, { text: 'Words of my own' }));
+    expect(await world.campaigns.getContent(issue.id)).toEqual({
+      html: '<p>Second edition, { name }</p>',
+      text: 'Words of my own',
+    });
+    saved(await editNewsletterIssue(deps, issue.id, { html: '<p>Third edition</p>' }));
+    expect(await world.campaigns.getContent(issue.id)).toEqual({
+      html: '<p>Third edition</p>',
+      text: 'Words of my own',
+    });
+  });
+
+  it('a draft without content: a text part alone is refused, a subject needs no content, an HTML part gives it one', async () => {
+    const world = await campaignWorld();
+    const deps = saving(world);
+    const bare = saved(await createNewsletterIssue(deps, { subject: 'Bare' }));
+    const id = bare.issue.id;
+
+    expect(await editNewsletterIssue(deps, id, { text: 'Only words' })).toMatchObject({
+      code: 'missing_parameter',
+      message: expect.stringContaining('html'),
+    });
+    expect(await world.campaigns.getContent(id)).toBeUndefined();
+
+    const renamed = saved(await editNewsletterIssue(deps, id, { subject: 'Still bare' }));
+    expect(renamed.issue.subject).toBe('Still bare');
+    expect(await world.campaigns.getContent(id)).toBeUndefined();
+
+    const filled = saved(
+      await editNewsletterIssue(deps, id, { html: '<p>At last</p>', lists: [4] }),
+    );
+    expect(filled.issue.lists).toEqual([4]);
+    const content = await world.campaigns.getContent(id);
+    expect(content).toMatchObject({ html: '<p>At last</p>', text_derived: true });
+    expect(content?.text).toContain('At last');
   });
 });
