@@ -7,6 +7,7 @@
  * file: run it first, as `npm run bench` does). Options: see USAGE.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -16,6 +17,7 @@ import { SENDS_IN_FLIGHT } from '../shared/operations/campaign/send-recipients.t
 import {
   type CampaignWorld,
   callCounts,
+  callerKind,
   campaignWorld,
   type Invocation,
   type Sample,
@@ -23,6 +25,7 @@ import {
   waitFor,
 } from './campaign-world.ts';
 import { describeMachine, loadAverage } from './machine.ts';
+import { meterCpu } from './process-cpu.ts';
 import { machineText, markdownTable, type Row } from './report.ts';
 
 const USAGE = `Usage: tsx bench/campaigns.ts [options]
@@ -118,6 +121,18 @@ interface Throughput {
   readonly calls: Map<string, number>;
   readonly invocations: readonly Invocation[];
   readonly pollsIdle: number;
+  /** CPU seconds per process role from the send call to `sent`. */
+  readonly cpu: Map<string, number>;
+}
+
+/** Which process of the local world each pid is, for the CPU figures. */
+function processRoles(world: CampaignWorld): Map<number, string> {
+  const roles = new Map<number, string>([[process.pid, 'host']]);
+  const { dynamo, cloud } = world.stack;
+  if (dynamo.pid !== undefined) roles.set(dynamo.pid, 'DynamoDB Local');
+  for (const host of cloud.functions.values())
+    for (const pid of host.pids) roles.set(pid, callerKind(host.fn.functionName));
+  return roles;
 }
 
 async function throughput(world: CampaignWorld, recipients: number): Promise<Throughput> {
@@ -128,6 +143,7 @@ async function throughput(world: CampaignWorld, recipients: number): Promise<Thr
   const from = calls.length;
   const invocationsFrom = world.invocations.length;
   const probe = sampler(world);
+  const cpuMeter = meterCpu(() => processRoles(world));
   const t0 = performance.now();
   await world.send(id);
   let sentAt = Number.NaN;
@@ -141,6 +157,7 @@ async function throughput(world: CampaignWorld, recipients: number): Promise<Thr
     50,
   );
   const samples = probe.stop();
+  const cpu = await cpuMeter.stop();
   const campaign = await world.campaign(id);
   // What the pollers ask for while nothing is queued: the idle cost of a quiet engine.
   const settledCalls = calls.length;
@@ -162,6 +179,7 @@ async function throughput(world: CampaignWorld, recipients: number): Promise<Thr
     calls: counted,
     invocations: world.invocations.slice(invocationsFrom),
     pollsIdle: idle / 10,
+    cpu,
   };
 }
 
@@ -415,6 +433,25 @@ function cost(run: Throughput) {
 
 const money = (value: number): string => `$${value.toFixed(4)}`;
 
+/**
+ * The CPU one mail costs the local world: on these machines every process shares 2 cores, so
+ * this, not any one service, bounds the local throughput.
+ */
+function cpuRow(run: Throughput): Row {
+  const perMail = (seconds: number): number => (seconds * 1000) / run.recipients;
+  const parts = [...run.cpu].filter(([, seconds]) => perMail(seconds) >= 0.05);
+  parts.sort((a, b) => b[1] - a[1]);
+  const total = [...run.cpu.values()].reduce((sum, seconds) => sum + seconds, 0);
+  const cores = availableParallelism();
+  return {
+    area: 'Campaign',
+    subject: 'local CPU per mail (throughput run)',
+    measured: `${perMail(total).toFixed(1)} ms: ${parts.map(([role, seconds]) => `${role} ${perMail(seconds).toFixed(1)}`).join(', ')}`,
+    compared: `${cores} cores give at most ${n(Math.floor((cores * 1000) / perMail(total)))} mails/s at this cost; ${((total / (run.sentMs / 1000) / cores) * 100).toFixed(0)}% of them kept busy by the local world`,
+    target: '—',
+  };
+}
+
 function rows(
   run: Throughput,
   cold: number,
@@ -438,6 +475,7 @@ function rows(
         run.sentCount === run.recipients &&
         run.lost === 0,
     },
+    cpuRow(run),
     {
       area,
       subject: 'first mail after the send call',
@@ -546,6 +584,18 @@ ${parts.table}
   history, sampled every 25 ms) at 1 and at all recipients. A 20-recipient warm-up send runs
   first, so the throughput run's functions are warm; the warm-up's first mail (cold starts of
   the planner and a worker included) is given beside it.
+- **Local CPU per mail**: user and system CPU time (\`pidusage\`, sampled every 0.5 s) of each
+  process of the local world from the send call to \`sent\`, divided by the recipients: the host
+  process (the local cloud: the IAM-checking endpoint, the SES, SQS and parameter-store
+  stand-ins, the pollers, the Lambda host, and this benchmark's 25 ms sampling), DynamoDB
+  Local's JVM, and each function's execution environments. All of them share the machine's
+  cores, so their sum per mail bounds the local throughput whatever the engine's concurrency.
+  Each mail costs the host three endpoint calls (the claim, the SES send, the record: a SigV4
+  check, an IAM verdict and a forward each), the SES stand-in's parse of the mail for the
+  viewer, and the stream poller's read of the two stream records the recipient's writes make;
+  DynamoDB Local spends its share mostly reading and writing JSON (a JFR profile: Jackson and
+  Jetty); a worker's share is the SDK's signing and serializing of its three calls and the
+  mail's rendering and MIME encoding.
 - **Pacing and pause**: \`campaign.rate\` set in the parameter store (the functions cache it for
   a second). The rate is the mails from the first to the pause over that time; the window
   figure is the largest rise of the accepted count between two samples at most one second apart

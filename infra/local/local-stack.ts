@@ -89,7 +89,9 @@ export interface LocalStackOptions {
 }
 
 /** What a stack's user may do with its DynamoDB Local: reach it, and stop it if it is its own. */
-export type StackDynamoDb = Pick<DynamoDbLocal, 'endpoint' | 'dataDir' | 'stop'>;
+export type StackDynamoDb = Pick<DynamoDbLocal, 'endpoint' | 'dataDir' | 'stop'> &
+  /** The JVM's process id when the stack started it (the benchmarks' CPU figures). */
+  Partial<Pick<DynamoDbLocal, 'pid'>>;
 
 /** The running local service. */
 export interface LocalStack {

@@ -73,6 +73,10 @@ class Environment {
   readonly #child: ChildProcess;
   readonly #pending = new Map<string, Pending>();
 
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
   constructor(
     readonly options: LambdaHostOptions,
     /** Set after the template's: where this machine's stand-ins for the layers listen. */
@@ -330,6 +334,13 @@ export class LambdaHost {
       }
       await new Promise<void>((wake) => this.#waiting.push(wake));
     }
+  }
+
+  /** Process ids of the live execution environments (the benchmarks' CPU figures). */
+  get pids(): number[] {
+    return [...this.#environments].flatMap((each) =>
+      each.dead || each.pid === undefined ? [] : [each.pid],
+    );
   }
 
   /** Execution environments running an invocation now. */
