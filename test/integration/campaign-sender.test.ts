@@ -1,0 +1,289 @@
+/**
+ * One worker invocation's handling of a chunk (shared/operations/campaign/send-recipients.ts)
+ * in detail, against DynamoDB Local: the delays work is put back with, the retries of a refused
+ * record, how often a worker re-reads its campaign, the groups subscribers are read in, and
+ * what a chunk writes to the campaign record. campaign-engine.test.ts holds the whole journeys.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import type { SettingsInput } from '../../shared/domain/settings-schema.ts';
+import {
+  pauseNewsletter,
+  sendNewsletter,
+} from '../../shared/operations/campaign/control-campaign.ts';
+import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
+
+/** A started send whose planning is done: its chunks wait on the workers' queue. */
+async function planned(
+  count: number,
+  settings: Partial<SettingsInput> = {},
+  pageSizes: { plan?: number } = {},
+) {
+  const world = await campaignWorld(settings, pageSizes);
+  const people = await world.subscribe(count);
+  const issue = await world.issue();
+  const started = await sendNewsletter(world.deps, { id: issue.id });
+  if (isNewsletterError(started)) throw new Error(started.message);
+  while (world.queues.plans.length > 0) await world.planOne();
+  return { world, people, id: issue.id };
+}
+
+/** The delay (s) and throttle rounds of the one message waiting on the workers' queue. */
+function requeued(world: CampaignWorld) {
+  expect(world.queues.sends).toHaveLength(1);
+  const [waiting] = world.queues.sends;
+  if (!waiting || 'kind' in waiting.chunk) throw new Error('no chunk waiting');
+  return {
+    delaySeconds: (waiting.visibleAt - world.clock.now()) / 1000,
+    throttled: waiting.chunk.throttled,
+    recipients: waiting.chunk.recipients.length,
+  };
+}
+
+/** Records every wait of the virtual clock. */
+function recordWaits(world: CampaignWorld): number[] {
+  const waits: number[] = [];
+  world.clock.sleep = async (ms: number) => {
+    waits.push(ms);
+    world.clock.t += Math.max(0, ms);
+  };
+  return waits;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('[campaign.throttle] work put back after a throttle waits 2 s doubling a round, at most 5 minutes', () => {
+  it('each throttled round puts the whole chunk back with the next delay, within ±25%', async () => {
+    const { world, id } = await planned(6);
+    world.ses.failWith = () => 'throttled';
+    const before = await world.campaign(id);
+    for (const [jitter, factor] of [
+      [0.999, 1.2495],
+      [0, 0.75],
+    ] as const) {
+      vi.spyOn(Math, 'random').mockReturnValue(jitter);
+      for (let round = 0; round < 9; round += 1) {
+        const outcome = await world.sendOne({ inFlight: 1 });
+        expect(outcome).toMatchObject({ sent: 0, failed: 0, requeued: 6, stopped: 'throttled' });
+        const back = requeued(world);
+        const throttledBefore = jitter === 0 ? round + 9 : round;
+        expect(back.throttled).toBe(throttledBefore + 1);
+        expect(back.recipients).toBe(6);
+        expect(back.delaySeconds).toBeCloseTo(Math.min(300, 2 * 2 ** throttledBefore) * factor, 6);
+      }
+    }
+    // Nothing was settled: the chunk was active, but made no progress.
+    const after = await world.campaign(id);
+    expect(after.progress_at).toBe(before.progress_at);
+    expect(after.active_at).toBe(new Date(world.clock.now()).toISOString());
+    expect(world.metrics.counts.CampaignThrottles).toBe(18);
+    expect(await world.campaigns.countRecipients(id)).toMatchObject({ pending: 6, sending: 0 });
+  });
+
+  it('SES unreachable puts the chunk back the same way and counts one failure in a row', async () => {
+    const { world, id } = await planned(5);
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    world.ses.failWith = () => 'unavailable';
+    const outcome = await world.sendOne({ inFlight: 1 });
+    expect(outcome).toMatchObject({ sent: 0, failed: 0, requeued: 5, stopped: 'unavailable' });
+    expect(requeued(world)).toEqual({ delaySeconds: 2, throttled: 1, recipients: 5 });
+    expect(await world.campaign(id)).toMatchObject({ status: 'sending', consecutive_failures: 1 });
+    expect(world.log.lines.filter((line) => line.event === 'campaign_ses_unavailable')).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        fields: expect.objectContaining({ newsletter_id: id }),
+      }),
+    ]);
+    expect(world.metrics.counts.CampaignThrottles).toBeUndefined();
+  });
+});
+
+describe('[campaign.auto-pause] failures in a row count across the chunks of a run', () => {
+  it('the chunk that reaches the limit stops at it, and the campaign pauses with the rest pending', async () => {
+    const { world, id } = await planned(6, { campaign: { failure_limit: 3 } }, { plan: 2 });
+    world.ses.failWith = () => 'rejected';
+    let attempts = 0;
+    const fail = world.ses.failWith;
+    world.ses.failWith = (mail) => {
+      attempts += 1;
+      return fail(mail);
+    };
+    await world.drain({ inFlight: 1 });
+    expect(attempts).toBe(3);
+    expect(await world.campaign(id)).toMatchObject({
+      status: 'paused',
+      pause_reason: 'failures',
+      failed: 3,
+      consecutive_failures: 3,
+    });
+    expect(await world.campaigns.countRecipients(id)).toMatchObject({ failed: 3, pending: 3 });
+    expect(world.log.lines.filter((line) => line.event === 'campaign_mail_failed')).toHaveLength(3);
+  });
+});
+
+describe('[campaign.claim] a record DynamoDB refuses is tried again, then the invocation fails', () => {
+  const refusing = (world: CampaignWorld, times: number) => {
+    const settle = world.campaigns.settleRecipient.bind(world.campaigns);
+    let refused = 0;
+    world.campaigns.settleRecipient = async (id, subscriberId, owner, outcome, at) => {
+      if (outcome.state === 'sent' && refused < times) {
+        refused += 1;
+        throw Object.assign(new Error('Throughput exceeds the current capacity'), {
+          name: 'ProvisionedThroughputExceededException',
+        });
+      }
+      return settle(id, subscriberId, owner, outcome, at);
+    };
+    return () => refused;
+  };
+
+  it('waits 200, 400, 800, 1,600 and 2,000 ms between the tries, and the sixth is recorded', async () => {
+    const { world, id } = await planned(1);
+    const waits = recordWaits(world);
+    const refused = refusing(world, 5);
+    expect(await world.sendOne()).toMatchObject({ sent: 1, failed: 0 });
+    expect(refused()).toBe(5);
+    expect(waits).toEqual([200, 400, 800, 1_600, 2_000]);
+    expect(world.log.lines.filter((line) => line.event === 'campaign_record_retry')).toHaveLength(
+      5,
+    );
+    expect(await world.campaign(id)).toMatchObject({ status: 'sent', sent: 1 });
+  });
+
+  it('a sixth refusal fails the invocation, leaving the claim to lapse', async () => {
+    const { world, id } = await planned(1);
+    const refused = refusing(world, 6);
+    await expect(world.sendOne()).rejects.toThrow('Throughput exceeds the current capacity');
+    expect(refused()).toBe(6);
+    expect(world.ses.mails).toHaveLength(1);
+    expect(await world.campaigns.countRecipients(id)).toMatchObject({ sending: 1, sent: 0 });
+  });
+
+  it('a claim outlives the invocation that made it', async () => {
+    const { world } = await planned(3);
+    const claim = world.campaigns.claimRecipient.bind(world.campaigns);
+    const leases: number[] = [];
+    world.campaigns.claimRecipient = async (id, subscriberId, lease) => {
+      leases.push(lease.leaseUntil);
+      return claim(id, subscriberId, lease);
+    };
+    const deadline = world.clock.now() + 60_000;
+    await world.sendOne();
+    expect(leases).toHaveLength(3);
+    for (const lease of leases) expect(lease).toBeGreaterThan(deadline);
+  });
+});
+
+describe('[campaign.pause] a worker re-reads its campaign about once a second', () => {
+  it('at 5 mails a second, 20 mails take about 4 s and as many status reads', async () => {
+    const { world, id } = await planned(20, { campaign: { rate: 5 } });
+    const get = world.campaigns.getCampaign.bind(world.campaigns);
+    let reads = 0;
+    world.campaigns.getCampaign = async (campaignId) => {
+      reads += 1;
+      return get(campaignId);
+    };
+    const from = world.clock.now();
+    expect(await world.sendOne()).toMatchObject({ sent: 20 });
+    const seconds = (world.clock.now() - from) / 1000;
+    expect(seconds).toBeGreaterThan(3);
+    // The read at the start of the chunk, one a second while it runs, the settings' none.
+    expect(reads).toBeGreaterThanOrEqual(Math.floor(seconds));
+    expect(reads).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
+    expect(await world.campaign(id)).toMatchObject({ status: 'sent', sent: 20 });
+  });
+
+  it('a pause while a worker waits for its next slot stops it before that send', async () => {
+    const { world, id } = await planned(8, { campaign: { rate: 2 } });
+    const sleep = world.clock.sleep;
+    let paused = false;
+    world.clock.sleep = async (ms: number) => {
+      if (!paused && world.ses.mails.length === 2) {
+        paused = true;
+        const result = await pauseNewsletter(world.deps, id);
+        if (isNewsletterError(result)) throw new Error(result.message);
+      }
+      await sleep(ms);
+    };
+    const outcome = await world.sendOne({ inFlight: 1 });
+    expect(paused).toBe(true);
+    expect(world.ses.mails).toHaveLength(2);
+    expect(outcome).toMatchObject({ sent: 2, requeued: 0, stopped: 'paused' });
+    expect(await world.campaigns.countRecipients(id)).toMatchObject({ sent: 2, pending: 6 });
+    // What it did settle is progress, which the stalled-campaign alarm watches.
+    const now = new Date(world.clock.now()).toISOString();
+    expect(await world.campaign(id)).toMatchObject({ progress_at: now, active_at: now, sent: 2 });
+  });
+});
+
+describe('[campaign.recheck] subscribers are read in small groups just before their sends', () => {
+  it('at most 25 at a time, fewer when the pace allows fewer a second, never fewer than the lanes', async () => {
+    for (const [rate, sizes] of [
+      [80, [25, 25, 10]],
+      [2, [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4]],
+      [10, [10, 10, 10, 10, 10, 10]],
+    ] as const) {
+      const { world } = await planned(60, { campaign: { rate } });
+      const read = world.campaigns.subscribersByEmail.bind(world.campaigns);
+      const groups: number[] = [];
+      world.campaigns.subscribersByEmail = async (emails) => {
+        groups.push(emails.length);
+        return read(emails);
+      };
+      expect(await world.sendOne()).toMatchObject({ sent: 60 });
+      expect(groups).toEqual(sizes);
+    }
+  });
+
+  it('counts the skipped by reason in one log line each', async () => {
+    const { world, people, id } = await planned(5);
+    for (const person of people.slice(0, 3)) {
+      const current = await world.store.getSubscriber(person.email);
+      if (!current) throw new Error(person.email);
+      await world.store.replaceSubscriber(
+        { ...current, status: 'U', version: current.version + 1 },
+        current.version,
+      );
+    }
+    expect(await world.sendOne()).toMatchObject({ sent: 2, skipped: 3 });
+    expect(world.log.lines.filter((line) => line.event === 'campaign_skips')).toEqual([
+      {
+        level: 'info',
+        event: 'campaign_skips',
+        fields: { newsletter_id: id, reason: 'unsubscribed', count: 3 },
+      },
+    ]);
+  });
+});
+
+describe('[campaign.pacing] a container remembers its latest sends only', () => {
+  it('keeps at most 1,000 send times, dropping the older half when it passes that', async () => {
+    const { world } = await planned(1);
+    world.deps.started.push(...Array.from({ length: 999 }, () => 0));
+    await world.sendOne();
+    expect(world.deps.started).toHaveLength(1_000);
+
+    const next = await planned(1);
+    next.world.deps.started.push(...Array.from({ length: 1_000 }, () => 0));
+    await next.world.sendOne();
+    expect(next.world.deps.started).toHaveLength(501);
+    expect(next.world.deps.started.at(-1)).toBe(next.world.clock.now());
+  });
+});
+
+describe('[campaign.lifecycle] the content of a sending issue is read once per container', () => {
+  it('two chunks of one issue read its content once', async () => {
+    const { world } = await planned(4, {}, { plan: 2 });
+    const content = world.campaigns.getContent.bind(world.campaigns);
+    let reads = 0;
+    world.campaigns.getContent = async (id) => {
+      reads += 1;
+      return content(id);
+    };
+    await world.drain();
+    expect(world.ses.mails).toHaveLength(4);
+    expect(reads).toBe(1);
+  });
+});
