@@ -11,6 +11,7 @@ import {
   resumeNewsletter,
   sendNewsletter,
 } from '../../shared/operations/campaign/control-campaign.ts';
+import { planPage, walkPage } from '../../shared/operations/campaign/plan-recipients.ts';
 import { sendChunk } from '../../shared/operations/campaign/send-recipients.ts';
 import { sweepCampaigns } from '../../shared/operations/campaign/sweep-campaigns.ts';
 import { unsubscribeByLink } from '../../shared/operations/token-links.ts';
@@ -24,6 +25,19 @@ async function started(world: CampaignWorld, id: number) {
 
 /** Every recipient record of an issue by state. */
 const states = (world: CampaignWorld, id: number) => world.campaigns.countRecipients(id);
+
+/** The subscriber ids of the recipients waiting in the workers' queue, in queue order. */
+const queuedIds = (world: CampaignWorld): number[] =>
+  world.queues.sends.flatMap(({ chunk }) =>
+    'kind' in chunk ? [] : chunk.recipients.map((recipient) => recipient.id),
+  );
+
+/** Deletes a subscriber as `delete_subscriber` would. */
+async function deleteSubscriber(world: CampaignWorld, email: string): Promise<void> {
+  const record = await world.store.getSubscriber(email);
+  if (!record) throw new Error(`no subscriber ${email}`);
+  await world.store.deleteSubscriber(record);
+}
 
 describe('[campaign.plan] the C subscribers of the issue’s lists when the send starts, once each', () => {
   it('mails every C subscriber of the lists once, also those on several lists, over many pages', async () => {
@@ -567,5 +581,365 @@ describe('[campaign.unsubscribe-link] the link in a campaign mail unsubscribes, 
     expect(await unsubscribeByLink(deps, `${nid}.${sid}.${'A'.repeat(43)}`)).toBe('invalid');
     world.clock.t += 366 * 86_400_000;
     expect(await unsubscribeByLink(deps, token)).toBe('invalid');
+  });
+});
+
+describe('[campaign.plan] each page is planned once, whatever becomes of its message', () => {
+  it('a page delivered again after its commit queues its recipients and the next page once more, and counts nobody twice', async () => {
+    const world = await campaignWorld({}, { plan: 3 });
+    const people = await world.subscribe(7);
+    const ids = people.map((person) => person.id);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    const firstPage = world.queues.plans[0];
+    if (firstPage?.kind !== 'plan') throw new Error('expected the first page');
+    // The first delivery dies after its conditional write, before it queues anything.
+    const send = world.queues.send.bind(world.queues);
+    world.queues.send = async () => {
+      throw new Error('the invocation died');
+    };
+    await expect(world.planOne()).rejects.toThrow('the invocation died');
+    world.queues.send = send;
+    expect(world.queues.plans).toHaveLength(0);
+    expect(await world.campaign(issue.id)).toMatchObject({ plan_page: 1, total: 3 });
+
+    expect(await planPage(world.deps, firstPage)).toBe('already_planned');
+    expect(queuedIds(world)).toEqual(ids.slice(0, 3));
+    expect(world.queues.plans).toEqual([{ ...firstPage, page: 1, after: ids[2] }]);
+    expect(await world.campaign(issue.id)).toMatchObject({ plan_page: 1, total: 3 });
+
+    const outcomes = [await world.planOne()];
+    const lastPage = world.queues.plans[0];
+    outcomes.push(await world.planOne());
+    expect(outcomes).toEqual(['planned', 'planned_last']);
+    expect(queuedIds(world)).toEqual(ids);
+    // The last page again: its recipient once more, and no page after it.
+    if (lastPage?.kind !== 'plan') throw new Error('expected the last page');
+    expect(await planPage(world.deps, lastPage)).toBe('already_planned');
+    expect(queuedIds(world)).toEqual([...ids, ids[6]]);
+    expect(world.queues.plans).toHaveLength(0);
+
+    await world.drain();
+    expect([...world.ses.counts().values()]).toEqual(Array(7).fill(1));
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', total: 7, sent: 7 });
+  });
+
+  it('a page whose commit a pause refused queues nothing, and the resume plans it again', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(4);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    // Paused between the page's recipient records and its conditional write.
+    const put = world.campaigns.putRecipients.bind(world.campaigns);
+    world.campaigns.putRecipients = async (...args: Parameters<typeof put>) => {
+      await put(...args);
+      await pauseNewsletter(world.deps, issue.id);
+    };
+    expect(await world.planOne()).toBe('not_sending');
+    world.campaigns.putRecipients = put;
+    expect(world.queues.sends).toHaveLength(0);
+    expect(world.queues.plans).toHaveLength(0);
+    expect(await world.campaign(issue.id)).toMatchObject({
+      status: 'paused',
+      plan_page: 0,
+      total: 0,
+    });
+
+    await resumeNewsletter(world.deps, issue.id);
+    await world.drain();
+    expect([...world.ses.counts().values()]).toEqual([1, 1, 1, 1]);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', total: 4, sent: 4 });
+  });
+
+  it('a page message of a campaign no longer sending, of another run, of an unknown issue or for a page not reached yet plans nobody', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(3);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    const page = world.queues.plans.shift();
+    if (page?.kind !== 'plan') throw new Error('expected the first page');
+    const nothingPlanned = async () => {
+      expect(await states(world, issue.id)).toMatchObject({ pending: 0 });
+      expect(world.queues.sends).toHaveLength(0);
+      expect(world.queues.plans).toHaveLength(0);
+    };
+
+    expect(await planPage(world.deps, { ...page, page: 2, after: 2 })).toBe('already_planned');
+    await nothingPlanned();
+    expect(await planPage(world.deps, { ...page, run: page.run + 1 })).toBe('not_sending');
+    await nothingPlanned();
+    expect(await planPage(world.deps, { ...page, newsletter_id: 999 })).toBe('not_sending');
+    await cancelNewsletter(world.deps, issue.id);
+    expect(await planPage(world.deps, page)).toBe('not_sending');
+    await nothingPlanned();
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'cancelled', total: 0 });
+  });
+
+  it('a send to the new reaches only the C subscribers of its lists with no record of the issue yet', async () => {
+    const world = await campaignWorld();
+    const first = await world.subscribe(3);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.drain();
+    const late = await world.subscribe(2, {}, 'late');
+    const again = await sendNewsletter(world.deps, { id: issue.id, newOnly: true });
+    expect(again).toMatchObject({ status: 'sending', run: 2, new_only: true });
+    await world.drain();
+    const counts = world.ses.counts();
+    for (const person of [...first, ...late]) expect(counts.get(person.email)).toBe(1);
+    expect(world.ses.mails).toHaveLength(5);
+    expect(await world.campaign(issue.id)).toMatchObject({
+      status: 'sent',
+      run: 2,
+      total: 5,
+      sent: 5,
+    });
+  });
+
+  it('without page sizes of its own (as in the Lambda) it plans, finishes a committed page and walks', async () => {
+    const world = await campaignWorld();
+    const people = await world.subscribe(3);
+    const ids = people.map((person) => person.id);
+    const { pageSizes: _pageSizes, ...deps } = world.deps;
+    const issue = await world.issue();
+    await started(world, issue.id);
+    const page = world.queues.plans.shift();
+    if (page?.kind !== 'plan') throw new Error('expected the first page');
+    expect(await planPage(deps, page)).toBe('planned_last');
+    expect(await planPage(deps, page)).toBe('already_planned');
+    await resumeNewsletter(deps, issue.id);
+    const walk = world.queues.plans.shift();
+    if (walk?.kind !== 'walk') throw new Error('expected a walk');
+    expect(await walkPage(deps, walk)).toBe('walked_last');
+    expect(queuedIds(world)).toEqual([...ids, ...ids, ...ids]);
+    await world.drain();
+    expect([...world.ses.counts().values()]).toEqual([1, 1, 1]);
+  });
+});
+
+describe('[campaign.rate] SES’s quota is read when a run’s planning starts and at each resume', () => {
+  it('the first page of a run, a send to the new’s included, reads it; the later pages keep the rate', async () => {
+    const world = await campaignWorld({}, { plan: 2 });
+    world.ses.rate = 50;
+    await world.subscribe(3);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    expect((await world.campaign(issue.id)).rate).toBe(40);
+    world.ses.rate = 100;
+    await world.drain();
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', total: 3, rate: 40 });
+
+    await world.subscribe(1, {}, 'late');
+    await sendNewsletter(world.deps, { id: issue.id, newOnly: true });
+    await world.planOne();
+    expect((await world.campaign(issue.id)).rate).toBe(80);
+  });
+
+  it('a resume reads it again, once, for the whole walk', async () => {
+    const world = await campaignWorld({}, { walk: 2 });
+    world.ses.rate = 50;
+    await world.subscribe(5);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    await pauseNewsletter(world.deps, issue.id);
+    // The workers find it paused and leave everyone pending.
+    await world.drain();
+    world.ses.rate = 25;
+    await resumeNewsletter(world.deps, issue.id);
+    expect(await world.planOne()).toBe('walked');
+    expect((await world.campaign(issue.id)).rate).toBe(20);
+    world.ses.rate = 100;
+    await world.drain();
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', sent: 5, rate: 20 });
+  });
+});
+
+/** Handles the walk messages queued, each with the `after` it started from. */
+async function walkAll(world: CampaignWorld): Promise<[string | undefined, number][]> {
+  const walked: [string | undefined, number][] = [];
+  while (world.queues.plans.length > 0) {
+    const next = world.queues.plans[0];
+    if (next?.kind !== 'walk') throw new Error(`expected a walk, not ${next?.kind}`);
+    walked.push([await world.planOne(), next.after]);
+  }
+  return walked;
+}
+
+/** A run planned in one page whose queued work was then lost, and resumed: a walk is queued. */
+async function lostAndResumed(world: CampaignWorld): Promise<number> {
+  const issue = await world.issue();
+  await started(world, issue.id);
+  await world.planOne();
+  world.queues.sends.length = 0;
+  await resumeNewsletter(world.deps, issue.id);
+  return issue.id;
+}
+
+describe('[campaign.resume] a walk queues everyone still unsent, a page of records at a time, up to the planner’s cursor', () => {
+  it('each walk message starts after the last record the one before read, and the walk ends at the cursor', async () => {
+    const world = await campaignWorld({}, { walk: 3 });
+    const people = await world.subscribe(5);
+    // Read by the planner, so the cursor, but no recipient.
+    await world.subscribe(1, { status: 'U' }, 'left');
+    const id = await lostAndResumed(world);
+    expect(await walkAll(world)).toEqual([
+      ['walked', 0],
+      ['walked_last', people[2]?.id],
+    ]);
+    expect(queuedIds(world)).toEqual(people.map((person) => person.id));
+    await world.drain();
+    expect([...world.ses.counts().values()]).toEqual(Array(5).fill(1));
+    expect(await world.campaign(id)).toMatchObject({ status: 'sent', sent: 5 });
+  });
+
+  it('a walk whose last full page ends before the cursor reads one empty page, and ends', async () => {
+    const world = await campaignWorld({}, { walk: 3 });
+    const people = await world.subscribe(6);
+    await world.subscribe(1, { status: 'U' }, 'left');
+    const id = await lostAndResumed(world);
+    expect(await walkAll(world)).toEqual([
+      ['walked', 0],
+      ['walked', people[2]?.id],
+      ['walked_last', people[5]?.id],
+    ]);
+    await world.drain();
+    expect(await world.campaign(id)).toMatchObject({ status: 'sent', sent: 6 });
+  });
+
+  it('leaves the records of a page written but not committed to the planner', async () => {
+    const world = await campaignWorld({}, { plan: 3, walk: 3 });
+    const people = await world.subscribe(6);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    // The second page's invocation dies between its recipient records and its commit.
+    const commit = world.campaigns.updateCampaign.bind(world.campaigns);
+    world.campaigns.updateCampaign = async () => {
+      throw new Error('the invocation died');
+    };
+    await expect(world.planOne()).rejects.toThrow('the invocation died');
+    world.campaigns.updateCampaign = commit;
+    expect(await states(world, issue.id)).toMatchObject({ pending: 6 });
+    world.queues.sends.length = 0;
+    await resumeNewsletter(world.deps, issue.id);
+    // The walk, handled here before the page the resume queued again, stops at the cursor.
+    const at = world.queues.plans.findIndex((message) => message.kind === 'walk');
+    const [walk] = world.queues.plans.splice(at, 1);
+    if (walk?.kind !== 'walk') throw new Error('expected a walk');
+    expect(await walkPage(world.deps, walk)).toBe('walked_last');
+    expect(queuedIds(world)).toEqual(people.slice(0, 3).map((person) => person.id));
+    expect(world.queues.plans.map((message) => message.kind)).toEqual(['plan']);
+    await world.drain();
+    expect([...world.ses.counts().values()]).toEqual(Array(6).fill(1));
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', total: 6, sent: 6 });
+  });
+
+  it('queues the pending and the lapsed claims, not a claim still held nor a settled record; a deleted subscriber is skipped and counted', async () => {
+    const world = await campaignWorld();
+    const people = await world.subscribe(6);
+    const [lapsed, endsNow, held, sent, gone, pending] = people;
+    if (!lapsed || !endsNow || !held || !sent || !gone || !pending) throw new Error('six');
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    world.queues.sends.length = 0;
+    const now = world.clock.now();
+    const claim = (leaseUntil: number) => ({
+      owner: 'dead',
+      now,
+      leaseUntil,
+      tokenHash: 'x',
+      linkExpiresAt: 2e9,
+    });
+    await world.campaigns.claimRecipient(issue.id, lapsed.id, claim(now - 1));
+    // A lease lapses once `now` is past it, as for a claim.
+    await world.campaigns.claimRecipient(issue.id, endsNow.id, claim(now));
+    await world.campaigns.claimRecipient(issue.id, held.id, claim(now + 60_000));
+    await world.campaigns.claimRecipient(issue.id, sent.id, claim(now + 60_000));
+    await world.campaigns.settleRecipient(
+      issue.id,
+      sent.id,
+      'dead',
+      { state: 'sent', messageId: 'm' },
+      new Date(now),
+    );
+    await deleteSubscriber(world, gone.email);
+    await resumeNewsletter(world.deps, issue.id);
+    expect(await world.planOne()).toBe('walked_last');
+    expect(queuedIds(world)).toEqual([lapsed.id, pending.id]);
+    expect(await world.campaigns.getRecipient(issue.id, gone.id)).toMatchObject({
+      state: 'skipped',
+      reason: 'deleted',
+    });
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sending', skipped: 1 });
+  });
+
+  it('counts the deleted subscriber it skipped even when the campaign was paused or cancelled meanwhile', async () => {
+    for (const [stop, status] of [
+      [pauseNewsletter, 'paused'],
+      [cancelNewsletter, 'cancelled'],
+    ] as const) {
+      const world = await campaignWorld();
+      const [gone] = await world.subscribe(2);
+      if (!gone) throw new Error('two');
+      const id = await lostAndResumed(world);
+      await deleteSubscriber(world, gone.email);
+      const skip = world.campaigns.skipRecipient.bind(world.campaigns);
+      world.campaigns.skipRecipient = async (...args: Parameters<typeof skip>) => {
+        const skipped = await skip(...args);
+        await stop(world.deps, id);
+        return skipped;
+      };
+      expect(await world.planOne()).toBe('walked_last');
+      expect(await world.campaign(id)).toMatchObject({ status, skipped: 1 });
+    }
+  });
+
+  it('[campaign.complete] ends the run when the one it skipped was the last unsettled recipient', async () => {
+    const world = await campaignWorld();
+    const people = await world.subscribe(3);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    await world.planOne();
+    // The workers reach the first two; the third's part of the message is lost.
+    const [entry] = world.queues.sends;
+    if (!entry || 'kind' in entry.chunk) throw new Error('expected a chunk of recipients');
+    entry.chunk = { ...entry.chunk, recipients: entry.chunk.recipients.slice(0, 2) };
+    await world.drain();
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sending', sent: 2 });
+    await deleteSubscriber(world, people[2]?.email ?? '');
+    await resumeNewsletter(world.deps, issue.id);
+    expect(await world.planOne()).toBe('walked_last');
+    expect(await world.campaign(issue.id)).toMatchObject({
+      status: 'sent',
+      total: 3,
+      sent: 2,
+      skipped: 1,
+    });
+  });
+
+  it('a walk of an older generation, of another run, of an unknown issue or of a campaign no longer sending queues nothing', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(3);
+    const id = await lostAndResumed(world);
+    await resumeNewsletter(world.deps, id);
+    const [older, newer] = world.queues.plans.splice(0);
+    if (older?.kind !== 'walk' || newer?.kind !== 'walk') throw new Error('expected two walks');
+    expect(newer.walk).toBe(older.walk + 1);
+
+    expect(await walkPage(world.deps, older)).toBe('not_sending');
+    expect(await walkPage(world.deps, { ...newer, run: newer.run + 1 })).toBe('not_sending');
+    expect(await walkPage(world.deps, { ...newer, newsletter_id: 999 })).toBe('not_sending');
+    expect(world.queues.sends).toHaveLength(0);
+    expect(await walkPage(world.deps, newer)).toBe('walked_last');
+    expect(queuedIds(world)).toHaveLength(3);
+
+    world.queues.sends.length = 0;
+    await pauseNewsletter(world.deps, id);
+    expect(await walkPage(world.deps, newer)).toBe('not_sending');
+    expect(world.queues.sends).toHaveLength(0);
+    expect(world.queues.plans).toHaveLength(0);
   });
 });
