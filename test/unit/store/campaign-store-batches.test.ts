@@ -1,0 +1,83 @@
+/**
+ * What the campaign store does when DynamoDB handles only part of a batch, as it may under
+ * throttling (`UnprocessedItems`, `UnprocessedKeys`): DynamoDB Local never does, so a client
+ * that leaves part of each request unprocessed stands in for it here.
+ */
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { DynamoCampaignStore } from '../../../shared/adapters/store/dynamo-campaign-store.ts';
+import { DependencyError } from '../../../shared/domain/errors.ts';
+
+const TABLE = 'Newsletter';
+type Item = Record<string, unknown>;
+
+/** Leaves the first item or key of each of its first `partial` requests unprocessed. */
+class PartialClient {
+  readonly requests: number[] = [];
+  readonly written: Item[] = [];
+  constructor(private readonly partial: number) {}
+
+  async send(command: unknown): Promise<unknown> {
+    const leave = this.requests.length < this.partial ? 1 : 0;
+    if (command instanceof BatchWriteCommand) {
+      const puts = command.input.RequestItems?.[TABLE] ?? [];
+      this.requests.push(puts.length);
+      this.written.push(...puts.slice(leave).map((put) => put.PutRequest?.Item ?? {}));
+      return leave ? { UnprocessedItems: { [TABLE]: puts.slice(0, leave) } } : {};
+    }
+    if (command instanceof BatchGetCommand) {
+      const wanted = command.input.RequestItems?.[TABLE]?.Keys ?? [];
+      this.requests.push(wanted.length);
+      return {
+        Responses: { [TABLE]: wanted.slice(leave) },
+        ...(leave ? { UnprocessedKeys: { [TABLE]: { Keys: wanted.slice(0, leave) } } } : {}),
+      };
+    }
+    throw new Error(`unexpected command ${String(command)}`);
+  }
+}
+
+const storeOver = (client: PartialClient) =>
+  new DynamoCampaignStore(client as unknown as DynamoDBDocumentClient, TABLE);
+const ids = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
+
+describe('[campaign.plan] a batch DynamoDB handles in part is sent again until all of it is in', () => {
+  it('writes every recipient record once when a write leaves some unprocessed', async () => {
+    const client = new PartialClient(3);
+    await storeOver(client).putRecipients(7, 1, ids(30), 2e9);
+    expect(
+      client.written.map((item) => item.subscriber_id).sort((a, b) => Number(a) - Number(b)),
+    ).toEqual(ids(30));
+    // Two batches (25 and 5), each sent again for what the first three requests left.
+    expect(client.requests).toHaveLength(5);
+  });
+
+  it('reads every key once when a read leaves some unprocessed', async () => {
+    const client = new PartialClient(2);
+    const found = await storeOver(client).existingRecipients(7, ids(10));
+    expect([...found].sort((a, b) => a - b)).toEqual(ids(10));
+    expect(client.requests).toEqual([10, 1, 1]);
+  });
+
+  it('gives up after 8 rounds with a dependency failure, for writes and for reads', async () => {
+    const writes = new PartialClient(Number.POSITIVE_INFINITY);
+    const written = storeOver(writes).putRecipients(7, 1, [1], 2e9);
+    await expect(written).rejects.toBeInstanceOf(DependencyError);
+    await expect(written).rejects.toMatchObject({
+      cause: new Error('1 recipient records left unprocessed'),
+    });
+    expect(writes.requests).toHaveLength(8);
+
+    const reads = new PartialClient(Number.POSITIVE_INFINITY);
+    const read = storeOver(reads).existingRecipients(7, [1]);
+    await expect(read).rejects.toMatchObject({
+      dependency: 'dynamodb',
+      cause: new Error('1 keys left unprocessed'),
+    });
+    expect(reads.requests).toHaveLength(8);
+  }, 20_000);
+});
