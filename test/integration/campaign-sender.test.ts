@@ -79,6 +79,14 @@ describe('[campaign.throttle] work put back after a throttle waits 2 s doubling 
     expect(after.progress_at).toBe(before.progress_at);
     expect(after.active_at).toBe(new Date(world.clock.now()).toISOString());
     expect(world.metrics.counts.CampaignThrottles).toBe(18);
+    expect(world.metrics.dimensioned[0]).toEqual({
+      name: 'CampaignThrottles',
+      dimensions: { newsletter: String(id) },
+    });
+    // Nothing settled, so nothing counted, not even a zero.
+    expect(world.metrics.counts).not.toHaveProperty('CampaignMailsSent');
+    expect(world.metrics.counts).not.toHaveProperty('CampaignSkips');
+    expect(world.metrics.counts).not.toHaveProperty('CampaignFailures');
     expect(await world.campaigns.countRecipients(id)).toMatchObject({ pending: 6, sending: 0 });
   });
 
@@ -110,6 +118,8 @@ describe('[campaign.auto-pause] failures in a row count across the chunks of a r
       attempts += 1;
       return fail(mail);
     };
+    expect(await world.sendOne({ inFlight: 1 })).toMatchObject({ failed: 2 });
+    expect(await world.sendOne({ inFlight: 1 })).toMatchObject({ failed: 1, stopped: 'failures' });
     await world.drain({ inFlight: 1 });
     expect(attempts).toBe(3);
     expect(await world.campaign(id)).toMatchObject({
@@ -119,7 +129,51 @@ describe('[campaign.auto-pause] failures in a row count across the chunks of a r
       consecutive_failures: 3,
     });
     expect(await world.campaigns.countRecipients(id)).toMatchObject({ failed: 3, pending: 3 });
-    expect(world.log.lines.filter((line) => line.event === 'campaign_mail_failed')).toHaveLength(3);
+    const failures = world.log.lines.filter((line) => line.event === 'campaign_mail_failed');
+    expect(failures).toHaveLength(3);
+    expect(failures[0]?.fields).toMatchObject({
+      newsletter_id: id,
+      subscriber_id: expect.any(Number),
+      cause: expect.stringContaining('fake SES: rejected'),
+    });
+    expect(world.metrics.dimensioned).toContainEqual({
+      name: 'CampaignFailures',
+      dimensions: { newsletter: String(id) },
+    });
+  });
+
+  it('a success starts the count again, in its chunk and for the next', async () => {
+    const { world, id } = await planned(6, { campaign: { failure_limit: 3 } }, { plan: 3 });
+    // Each chunk of three: one taken, then two refused.
+    let sends = 0;
+    world.ses.failWith = () => (sends++ % 3 === 0 ? undefined : 'rejected');
+    const before = await world.campaign(id);
+    expect(await world.sendOne({ inFlight: 1 })).toMatchObject({ sent: 1, failed: 2 });
+    const afterFirst = await world.campaign(id);
+    expect(afterFirst).toMatchObject({ status: 'sending', consecutive_failures: 2 });
+    // A chunk that settled some mail made progress, however many of them failed.
+    expect(afterFirst.progress_at).not.toBe(before.progress_at);
+    expect(await world.sendOne({ inFlight: 1 })).toMatchObject({ sent: 1, failed: 2 });
+    expect(await world.campaign(id)).toMatchObject({
+      status: 'sent',
+      sent: 2,
+      failed: 4,
+      consecutive_failures: 2,
+    });
+  });
+
+  it('an error that is not SES refusing the mail counts as a refusal, recorded with the error', async () => {
+    const { world, id } = await planned(1);
+    world.ses.send = async () => {
+      throw new TypeError('mail could not be built');
+    };
+    expect(await world.sendOne()).toMatchObject({ sent: 0, failed: 1, requeued: 0 });
+    expect(await world.campaign(id)).toMatchObject({ status: 'sent', failed: 1 });
+    const [record] = (await world.campaigns.recipientPage(id, 0, 10)).recipients;
+    expect(record).toMatchObject({
+      state: 'failed',
+      error: expect.stringContaining('mail could not be built'),
+    });
   });
 });
 
@@ -146,9 +200,13 @@ describe('[campaign.claim] a record DynamoDB refuses is tried again, then the in
     expect(await world.sendOne()).toMatchObject({ sent: 1, failed: 0 });
     expect(refused()).toBe(5);
     expect(waits).toEqual([200, 400, 800, 1_600, 2_000]);
-    expect(world.log.lines.filter((line) => line.event === 'campaign_record_retry')).toHaveLength(
-      5,
-    );
+    const retries = world.log.lines.filter((line) => line.event === 'campaign_record_retry');
+    expect(retries).toHaveLength(5);
+    expect(retries[0]?.fields).toMatchObject({
+      newsletter_id: id,
+      subscriber_id: expect.any(Number),
+      cause: expect.stringContaining('ProvisionedThroughputExceededException'),
+    });
     expect(await world.campaign(id)).toMatchObject({ status: 'sent', sent: 1 });
   });
 
@@ -196,7 +254,26 @@ describe('[campaign.pause] a worker re-reads its campaign about once a second', 
   });
 
   it('a pause while a worker waits for its next slot stops it before that send', async () => {
-    const { world, id } = await planned(8, { campaign: { rate: 2 } });
+    const { world, people, id } = await planned(8, { campaign: { rate: 2 } });
+    // The fourth has left: a stopped chunk settles nobody after the pause, not even as skipped.
+    const last = await world.store.getSubscriber(people[3]?.email ?? '');
+    if (!last) throw new Error('no last subscriber');
+    await world.store.replaceSubscriber(
+      { ...last, status: 'U', version: last.version + 1 },
+      last.version,
+    );
+    const read = world.campaigns.subscribersByEmail.bind(world.campaigns);
+    const groups: number[] = [];
+    world.campaigns.subscribersByEmail = async (emails) => {
+      groups.push(emails.length);
+      return read(emails);
+    };
+    const queued = world.queues.send.bind(world.queues);
+    let requeues = 0;
+    world.queues.send = async (chunks, delaySeconds) => {
+      requeues += 1;
+      return queued(chunks, delaySeconds);
+    };
     const sleep = world.clock.sleep;
     let paused = false;
     world.clock.sleep = async (ms: number) => {
@@ -211,7 +288,14 @@ describe('[campaign.pause] a worker re-reads its campaign about once a second', 
     expect(paused).toBe(true);
     expect(world.ses.mails).toHaveLength(2);
     expect(outcome).toMatchObject({ sent: 2, requeued: 0, stopped: 'paused' });
-    expect(await world.campaigns.countRecipients(id)).toMatchObject({ sent: 2, pending: 6 });
+    expect(await world.campaigns.countRecipients(id)).toMatchObject({
+      sent: 2,
+      skipped: 0,
+      pending: 6,
+    });
+    // The groups after the pause are not even read; the unsent stay pending, not requeued.
+    expect(groups).toEqual([2, 2]);
+    expect(requeues).toBe(0);
     // What it did settle is progress, which the stalled-campaign alarm watches.
     const now = new Date(world.clock.now()).toISOString();
     expect(await world.campaign(id)).toMatchObject({ progress_at: now, active_at: now, sent: 2 });

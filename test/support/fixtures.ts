@@ -5,6 +5,7 @@ import type { Settings, SettingsInput } from '../../shared/domain/settings-schem
 import type {
   Dependencies,
   Logger,
+  MetricDimensions,
   MetricName,
   Metrics,
 } from '../../shared/operations/dependencies.ts';
@@ -61,8 +62,11 @@ export class RecordingLogger implements Logger {
 /** Metrics that keep their counts for assertions. */
 export class RecordingMetrics implements Metrics {
   readonly counts: Partial<Record<MetricName, number>> = {};
-  count(name: MetricName, value = 1): void {
+  /** The dimensions each count was also made under, in order (none: not recorded). */
+  readonly dimensioned: { name: MetricName; dimensions: MetricDimensions }[] = [];
+  count(name: MetricName, value = 1, dimensions?: MetricDimensions): void {
     this.counts[name] = (this.counts[name] ?? 0) + value;
+    if (dimensions) this.dimensioned.push({ name, dimensions });
   }
 }
 
