@@ -371,3 +371,25 @@ describe('[campaign.lifecycle] the content of a sending issue is read once per c
     expect(reads).toBe(1);
   });
 });
+
+describe('[campaign.web-version-link] a mail of a public issue links its web version', () => {
+  it('to the API’s page of the issue, and a private issue’s mail to none', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(1);
+    const open = await world.issue();
+    const closed = await world.issue({ subject: 'Staff only', private: true });
+    for (const issue of [open, closed]) {
+      const started = await sendNewsletter(world.deps, { id: issue.id });
+      if (isNewsletterError(started)) throw new Error(started.message);
+    }
+    await world.drain();
+    const [toOpen, toClosed] = [open, closed].map((issue) =>
+      world.ses.mails.find((mail) => mail.tags.newsletter === String(issue.id)),
+    );
+    const page = `https://news.example.com/api/newsletter/v1/newsletters/${open.id}/view`;
+    expect(toOpen?.html).toContain(page);
+    expect(toOpen?.text).toContain(page);
+    expect(toClosed?.html).not.toContain('/view');
+    expect(toClosed?.text).not.toContain('/view');
+  });
+});
