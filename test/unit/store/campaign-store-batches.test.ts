@@ -9,7 +9,10 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoCampaignStore } from '../../../shared/adapters/store/dynamo-campaign-store.ts';
+import {
+  DynamoCampaignStore,
+  plannedRecipientExpiry,
+} from '../../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DependencyError } from '../../../shared/domain/errors.ts';
 
 const TABLE = 'Newsletter';
@@ -80,4 +83,21 @@ describe('[campaign.plan] a batch DynamoDB handles in part is sent again until a
     });
     expect(reads.requests).toHaveLength(8);
   }, 20_000);
+});
+
+describe('[campaign.plan] a planned recipient record outlives the link its mail will carry', () => {
+  it('expires the link lifetime and 30 days after it is planned, to the second', () => {
+    const planned = new Date('2026-11-22T10:00:00.750Z');
+    const seconds = Date.parse('2026-11-22T10:00:00.000Z') / 1000;
+    expect(plannedRecipientExpiry(planned, 30)).toBe(seconds + 60 * 86_400);
+    expect(plannedRecipientExpiry(planned, 365)).toBe(seconds + 395 * 86_400);
+  });
+
+  it('is written with that expiry, for every record of the batch', async () => {
+    const client = new PartialClient(0);
+    await storeOver(client).putRecipients(7, 1, ids(3), 1_800_000_000);
+    expect(client.written.map((item) => item.expires_at)).toEqual([
+      1_800_000_000, 1_800_000_000, 1_800_000_000,
+    ]);
+  });
 });
