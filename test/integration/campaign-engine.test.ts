@@ -613,6 +613,10 @@ describe('[campaign.plan] each page is planned once, whatever becomes of its mes
     outcomes.push(await world.planOne());
     expect(outcomes).toEqual(['planned', 'planned_last']);
     expect(queuedIds(world)).toEqual(ids);
+    // The first page again, now more than one page behind: the next page's delivery shows
+    // that its first delivery queued everything, so nothing is queued again.
+    expect(await planPage(world.deps, firstPage)).toBe('already_planned');
+    expect(queuedIds(world)).toEqual(ids);
     // The last page again: its recipient once more, and no page after it.
     if (lastPage?.kind !== 'plan') throw new Error('expected the last page');
     expect(await planPage(world.deps, lastPage)).toBe('already_planned');
@@ -829,7 +833,11 @@ describe('[campaign.resume] a walk queues everyone still unsent, a page of recor
     const [walk] = world.queues.plans.splice(at, 1);
     if (walk?.kind !== 'walk') throw new Error('expected a walk');
     expect(await walkPage(world.deps, walk)).toBe('walked_last');
-    expect(queuedIds(world)).toEqual(people.slice(0, 3).map((person) => person.id));
+    const committed = people.slice(0, 3).map((person) => person.id);
+    expect(queuedIds(world)).toEqual(committed);
+    // A walk page that reads past the cursor does not queue the records it finds there.
+    expect(await walkPage({ ...world.deps, pageSizes: { walk: 10 } }, walk)).toBe('walked_last');
+    expect(queuedIds(world)).toEqual([...committed, ...committed]);
     expect(world.queues.plans.map((message) => message.kind)).toEqual(['plan']);
     await world.drain();
     expect([...world.ses.counts().values()]).toEqual(Array(6).fill(1));
