@@ -315,6 +315,30 @@ describe('[campaign.content] an issue is validated as it will be sent when it is
     ).toMatchObject({ code: 'unknown_tag' });
     expect(await world.store.recentNewsletterIssues(10, true)).toEqual([]);
   });
+
+  it('without content too: a subject of two lines or with a tag, an unknown list and a web URL that is not http(s) are refused, and nothing is created', async () => {
+    const world = await campaignWorld();
+    const deps = saving(world);
+    for (const [input, code, named] of [
+      [{ subject: 'Two\nlines' }, 'invalid_parameter', 'subject'],
+      [{ subject: 'Hello {name}' }, 'invalid_parameter', 'subject'],
+      [{ subject: 'Nowhere', lists: [9] }, 'unknown_list', 'list 9'],
+      [{ subject: 'Script', url: 'javascript:alert(1)' }, 'invalid_parameter', 'web_url'],
+    ] as const) {
+      expect(await createNewsletterIssue(deps, input)).toMatchObject({
+        code,
+        message: expect.stringContaining(named),
+      });
+    }
+    expect(await world.store.recentNewsletterIssues(10, true)).toEqual([]);
+    // A draft with no lists yet is a draft still to be finished, not an error.
+    expect(
+      saved(await createNewsletterIssue(deps, { subject: 'Later', lists: [] })).issue,
+    ).toMatchObject({
+      subject: 'Later',
+      lists: [],
+    });
+  });
 });
 
 describe('[campaign.lifecycle] an edit changes content only in draft or scheduled, privacy and URL at any time', () => {
@@ -362,6 +386,27 @@ describe('[campaign.lifecycle] an edit changes content only in draft or schedule
       code: 'not_found',
       message: expect.stringContaining('999'),
     });
+  });
+
+  it('[campaign.content] a web URL set on a sent issue is an http(s) URL: another is refused and changes nothing', async () => {
+    const world = await campaignWorld();
+    const deps = saving(world);
+    const issue = await world.issue({ lists: [4], url: 'https://news.example.com/1' });
+    await sendNewsletter(world.deps, { id: issue.id });
+    await world.drain();
+    for (const url of ['javascript:alert(1)', 'ftp://news.example.com/1', '']) {
+      expect(await editNewsletterIssue(deps, issue.id, { url })).toMatchObject({
+        code: 'invalid_parameter',
+        message: expect.stringContaining('web_url'),
+      });
+    }
+    expect(await world.campaign(issue.id)).toMatchObject({ url: 'https://news.example.com/1' });
+    const moved = saved(
+      await editNewsletterIssue(deps, issue.id, { url: 'https://news.example.com/one' }),
+    );
+    expect(moved.issue.url).toBe('https://news.example.com/one');
+    const removed = saved(await editNewsletterIssue(deps, issue.id, { url: null }));
+    expect(removed.issue.url).toBeUndefined();
   });
 
   it('a draft made public stays off the keyless listing, and an edit keeps a scheduled issue scheduled', async () => {

@@ -135,28 +135,11 @@ export function parseCampaignContent(
   settings: Pick<Settings, 'lists' | 'profile_fields'>,
 ): ParsedCampaignContent | NewsletterError {
   const parsed = v.safeParse(CampaignContentSchema, input);
-  if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const key = issue?.path?.[0]?.key;
-    const message =
-      issue === undefined
-        ? 'the content is not valid'
-        : issue.kind === 'schema' && issue.type === 'strict_object' && typeof key === 'string'
-          ? `${key} is not a content field`
-          : issue.message;
-    return newsletterError('invalid_parameter', message);
-  }
+  if (!parsed.success) return _schemaError(parsed.issues);
   const { subject, html, lists, web_url } = parsed.output;
 
-  const listError = _checkLists(lists, settings);
-  if (listError) return listError;
-
-  const subjectTag = findTags(subject)[0];
-  if (subjectTag)
-    return newsletterError(
-      'invalid_parameter',
-      `subject: {${subjectTag.name}} is a tag, and tags are not allowed in the subject: a subject is a header, and headers never carry a subscriber's values`,
-    );
+  const fieldError = _checkLists(lists, settings) ?? _checkSubjectTags(subject);
+  if (fieldError) return fieldError;
 
   const given = parsed.output.text;
   const sizeError = _checkSize(html, given);
@@ -187,6 +170,53 @@ export function parseCampaignContent(
     content: { subject, html, text, lists, ...(web_url !== undefined ? { web_url } : {}) },
     warnings: _warnings(html, text, given === undefined, profileIds),
   };
+}
+
+/** The fields an issue may carry while it has no content yet, each optional. */
+const IssueFieldsSchema = v.partial(v.pick(CampaignContentSchema, ['subject', 'lists', 'web_url']));
+
+/** An issue's fields as saved without content: those given, validated. */
+export type IssueFields = v.InferOutput<typeof IssueFieldsSchema>;
+
+/**
+ * Validates the fields an issue is saved with when no content comes with them (a draft created
+ * or renamed before it has parts, a web URL set on a sent issue) by the rules of
+ * `parseCampaignContent`, each field when given: so a draft holds no subject a send would
+ * refuse, and the web URL the keyless listing shows is always an http(s) URL.
+ */
+export function parseIssueFields(
+  input: unknown,
+  settings: Pick<Settings, 'lists'>,
+): IssueFields | NewsletterError {
+  const parsed = v.safeParse(IssueFieldsSchema, input);
+  if (!parsed.success) return _schemaError(parsed.issues);
+  const { subject, lists } = parsed.output;
+  const fieldError =
+    (lists === undefined ? undefined : _checkLists(lists, settings)) ??
+    (subject === undefined ? undefined : _checkSubjectTags(subject));
+  return fieldError ?? parsed.output;
+}
+
+/** The first problem valibot found, as the error a caller gets: the parameter named first. */
+function _schemaError(issues: readonly v.BaseIssue<unknown>[]): NewsletterError {
+  const issue = issues[0];
+  const key = issue?.path?.[0]?.key;
+  const message =
+    issue === undefined
+      ? 'the content is not valid'
+      : issue.kind === 'schema' && issue.type === 'strict_object' && typeof key === 'string'
+        ? `${key} is not a content field`
+        : issue.message;
+  return newsletterError('invalid_parameter', message);
+}
+
+function _checkSubjectTags(subject: string): NewsletterError | undefined {
+  const tag = findTags(subject)[0];
+  if (tag === undefined) return undefined;
+  return newsletterError(
+    'invalid_parameter',
+    `subject: {${tag.name}} is a tag, and tags are not allowed in the subject: a subject is a header, and headers never carry a subscriber's values`,
+  );
 }
 
 function _checkLists(

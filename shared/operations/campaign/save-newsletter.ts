@@ -5,7 +5,7 @@ import type {
 } from '../../adapters/store/campaign-store-port.ts';
 import type { Store } from '../../adapters/store/store-port.ts';
 import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
-import { parseCampaignContent } from '../../domain/campaign/campaign-content.ts';
+import { parseCampaignContent, parseIssueFields } from '../../domain/campaign/campaign-content.ts';
 import { EDITABLE_STATUSES, invalidTransition } from '../../domain/campaign/campaign-status.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import type { Dependencies } from '../dependencies.ts';
@@ -71,6 +71,26 @@ async function validated(
 }
 
 /**
+ * The error in what an issue is saved with when no content comes along ([campaign.content]):
+ * the subject, lists and web URL given, by the rules content is saved by. An empty list of
+ * lists is a draft's "not yet"; a null URL removes it.
+ */
+async function checkedFields(
+  deps: SaveDependencies,
+  input: Pick<NewsletterInput, 'subject' | 'lists' | 'url'>,
+): Promise<NewsletterError | undefined> {
+  const fields = parseIssueFields(
+    {
+      ...(input.subject !== undefined ? { subject: input.subject } : {}),
+      ...(input.lists?.length ? { lists: [...input.lists] } : {}),
+      ...(typeof input.url === 'string' ? { web_url: input.url } : {}),
+    },
+    await deps.settings(),
+  );
+  return isNewsletterError(fields) ? fields : undefined;
+}
+
+/**
  * Creates a draft issue ([campaign.content]): with content, its parts are validated as they
  * will be sent (tags known, size within the limit) and the text part derived when not given;
  * without, it is a draft to fill in later.
@@ -96,6 +116,9 @@ export async function createNewsletterIssue(
     });
     if (isNewsletterError(checked)) return checked;
     ({ content, lists, warnings } = checked);
+  } else {
+    const checked = await checkedFields(deps, { subject, lists, url: input.url });
+    if (checked) return checked;
   }
   const id = await deps.store.nextId('newsletter');
   await deps.campaigns.createIssue(
@@ -156,6 +179,9 @@ export async function editNewsletterIssue(
     warnings = checked.warnings;
   } else if (input.text !== undefined) {
     return newsletterError('missing_parameter', 'html is required: the text part goes with it');
+  } else {
+    const checked = await checkedFields(deps, input);
+    if (checked) return checked;
   }
   const privacy = input.private ?? current.private;
   const edit: IssueEdit = {
