@@ -208,3 +208,28 @@ describe('subscribe: racing trusted calls', () => {
     expect(deps.metrics.counts.Subscriptions).toBe(1);
   });
 });
+
+describe('subscribe: a write that loses a race', () => {
+  it('[ops.metrics] is decided again on a fresh read: one subscriber, the answer, one Subscriptions', async () => {
+    const email = address('lost-race');
+    // Another writer wins the first create: the store refuses it once, as its condition would.
+    let raced = false;
+    const racing = Object.create(store) as DynamoStore;
+    racing.createSubscriber = async (record, writes) => {
+      if (!raced) {
+        raced = true;
+        return false;
+      }
+      return store.createSubscriber(record, writes);
+    };
+    const answer = await createNewsletter({ ...deps, store: racing }).subscribe({
+      email,
+      name: 'Late',
+      send_emails: false,
+    });
+    expect(raced).toBe(true);
+    expect(isNewsletterError(answer) ? answer : (answer as Subscriber).email).toBe(email);
+    expect(await store.getSubscriber(email)).toMatchObject({ name: 'Late', status: 'S' });
+    expect(deps.metrics.counts.Subscriptions).toBe(1);
+  });
+});
