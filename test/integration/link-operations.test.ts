@@ -1,4 +1,4 @@
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CampaignStore } from '../../shared/adapters/store/campaign-store-port.ts';
 import type { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
@@ -7,9 +7,8 @@ import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { hashToken } from '../../shared/domain/tokens.ts';
 import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
 import { checkLink, unsubscribeByLink } from '../../shared/operations/token-links.ts';
-import { freshAddresses, testDependencies, testSettings } from '../support/fixtures.ts';
-import { freshStore } from '../support/local-dynamo.ts';
-import { settling, streamWorker } from '../support/stream-worker.ts';
+import { freshAddresses, type testDependencies, testSettings } from '../support/fixtures.ts';
+import { settledService } from '../support/settled-service.ts';
 
 /**
  * The links in mails (`check_link`, `confirm_subscription`, `unsubscribe_link`), for what the
@@ -27,15 +26,9 @@ const address = freshAddresses();
 const PUBLIC = { trusted: false };
 
 beforeEach(async () => {
-  const fresh = await freshStore();
-  store = fresh.store;
-  deps = testDependencies(store);
-  newsletter = settling(
-    createNewsletter(deps),
-    streamWorker(fresh.client, fresh.tableName, deps).settle,
-  );
-  scanAll = async () =>
-    (await fresh.client.send(new ScanCommand({ TableName: fresh.tableName }))).Items ?? [];
+  const service = await settledService();
+  ({ store, deps, newsletter, scanAll } = service);
+  const fresh = service;
   stripCarried = async (raw) => {
     await fresh.client.send(
       new UpdateCommand({

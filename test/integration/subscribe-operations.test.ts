@@ -1,13 +1,11 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
 import { settleSubscribeRequest } from '../../shared/operations/subscribe.ts';
-import { freshAddresses, testDependencies, testSettings } from '../support/fixtures.ts';
-import { freshStore } from '../support/local-dynamo.ts';
-import { settling, streamWorker } from '../support/stream-worker.ts';
+import { freshAddresses, type testDependencies, testSettings } from '../support/fixtures.ts';
+import { settledService } from '../support/settled-service.ts';
 
 /**
  * The operations of `subscribe`, `unsubscribe` and the mail links, for what the mutation round
@@ -25,13 +23,7 @@ const address = freshAddresses();
 const PUBLIC = { trusted: false };
 
 beforeEach(async () => {
-  const fresh = await freshStore();
-  store = fresh.store;
-  deps = testDependencies(store);
-  direct = createNewsletter(deps);
-  newsletter = settling(direct, streamWorker(fresh.client, fresh.tableName, deps).settle);
-  scanAll = async () =>
-    (await fresh.client.send(new ScanCommand({ TableName: fresh.tableName }))).Items ?? [];
+  ({ store, deps, direct, newsletter, scanAll } = await settledService());
 });
 
 const requestIds = async (): Promise<string[]> =>

@@ -1,13 +1,11 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { hashToken } from '../../shared/domain/tokens.ts';
-import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
-import { freshAddresses, testDependencies } from '../support/fixtures.ts';
-import { freshStore } from '../support/local-dynamo.ts';
-import { settling, streamWorker } from '../support/stream-worker.ts';
+import type { NewsletterOperations } from '../../shared/newsletter.ts';
+import { freshAddresses, type testDependencies } from '../support/fixtures.ts';
+import { settledService } from '../support/settled-service.ts';
 
 /**
  * `unsubscribe` and what it writes, for what the mutation round of issue 23 found unchecked:
@@ -22,15 +20,7 @@ const address = freshAddresses();
 const PUBLIC = { trusted: false };
 
 beforeEach(async () => {
-  const fresh = await freshStore();
-  store = fresh.store;
-  deps = testDependencies(store);
-  newsletter = settling(
-    createNewsletter(deps),
-    streamWorker(fresh.client, fresh.tableName, deps).settle,
-  );
-  scanAll = async () =>
-    (await fresh.client.send(new ScanCommand({ TableName: fresh.tableName }))).Items ?? [];
+  ({ store, deps, newsletter, scanAll } = await settledService());
 });
 
 const tokenOf = (url: string | undefined): string =>
