@@ -6,6 +6,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  type QueryCommandInput,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -303,18 +304,7 @@ export class DynamoCampaignStore implements CampaignStore {
     }>(
       'query:recent',
       new QueryCommand({
-        TableName: this.table,
-        IndexName: INDEX.recent.name,
-        KeyConditionExpression: '#kind = :kind AND #id BETWEEN :from AND :to',
-        ExpressionAttributeNames: {
-          '#kind': INDEX.recent.partition,
-          '#id': INDEX.recent.sort,
-          '#email': 'email',
-          '#status': 'status',
-          '#lists': 'lists',
-        },
-        ExpressionAttributeValues: { ':kind': 'subscriber', ':from': after + 1, ':to': upTo },
-        ProjectionExpression: '#id, #email, #status, #lists',
+        ...this.#subscriberRange(after + 1, upTo, ['email', 'status', 'lists']),
         Limit: limit,
       }),
     );
@@ -328,6 +318,22 @@ export class DynamoCampaignStore implements CampaignStore {
     return { subscribers, last, more: output.LastEvaluatedKey !== undefined && last < upTo };
   }
 
+  /** A Query of the `recent` index: the subscribers with ids `from` to `to`, their id and `fields`. */
+  #subscriberRange(from: number, to: number, fields: readonly string[]): QueryCommandInput {
+    return {
+      TableName: this.table,
+      IndexName: INDEX.recent.name,
+      KeyConditionExpression: '#kind = :kind AND #id BETWEEN :from AND :to',
+      ExpressionAttributeNames: {
+        '#kind': INDEX.recent.partition,
+        '#id': INDEX.recent.sort,
+        ...Object.fromEntries(fields.map((field) => [`#${field}`, field])),
+      },
+      ExpressionAttributeValues: { ':kind': 'subscriber', ':from': from, ':to': to },
+      ProjectionExpression: ['#id', ...fields.map((field) => `#${field}`)].join(', '),
+    };
+  }
+
   async emailsOf(subscriberIds: readonly number[]): Promise<Map<number, string>> {
     const emails = new Map<number, string>();
     if (subscriberIds.length === 0) return emails;
@@ -338,18 +344,10 @@ export class DynamoCampaignStore implements CampaignStore {
     // A dense run of ids is one ranged Query; ids scattered over many other subscribers are
     // looked up one by one rather than read past.
     if (to - from + 1 <= 4 * sorted.length) {
-      for await (const items of this.#requests.queryPages('query:recent', {
-        TableName: this.table,
-        IndexName: INDEX.recent.name,
-        KeyConditionExpression: '#kind = :kind AND #id BETWEEN :from AND :to',
-        ExpressionAttributeNames: {
-          '#kind': INDEX.recent.partition,
-          '#id': INDEX.recent.sort,
-          '#email': 'email',
-        },
-        ExpressionAttributeValues: { ':kind': 'subscriber', ':from': from, ':to': to },
-        ProjectionExpression: '#id, #email',
-      })) {
+      for await (const items of this.#requests.queryPages(
+        'query:recent',
+        this.#subscriberRange(from, to, ['email']),
+      )) {
         for (const item of items) {
           const id = Number(item.id);
           if (wanted.has(id)) emails.set(id, String(item.email));
