@@ -88,6 +88,24 @@ describe('[unsubscribe.blocked-untouched] unsubscribe', () => {
   });
 });
 
+describe('[unsubscribe.versioned] unsubscribe', () => {
+  it('refuses afterwards a write from a read taken before it, even one two changes old', async () => {
+    const email = address('stale');
+    await newsletter.add_subscriber({ email });
+    const stale = await store.getSubscriber(email);
+    expect(await newsletter.subscribe({ email, name: 'Renamed' }, { trusted: true })).toMatchObject({
+      name: 'Renamed',
+    });
+    await newsletter.unsubscribe({ email });
+    const left = await store.getSubscriber(email);
+    if (!stale || !left) throw new Error('the subscriber was not stored');
+    expect(left).toMatchObject({ status: 'U', name: 'Renamed' });
+    // A decision made on the first read, written as if nothing had happened since.
+    expect(await store.replaceSubscriber({ ...stale, status: 'C' }, stale.version)).toBe(false);
+    expect(await store.getSubscriber(email)).toEqual(left);
+  });
+});
+
 describe('[params.email] unsubscribe', () => {
   it('refuses a malformed address as a 400 naming the parameter, and an unknown one is a 404', async () => {
     const bad = await newsletter.unsubscribe({ email: 'not-an-address' });
