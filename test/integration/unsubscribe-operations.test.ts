@@ -93,9 +93,8 @@ describe('[unsubscribe.versioned] unsubscribe', () => {
     const email = address('stale');
     await newsletter.add_subscriber({ email });
     const stale = await store.getSubscriber(email);
-    expect(await newsletter.subscribe({ email, name: 'Renamed' }, { trusted: true })).toMatchObject({
-      name: 'Renamed',
-    });
+    const renamed = await newsletter.subscribe({ email, name: 'Renamed' }, { trusted: true });
+    expect(renamed).toMatchObject({ name: 'Renamed' });
     await newsletter.unsubscribe({ email });
     const left = await store.getSubscriber(email);
     if (!stale || !left) throw new Error('the subscriber was not stored');
