@@ -53,6 +53,11 @@ export interface LocalStackOptions {
    * stack is synthesized now, with `stage` and `parameterCacheSeconds`.
    */
   readonly cdkOut?: string;
+  /**
+   * With a `cdkOut` synthesized without bundles: the assembly whose bundles its functions run,
+   * matched by logical id and entry (a test's second deployment of the same code).
+   */
+  readonly bundlesFrom?: string;
   /** Seconds the functions cache the key and settings, for a synth made here (default 5). */
   readonly parameterCacheSeconds?: number;
   /** Run the bundles (default) or the TypeScript sources (faster to start, for development). */
@@ -208,6 +213,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const denials: Denial[] = [];
     cloud = await startLocalCloud({
       cdkOut,
+      ...(options.bundlesFrom === undefined ? {} : { bundlesFrom: options.bundlesFrom }),
       code,
       projectRoot: PROJECT_ROOT,
       upstreams: {

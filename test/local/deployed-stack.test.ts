@@ -17,7 +17,10 @@ afterAll(() => {
 });
 
 /** A cdk.out folder holding one stack with these resources. */
-function stackOf(resources: Record<string, TemplateResource>): DeployedStack {
+function stackOf(
+  resources: Record<string, TemplateResource>,
+  bundlesFrom?: DeployedStack,
+): DeployedStack {
   const folder = mkdtempSync(join(tmpdir(), 'deployed-stack-'));
   folders.push(folder);
   writeFileSync(
@@ -32,7 +35,7 @@ function stackOf(resources: Record<string, TemplateResource>): DeployedStack {
     }),
   );
   writeFileSync(join(folder, 'Fixture.template.json'), JSON.stringify({ Resources: resources }));
-  return new DeployedStack(folder, { endpoint: 'http://127.0.0.1:1' });
+  return new DeployedStack(folder, { endpoint: 'http://127.0.0.1:1' }, bundlesFrom?.cdkOut);
 }
 
 const ROLE: TemplateResource = {
@@ -201,5 +204,38 @@ describe('scheduled rules from the template', () => {
         TemplateError,
       );
     }
+  });
+});
+
+describe('function code from the template', () => {
+  /** A function as `cdk synth` writes it: bundled into the assembly, or bundling skipped. */
+  const withCode = (entry: string, assetPath: string): TemplateResource => ({
+    ...fn(),
+    Metadata: {
+      'aws:asset:path': assetPath,
+      'aws:asset:is-bundled': true,
+      'newsletter:entry': entry,
+    },
+  });
+
+  it('runs the bundle staged in the assembly, and none when bundling was skipped', () => {
+    const bundled = stackOf({ Role: ROLE, Worker: withCode('functions/a.ts', 'asset.abc') });
+    expect(bundled.function('Worker').codeDir).toBe(join(bundled.cdkOut, 'asset.abc'));
+    const skipped = stackOf({ Role: ROLE, Worker: withCode('functions/a.ts', '/project') });
+    expect(skipped.function('Worker').codeDir).toBeUndefined();
+  });
+
+  it('takes a skipped bundle from bundlesFrom, only of the same logical id and entry', () => {
+    const bundles = stackOf({ Role: ROLE, Worker: withCode('functions/a.ts', 'asset.abc') });
+    const template = (entry: string, id = 'Worker') =>
+      stackOf({ Role: ROLE, [id]: withCode(entry, '/project') }, bundles);
+    expect(template('functions/a.ts').function('Worker').codeDir).toBe(
+      join(bundles.cdkOut, 'asset.abc'),
+    );
+    expect(() => template('functions/b.ts').function('Worker')).toThrow(TemplateError);
+    expect(() => template('functions/a.ts', 'Other').function('Other')).toThrow(TemplateError);
+    // Its own bundle wins: bundlesFrom only fills in what the synth skipped.
+    const own = stackOf({ Role: ROLE, Worker: withCode('functions/a.ts', 'asset.own') }, bundles);
+    expect(own.function('Worker').codeDir).toBe(join(own.cdkOut, 'asset.own'));
   });
 });

@@ -5,7 +5,7 @@
  * resolved for the local cloud, so what runs locally is what CloudFormation would deploy.
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import {
   LOCAL_ACCOUNT,
   LOCAL_REGION,
@@ -252,6 +252,19 @@ export interface LocalPhysicalIds {
 const arn = (service: string, resource: string, region = LOCAL_REGION): string =>
   `arn:aws:${service}:${region}:${LOCAL_ACCOUNT}:${resource}`;
 
+/**
+ * The bundle folder a template's function names, if the synth built one. A bundle is staged
+ * in the assembly under a relative path; a synth that skipped bundling names the project
+ * folder itself, by its absolute path.
+ */
+function bundleDir(cdkOut: string, resource: TemplateResource): string | undefined {
+  const assetPath = resource.Metadata?.['aws:asset:path'];
+  const isBundled = resource.Metadata?.['aws:asset:is-bundled'] === true;
+  return typeof assetPath === 'string' && isBundled && !isAbsolute(assetPath)
+    ? resolve(cdkOut, assetPath)
+    : undefined;
+}
+
 /** The stack template of a cdk.out folder (the one stack of this app). */
 export class DeployedStack {
   readonly stackName: string;
@@ -259,9 +272,18 @@ export class DeployedStack {
   readonly mappings: TemplateMappings;
   readonly #outputs: Readonly<Record<string, { readonly Value: unknown }>>;
 
+  #bundleSource: DeployedStack | undefined;
+
   constructor(
     readonly cdkOut: string,
     private readonly ids: LocalPhysicalIds = {},
+    /**
+     * Another cloud assembly of the same app, for a template written without bundles
+     * (`-c bundling=false`): each function runs the bundle of the function with the same
+     * logical id and entry there. A deployment that differs only in its template (another
+     * stage's CORS origins) then needs no second bundling.
+     */
+    readonly bundlesFrom?: string,
   ) {
     const manifest = JSON.parse(readFileSync(join(cdkOut, 'manifest.json'), 'utf8')) as {
       artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
@@ -288,7 +310,7 @@ export class DeployedStack {
 
   /** The same template with other physical ids (once the endpoint or a stream exists). */
   withIds(ids: LocalPhysicalIds): DeployedStack {
-    return new DeployedStack(this.cdkOut, { ...this.ids, ...ids });
+    return new DeployedStack(this.cdkOut, { ...this.ids, ...ids }, this.bundlesFrom);
   }
 
   /** An output of the stack, resolved as deployed locally; undefined when it has none so named. */
@@ -482,16 +504,13 @@ export class DeployedStack {
     }
     const variables = (p.Environment as { Variables?: Record<string, unknown> } | undefined)
       ?.Variables;
-    const assetPath = resource.Metadata?.['aws:asset:path'];
-    const isBundled = resource.Metadata?.['aws:asset:is-bundled'] === true;
     const entry = resource.Metadata?.['newsletter:entry'];
     return {
       logicalId,
       functionName: this.reference(logicalId),
       functionArn: this.reference(logicalId, 'Arn'),
       entry: typeof entry === 'string' ? entry : undefined,
-      codeDir:
-        typeof assetPath === 'string' && isBundled ? resolve(this.cdkOut, assetPath) : undefined,
+      codeDir: this.#codeDir(logicalId, resource),
       handler: String(p.Handler ?? 'index.handler'),
       runtime: String(p.Runtime ?? ''),
       timeoutSeconds: Number(p.Timeout ?? 3),
@@ -507,6 +526,26 @@ export class DeployedStack {
         ? {}
         : { reservedConcurrency: Number(p.ReservedConcurrentExecutions) }),
     };
+  }
+
+  /** The folder of a function's bundle: its own, or that of `bundlesFrom`; none unbundled. */
+  #codeDir(logicalId: string, resource: TemplateResource): string | undefined {
+    const own = bundleDir(this.cdkOut, resource);
+    if (own !== undefined || this.bundlesFrom === undefined) return own;
+    this.#bundleSource ??= new DeployedStack(this.bundlesFrom);
+    const other = this.#bundleSource.resources[logicalId];
+    const entry = resource.Metadata?.['newsletter:entry'];
+    const bundled = other ? bundleDir(this.bundlesFrom, other) : undefined;
+    if (
+      bundled === undefined ||
+      entry === undefined ||
+      other?.Metadata?.['newsletter:entry'] !== entry
+    ) {
+      throw new TemplateError(
+        `function ${logicalId}: ${this.bundlesFrom} has no bundle of the same logical id and entry`,
+      );
+    }
+    return bundled;
   }
 
   /** Inline statements of the role plus those of AWS::IAM::Policy resources naming it. */

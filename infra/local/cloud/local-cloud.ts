@@ -61,6 +61,8 @@ import { startTopicDeliveries } from './topic-deliveries.ts';
 export interface LocalCloudOptions {
   /** The cdk.out folder `cdk synth` wrote. */
   readonly cdkOut: string;
+  /** For a cdk.out written without bundles: the assembly whose bundles to run (DeployedStack). */
+  readonly bundlesFrom?: string;
   /** Run the bundles cdk.out holds, or the TypeScript sources they were built from. */
   readonly code: CodeSource;
   readonly projectRoot: string;
@@ -175,10 +177,14 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     for (const part of stopping.splice(0).reverse()) await part().catch(() => undefined);
   };
   try {
-    const template = new DeployedStack(options.cdkOut, {
-      endpoint: endpoint.url,
-      ...(options.tableSuffix ? { tableSuffix: options.tableSuffix } : {}),
-    });
+    const template = new DeployedStack(
+      options.cdkOut,
+      {
+        endpoint: endpoint.url,
+        ...(options.tableSuffix ? { tableSuffix: options.tableSuffix } : {}),
+      },
+      options.bundlesFrom,
+    );
     const table = await createTableOf(template, options.upstreams.dynamodb);
     const tableName = table.tableName;
     const stack = table.streamLabel
