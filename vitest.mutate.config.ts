@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.ts';
+import { fileOptions } from './vitest.config.ts';
 
 /**
  * What `npm run mutate` (Stryker) runs against each mutant: the unit suites, and the
@@ -13,9 +13,10 @@ const suites = (process.env.MUTATE_SUITES ?? 'unit,integration').split(',');
 
 export default defineConfig({
   test: {
-    ...base.test,
+    ...fileOptions,
     include: suites.map((suite) => `test/${suite}/**/*.test.ts`),
     globalSetup: ['test/support/dynamo-global-setup.ts'],
     isolate: false,
+    maxWorkers: 3,
   },
 });
