@@ -1,0 +1,214 @@
+/**
+ * The sweeper on its own against DynamoDB Local (shared/operations/campaign/sweep-campaigns.ts):
+ * when a sending campaign counts as stalled and when it is repaired, to the millisecond; what
+ * a repair recounts; and the `campaign_stalled` and `campaign_repaired` lines the runbook's
+ * CampaignStalled alarm points at (docs/deploy.md).
+ */
+import { describe, expect, it } from 'vitest';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
+import {
+  REPAIR_AFTER_MS,
+  sweepCampaigns,
+} from '../../shared/operations/campaign/sweep-campaigns.ts';
+import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
+
+const MINUTE = 60_000;
+/** The settings' default campaign.stall_minutes. */
+const STALL_MS = 10 * MINUTE;
+
+/** A sending campaign of `count` subscribers whose planning is done and whose mail is queued. */
+async function sending(world: CampaignWorld, count: number) {
+  const people = await world.subscribe(count);
+  const issue = await world.issue();
+  const started = await sendNewsletter(world.deps, { id: issue.id });
+  if (isNewsletterError(started)) throw new Error(started.message);
+  while (world.queues.plans.length > 0) await world.planOne();
+  return { people, issue: await world.campaign(issue.id) };
+}
+
+/** Sets when the campaign last settled a mail and last saw a worker. */
+async function seen(world: CampaignWorld, id: number, times: { progress: number; active: number }) {
+  const campaign = await world.campaign(id);
+  const updated = await world.campaigns.updateCampaign(id, {
+    expect: { statuses: ['sending'], run: campaign.run },
+    set: {
+      progress_at: new Date(times.progress).toISOString(),
+      active_at: new Date(times.active).toISOString(),
+    },
+  });
+  if (!updated) throw new Error('the campaign is not sending');
+}
+
+type CampaignStore = CampaignWorld['campaigns'];
+
+/** The world's campaign store with some calls replaced; the others go to the store itself. */
+function storeWith(world: CampaignWorld, overrides: Partial<CampaignStore>): CampaignStore {
+  return new Proxy(world.campaigns, {
+    get: (target, name) => {
+      if (name in overrides) return overrides[name as keyof CampaignStore];
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+const linesOf = (world: CampaignWorld, event: string) =>
+  world.log.lines.filter((line) => line.event === event);
+
+describe('[campaign.sweep] a campaign is stalled once it settled no mail for the stall minutes', () => {
+  it('counts from its last progress, not its start, from exactly the stall minutes on, and logs since when', async () => {
+    const world = await campaignWorld();
+    const { issue } = await sending(world, 3);
+    // Started long ago, but it settled a mail 2 minutes ago: not stalled.
+    const progress = world.clock.now() + 30 * MINUTE;
+    world.clock.t = progress + 2 * MINUTE;
+    await seen(world, issue.id, { progress, active: world.clock.now() });
+    expect(await sweepCampaigns(world.deps)).toEqual({ sending: 1, stalled: 0, repaired: 0 });
+    // A millisecond short of the stall minutes: still not.
+    world.clock.t = progress + STALL_MS - 1;
+    await seen(world, issue.id, { progress, active: world.clock.now() });
+    expect(await sweepCampaigns(world.deps)).toMatchObject({ stalled: 0 });
+    expect(linesOf(world, 'campaign_stalled')).toEqual([]);
+    // Exactly the stall minutes: stalled, and the line says since when.
+    world.clock.t = progress + STALL_MS;
+    await seen(world, issue.id, { progress, active: world.clock.now() });
+    expect(await sweepCampaigns(world.deps)).toEqual({ sending: 1, stalled: 1, repaired: 0 });
+    expect(linesOf(world, 'campaign_stalled')).toEqual([
+      {
+        level: 'warn',
+        event: 'campaign_stalled',
+        fields: { newsletter_id: issue.id, since: new Date(progress).toISOString() },
+      },
+    ]);
+    expect(world.metrics.counts.StalledCampaigns).toBe(1);
+  });
+
+  it('skips an issue listed as sending that is no longer sending, or gone, when it is read', async () => {
+    const world = await campaignWorld();
+    const { issue } = await sending(world, 2);
+    world.clock.t += 60 * MINUTE;
+    // Paused, or deleted, between the sweeper's listing and its read of the campaign.
+    const campaigns = storeWith(world, {
+      campaignsWithStatus: async () => [issue.id, 999_999],
+      getCampaign: async (id) => {
+        const campaign = await world.campaigns.getCampaign(id);
+        return campaign ? { ...campaign, status: 'paused' } : undefined;
+      },
+    });
+    const sweep = await sweepCampaigns({ ...world.deps, campaigns });
+    expect(sweep).toEqual({ sending: 2, stalled: 0, repaired: 0 });
+    expect(linesOf(world, 'campaign_stalled')).toEqual([]);
+    expect(linesOf(world, 'campaign_repaired')).toEqual([]);
+    expect(world.metrics.counts.StalledCampaigns).toBe(0);
+  });
+});
+
+describe('[campaign.sweep] a campaign no worker touched for 6 minutes is repaired', () => {
+  it('from exactly 6 minutes on', async () => {
+    const world = await campaignWorld();
+    const { issue } = await sending(world, 2);
+    const active = world.clock.now();
+    world.clock.t = active + REPAIR_AFTER_MS - 1;
+    await seen(world, issue.id, { progress: world.clock.now(), active });
+    expect(await sweepCampaigns(world.deps)).toMatchObject({ repaired: 0 });
+    world.clock.t = active + REPAIR_AFTER_MS;
+    expect(await sweepCampaigns(world.deps)).toMatchObject({ repaired: 1 });
+    expect((await world.campaign(issue.id)).active_at).toBe(
+      new Date(world.clock.now()).toISOString(),
+    );
+  });
+
+  it('recounts sent, skipped, failed and the total from the records, logs both counts and queues the unsent again', async () => {
+    const world = await campaignWorld();
+    const { people, issue } = await sending(world, 10);
+    world.queues.sends.length = 0;
+    const now = world.clock.now();
+    const claim = {
+      owner: 'dead',
+      now,
+      leaseUntil: now + 60_000,
+      tokenHash: 'x',
+      linkExpiresAt: 2e9,
+    };
+    // What dead workers left: 3 sent, 2 failed and 1 skipped, none of it counted; 2 still
+    // claimed; 2 pending. The campaign's own counters are off (1 sent, 2 skipped, 4 failed).
+    for (const person of people.slice(0, 7)) {
+      expect(await world.campaigns.claimRecipient(issue.id, person.id, claim)).toBe(true);
+    }
+    for (const person of people.slice(0, 3)) {
+      await world.campaigns.settleRecipient(
+        issue.id,
+        person.id,
+        'dead',
+        { state: 'sent', messageId: 'm' },
+        new Date(now),
+      );
+    }
+    for (const person of people.slice(3, 5)) {
+      await world.campaigns.settleRecipient(
+        issue.id,
+        person.id,
+        'dead',
+        { state: 'failed', error: 'rejected' },
+        new Date(now),
+      );
+    }
+    await world.campaigns.skipRecipient(issue.id, people[9]?.id ?? 0, 'unsubscribed', now);
+    await world.campaigns.updateCampaign(issue.id, {
+      expect: { statuses: ['sending'], run: issue.run },
+      set: { sent: 1, skipped: 2, failed: 4 },
+    });
+    world.clock.t += REPAIR_AFTER_MS;
+    expect(await sweepCampaigns(world.deps)).toMatchObject({ repaired: 1 });
+    expect(await world.campaign(issue.id)).toMatchObject({
+      status: 'sending',
+      sent: 3,
+      skipped: 1,
+      failed: 2,
+      total: 10,
+    });
+    expect(linesOf(world, 'campaign_repaired')).toEqual([
+      {
+        level: 'warn',
+        event: 'campaign_repaired',
+        fields: {
+          newsletter_id: issue.id,
+          run: issue.run,
+          pending: 2,
+          sending: 2,
+          counted_before: 7,
+          counted_now: 6,
+        },
+      },
+    ]);
+    // The two pending and the two whose claims lapse are queued again and mailed.
+    await world.drain();
+    expect(world.ses.mails.map((mail) => mail.to).sort()).toEqual(
+      [...people.slice(5, 9)].map((person) => person.email).sort(),
+    );
+  });
+
+  it('does nothing more when the campaign changed between its read and the recount', async () => {
+    const world = await campaignWorld();
+    const { issue } = await sending(world, 2);
+    world.queues.sends.length = 0;
+    world.clock.t += REPAIR_AFTER_MS;
+    // Paused by the operator just before the sweeper's recount.
+    const campaigns = storeWith(world, {
+      countRecipients: async (id) => {
+        const current = await world.campaign(id);
+        await world.campaigns.updateCampaign(id, {
+          expect: { statuses: ['sending'], run: current.run },
+          set: { status: 'paused', pause_reason: 'operator' },
+        });
+        return world.campaigns.countRecipients(id);
+      },
+    });
+    await sweepCampaigns({ ...world.deps, campaigns });
+    expect(linesOf(world, 'campaign_repaired')).toEqual([]);
+    expect(world.queues.plans).toEqual([]);
+    expect(world.queues.sends).toEqual([]);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'paused' });
+  });
+});
