@@ -16,6 +16,7 @@ import {
   dumpTable,
   errorShapeProblems,
   hardeningSettings,
+  limitedForOneWindow,
   postJson,
   putSettings,
   type RawResponse,
@@ -134,10 +135,7 @@ describe('activation cap', () => {
 
 describe('per-client rate limit', () => {
   it('answers 429 after the configured number of calls, per client, whatever the headers say', async () => {
-    putSettings(
-      stack.parameters,
-      hardeningSettings({ public_rate_limit: { max_requests: 5, window_minutes: 10 } }),
-    );
+    await limitedForOneWindow(stack.parameters, 5);
     try {
       const client = newClient();
       for (let i = 0; i < 5; i += 1) {

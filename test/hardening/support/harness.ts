@@ -6,6 +6,7 @@
  * to send (GET with a body, no content type, a chosen local address).
  */
 import { Agent, request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEMO_SETTINGS } from '../../../infra/local/demo-data.ts';
 import type { ParameterStore } from '../../../infra/local/stand-ins/parameter-store.ts';
@@ -160,6 +161,31 @@ export function hardeningSettings(patch: Partial<SettingsInput> = {}): SettingsI
 /** Writes the settings parameter; with a parameter cache of 0 the next request sees them. */
 export function putSettings(parameters: ParameterStore, settings: SettingsInput): void {
   parameters.put(ENV_DEFAULTS.settingsParameter, JSON.stringify(settings));
+}
+
+/**
+ * A small public rate limit for a test that calls up to it: `window_minutes` of a whole day.
+ * The limit counts in fixed windows of the real clock (shared/operations/rate-limit.ts), so a
+ * test whose calls straddle two windows would see the count start again, by the time of day
+ * alone (a 10-minute window once turned up a 200 where a 429 was due, at 14:00). Before the
+ * first counted call this waits, if need be, until the day's window has `neededMs` left (so a
+ * test calling it allows itself a minute more than it needs).
+ */
+export async function limitedForOneWindow(
+  parameters: ParameterStore,
+  maxRequests: number,
+  neededMs = 60_000,
+): Promise<void> {
+  const windowMinutes = 24 * 60;
+  const windowMs = windowMinutes * 60_000;
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < neededMs) await sleep(left + 1_000);
+  putSettings(
+    parameters,
+    hardeningSettings({
+      public_rate_limit: { max_requests: maxRequests, window_minutes: windowMinutes },
+    }),
+  );
 }
 
 export { documentClient } from '../../support/local-dynamo.ts';
