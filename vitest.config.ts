@@ -36,16 +36,20 @@ export default defineConfig({
         test: { ...fileOptions, name: 'shared-process', include: SHARED_PROCESS, isolate: false },
       },
       {
-        // Every file that runs the local cloud, a CLI, a browser or a DynamoDB Local of its
-        // own, in a process of its own: module state, log sinks and aws-ses-v2-local's one
-        // store per process.
+        // Every file that runs the local cloud, a CLI or a DynamoDB Local of its own, in a
+        // process of its own: module state, log sinks and aws-ses-v2-local's one store per
+        // process.
         test: {
           ...fileOptions,
           name: 'own-process',
           include: ['test/**/*.test.ts'],
-          exclude: SHARED_PROCESS,
+          exclude: [...SHARED_PROCESS, 'test/browser/**'],
           isolate: true,
         },
+      },
+      {
+        // The same, in Chromium (`npm run test:browser`; README, "Tests").
+        test: { ...fileOptions, name: 'browser', include: ['test/browser/**/*.test.ts'] },
       },
     ],
     // Three on two cores: since the stacks' stream pollers idle at four reads a second, a file
