@@ -335,6 +335,44 @@ describe('[campaign.plan] the store reads the subscriber index a page at a time 
     expect(await world.campaigns.emailsOf(scattered.map((s) => s.id))).toEqual(expected(scattered));
     expect(await world.campaigns.emailsOf([])).toEqual(new Map());
   });
+
+  it('[campaign.resume] reads a dense run of ids with one ranged query, scattered ids one query each', async () => {
+    const requests: string[] = [];
+    const world = await campaignWorld({}, {}, (operation) => requests.push(operation));
+    const made = await world.subscribe(14);
+    const pick = (...at: number[]) => at.map((index) => made[index] as (typeof made)[number]);
+    const span = (chosen: typeof made) =>
+      Math.max(...chosen.map((s) => s.id)) - Math.min(...chosen.map((s) => s.id)) + 1;
+    const asked = async (chosen: typeof made) => {
+      requests.length = 0;
+      const emails = await world.campaigns.emailsOf(chosen.map((s) => s.id));
+      return { emails: [...emails.values()].sort(), requests: [...requests] };
+    };
+    const addresses = (chosen: typeof made) => chosen.map((s) => s.email).sort();
+    const one = ['query:recent'];
+    // Three ids in a row, far from the first id: one range.
+    const dense = pick(9, 10, 11);
+    expect(await asked(dense)).toEqual({ emails: addresses(dense), requests: one });
+    // A range of at most four ids per id asked is read as one range; one more is not.
+    const widest = pick(0, 7);
+    expect(span(widest)).toBe(8);
+    expect(await asked(widest)).toEqual({ emails: addresses(widest), requests: one });
+    const scattered = pick(0, 8);
+    expect(span(scattered)).toBe(9);
+    expect(await asked(scattered)).toEqual({
+      emails: addresses(scattered),
+      requests: ['query:recent', 'query:recent'],
+    });
+    // An id nobody has any more is left out, not given an address.
+    const gone = made[6] as (typeof made)[number];
+    await world.store.deleteSubscriber(gone);
+    const apart = pick(0, 13);
+    expect(span([...apart, gone])).toBeGreaterThan(4 * 3);
+    expect(await asked([...apart, gone])).toEqual({
+      emails: addresses(apart),
+      requests: ['query:recent', 'query:recent', 'query:recent'],
+    });
+  });
 });
 
 describe('[campaign.sweep] the store finds the sending campaigns however many newer issues there are', () => {

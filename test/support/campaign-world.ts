@@ -14,7 +14,7 @@ import { CampaignSendError } from '../../shared/adapters/mail/campaign-mailer-po
 import type { CampaignQueue } from '../../shared/adapters/queue/campaign-queue-port.ts';
 import type { StoredContent } from '../../shared/adapters/store/campaign-store-port.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
-import type { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import type { CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import type { CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
 import type {
   ChunkMessage,
@@ -148,9 +148,11 @@ export interface CampaignWorld {
 export async function campaignWorld(
   settings: Partial<SettingsInput> = {},
   pageSizes: { plan?: number; walk?: number } = {},
+  /** Told of every request the campaign store makes, by its operation's name. */
+  onCapacity?: CapacityListener,
 ): Promise<CampaignWorld> {
   const fresh = await freshStore();
-  const campaigns = new DynamoCampaignStore(fresh.client, fresh.tableName);
+  const campaigns = new DynamoCampaignStore(fresh.client, fresh.tableName, onCapacity);
   const clock = new VirtualClock();
   const queues = new MemoryQueues(clock);
   const ses = new FakeSes(clock);
