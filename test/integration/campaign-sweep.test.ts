@@ -5,6 +5,7 @@
  * CampaignStalled alarm points at (docs/deploy.md).
  */
 import { describe, expect, it } from 'vitest';
+import type { RecipientOutcome } from '../../shared/adapters/store/campaign-store-port.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
 import {
@@ -136,24 +137,13 @@ describe('[campaign.sweep] a campaign no worker touched for 6 minutes is repaire
     for (const person of people.slice(0, 7)) {
       expect(await world.campaigns.claimRecipient(issue.id, person.id, claim)).toBe(true);
     }
-    for (const person of people.slice(0, 3)) {
-      await world.campaigns.settleRecipient(
-        issue.id,
-        person.id,
-        'dead',
-        { state: 'sent', messageId: 'm' },
-        new Date(now),
-      );
-    }
-    for (const person of people.slice(3, 5)) {
-      await world.campaigns.settleRecipient(
-        issue.id,
-        person.id,
-        'dead',
-        { state: 'failed', error: 'rejected' },
-        new Date(now),
-      );
-    }
+    const settle = async (some: typeof people, outcome: RecipientOutcome) => {
+      for (const person of some) {
+        await world.campaigns.settleRecipient(issue.id, person.id, 'dead', outcome, new Date(now));
+      }
+    };
+    await settle(people.slice(0, 3), { state: 'sent', messageId: 'm' });
+    await settle(people.slice(3, 5), { state: 'failed', error: 'rejected' });
     await world.campaigns.skipRecipient(issue.id, people[9]?.id ?? 0, 'unsubscribed', now);
     await world.campaigns.updateCampaign(issue.id, {
       expect: { statuses: ['sending'], run: issue.run },
