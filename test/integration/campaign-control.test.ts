@@ -15,16 +15,7 @@ import {
   sendNewsletter,
 } from '../../shared/operations/campaign/control-campaign.ts';
 import { completeRun } from '../../shared/operations/campaign/finish-run.ts';
-import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
-
-async function started(world: CampaignWorld, id: number, newOnly = false) {
-  const result = await sendNewsletter(world.deps, { id, newOnly });
-  if (isNewsletterError(result)) throw new Error(result.message);
-  return result;
-}
-
-const linesOf = (world: CampaignWorld, event: string) =>
-  world.log.lines.filter((line) => line.event === event);
+import { type CampaignWorld, campaignWorld, linesOf, started } from '../support/campaign-world.ts';
 
 /** The ids a keyless caller sees in the newsletters listing. */
 async function listedPublicly(world: CampaignWorld): Promise<number[]> {

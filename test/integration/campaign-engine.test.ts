@@ -15,13 +15,7 @@ import { planPage, walkPage } from '../../shared/operations/campaign/plan-recipi
 import { sendChunk } from '../../shared/operations/campaign/send-recipients.ts';
 import { sweepCampaigns } from '../../shared/operations/campaign/sweep-campaigns.ts';
 import { unsubscribeByLink } from '../../shared/operations/token-links.ts';
-import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
-
-async function started(world: CampaignWorld, id: number) {
-  const result = await sendNewsletter(world.deps, { id });
-  if (isNewsletterError(result)) throw new Error(result.message);
-  return result;
-}
+import { type CampaignWorld, campaignWorld, started } from '../support/campaign-world.ts';
 
 /** Every recipient record of an issue by state. */
 const states = (world: CampaignWorld, id: number) => world.campaigns.countRecipients(id);

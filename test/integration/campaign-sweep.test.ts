@@ -6,13 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RecipientOutcome } from '../../shared/adapters/store/campaign-store-port.ts';
-import { isNewsletterError } from '../../shared/domain/errors.ts';
-import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
 import {
   REPAIR_AFTER_MS,
   sweepCampaigns,
 } from '../../shared/operations/campaign/sweep-campaigns.ts';
-import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
+import { type CampaignWorld, campaignWorld, linesOf, started } from '../support/campaign-world.ts';
 
 const MINUTE = 60_000;
 /** The settings' default campaign.stall_minutes. */
@@ -22,8 +20,7 @@ const STALL_MS = 10 * MINUTE;
 async function sending(world: CampaignWorld, count: number) {
   const people = await world.subscribe(count);
   const issue = await world.issue();
-  const started = await sendNewsletter(world.deps, { id: issue.id });
-  if (isNewsletterError(started)) throw new Error(started.message);
+  await started(world, issue.id);
   while (world.queues.plans.length > 0) await world.planOne();
   return { people, issue: await world.campaign(issue.id) };
 }
@@ -53,9 +50,6 @@ function storeWith(world: CampaignWorld, overrides: Partial<CampaignStore>): Cam
     },
   });
 }
-
-const linesOf = (world: CampaignWorld, event: string) =>
-  world.log.lines.filter((line) => line.event === event);
 
 describe('[campaign.sweep] a campaign is stalled once it settled no mail for the stall minutes', () => {
   it('counts from its last progress, not its start, from exactly the stall minutes on, and logs since when', async () => {

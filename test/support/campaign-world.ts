@@ -28,6 +28,7 @@ import type {
   Clock,
   PlannerDependencies,
 } from '../../shared/operations/campaign/campaign-dependencies.ts';
+import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
 import { planPage, walkPage } from '../../shared/operations/campaign/plan-recipients.ts';
 import {
   createNewsletterIssue,
@@ -266,3 +267,14 @@ export async function campaignWorld(
   };
   return world;
 }
+
+/** Starts a send as the operator would; a refusal fails the test with its message. */
+export async function started(world: CampaignWorld, id: number, newOnly = false) {
+  const result = await sendNewsletter(world.deps, { id, newOnly });
+  if (isNewsletterError(result)) throw new Error(result.message);
+  return result;
+}
+
+/** The lines the engine logged for one event, in order. */
+export const linesOf = (world: CampaignWorld, event: string) =>
+  world.log.lines.filter((line) => line.event === event);
