@@ -6,7 +6,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
-import { keys } from '../../shared/adapters/store/table-design.ts';
+import { INDEX, keys } from '../../shared/adapters/store/table-design.ts';
 import { campaignWorld } from '../support/campaign-world.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 
@@ -72,7 +72,12 @@ describe('[campaign.claim] the store lets only a pending recipient, or a lapsed 
         new Date(NOW),
       ),
     ).toBe(true);
-    expect(await campaigns.getRecipient(id, 1)).toMatchObject({ state: 'sent', message_id: 'm-a' });
+    // The report's time column reads `at`: when the mail was handed to SES.
+    expect(await campaigns.getRecipient(id, 1)).toMatchObject({
+      state: 'sent',
+      message_id: 'm-a',
+      at: new Date(NOW).toISOString(),
+    });
     // Settled: nobody may claim or skip it again, lease or not.
     expect(await campaigns.claimRecipient(id, 1, claim('c', NOW + 120_000))).toBe(false);
     expect(await campaigns.skipRecipient(id, 1, 'deleted', NOW + 120_000)).toBe(false);
@@ -228,10 +233,45 @@ describe('[campaign.lifecycle] the store edits an issue only while it has one of
     expect(cleared?.subject).toBe('Bye');
     expect(cleared).not.toHaveProperty('url');
     expect(await raw()).not.toHaveProperty('url');
+    // A sent issue made private loses its url and its public listing in one edit.
+    await campaigns.editIssue(id, { url: 'https://example.com/7', listPublicly: true }, undefined, [
+      'draft',
+    ]);
+    const unlisted = await campaigns.editIssue(id, { url: null, listPublicly: false }, undefined, [
+      'draft',
+    ]);
+    expect(unlisted).not.toHaveProperty('url');
+    expect(await raw()).not.toHaveProperty('url');
+    expect(await raw()).not.toHaveProperty(INDEX.publicRecent.partition);
     // An edit that changes nothing writes nothing and returns the issue as it is.
     expect(await campaigns.editIssue(id, {}, undefined, ['draft'])).toMatchObject({
       subject: 'Bye',
       lists: [2, 3],
+    });
+  });
+
+  it('reads a draft back as it was created: its creation time, and no sending rate yet', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    expect(await campaigns.getCampaign(id)).toEqual({
+      id,
+      subject: 'Hello',
+      status: 'draft',
+      created: '2026-11-22T09:00:00.000Z',
+      sent_at: null,
+      private: false,
+      lists: [1],
+      run: 0,
+      max_subscriber_id: 0,
+      new_only: false,
+      plan_page: 0,
+      plan_cursor: 0,
+      plan_done: false,
+      total: 0,
+      sent: 0,
+      skipped: 0,
+      failed: 0,
+      consecutive_failures: 0,
+      walk: 0,
     });
   });
 
@@ -412,5 +452,36 @@ describe('[campaign.sweep] the store finds the sending campaigns however many ne
     expect(await campaigns.campaignsWithStatus(['sending', 'paused'], 10)).toEqual([3, 2, 1]);
     expect(await campaigns.campaignsWithStatus(['sending', 'paused'], 2)).toEqual([3, 2]);
     expect(await campaigns.campaignsWithStatus(['cancelled'], 2)).toEqual([]);
+  });
+
+  it('stops reading pages once the limit is reached', async () => {
+    const requests: string[] = [];
+    const fresh = await freshStore();
+    const campaigns = new DynamoCampaignStore(fresh.client, fresh.tableName, (operation) =>
+      requests.push(operation),
+    );
+    for (const id of [1, 2, 3, 4, 5, 6]) {
+      await campaigns.createIssue(
+        {
+          id,
+          subject: `Issue ${id}`,
+          created: '2026-11-22T09:00:00.000Z',
+          private: false,
+          lists: [1],
+        },
+        undefined,
+      );
+    }
+    for (const id of [1, 3]) {
+      await campaigns.updateCampaign(id, {
+        set: { status: 'sending' },
+        expect: { statuses: ['draft'] },
+      });
+    }
+    requests.length = 0;
+    // Pages of two, newest first: 6–5 (none), 4–3 (one), 2–1 (the second): then it stops,
+    // although that page ended at the query's Limit and so said more might follow.
+    expect(await campaigns.campaignsWithStatus(['sending'], 2)).toEqual([3, 1]);
+    expect(requests).toEqual(['query:recent', 'query:recent', 'query:recent']);
   });
 });

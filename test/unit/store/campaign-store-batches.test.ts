@@ -71,6 +71,7 @@ describe('[campaign.plan] a batch DynamoDB handles in part is sent again until a
     const written = storeOver(writes).putRecipients(7, 1, [1], 2e9);
     await expect(written).rejects.toBeInstanceOf(DependencyError);
     await expect(written).rejects.toMatchObject({
+      dependency: 'dynamodb',
       cause: new Error('1 recipient records left unprocessed'),
     });
     expect(writes.requests).toHaveLength(8);
