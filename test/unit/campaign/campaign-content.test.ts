@@ -200,6 +200,18 @@ a { color: red } a{color:red} p{margin:0;padding:0}
       'html: {email } has spaces inside its braces, so it is not a tag and goes out as written.',
     ]);
   });
+
+  it('warns about a spaced tag in a given text part too, and not about braces round an unknown name', () => {
+    // Act
+    const { warnings } = accepted(
+      contentInput({ html: page('<p>Hello { nickname }</p>'), text: 'Hello { name }' }),
+    );
+
+    // Assert
+    expect(warnings).toEqual([
+      'text: { name } has spaces inside its braces, so it is not a tag and goes out as written.',
+    ]);
+  });
 });
 
 describe('[campaign.tag-placement] a tag stands only where a value cannot change the HTML', () => {
@@ -416,6 +428,17 @@ describe('[campaign.text-part] without a text part, html-to-text derives one in 
 
     // Assert
     expect(content.text).toBe('');
+    expect(warnings).toEqual([
+      'text: the HTML has no text, so the text part derived from it holds only the footer; give a text part.',
+    ]);
+  });
+
+  it('counts line breaks alone as no text', () => {
+    // Act
+    const { content, warnings } = accepted(contentInput({ html: page('<br><br>') }));
+
+    // Assert
+    expect(content.text.trim()).toBe('');
     expect(warnings).toEqual([
       'text: the HTML has no text, so the text part derived from it holds only the footer; give a text part.',
     ]);
