@@ -5,9 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CampaignScheduler } from '../../shared/adapters/scheduler/campaign-scheduler-port.ts';
+import type { CampaignStore } from '../../shared/adapters/store/campaign-store-port.ts';
 import { createCampaigns } from '../../shared/campaigns.ts';
 import type { ScheduledSend } from '../../shared/domain/campaign/campaign-schedule.ts';
-import { isNewsletterError } from '../../shared/domain/errors.ts';
+import { DependencyError, isNewsletterError } from '../../shared/domain/errors.ts';
 import {
   cancelNewsletter,
   sendNewsletter,
@@ -17,7 +18,7 @@ import {
   startScheduledSend,
   unscheduleNewsletter,
 } from '../../shared/operations/campaign/schedule-campaign.ts';
-import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
+import { type CampaignWorld, campaignWorld, linesOf } from '../support/campaign-world.ts';
 
 /** Schedules as EventBridge holds them: by name, with what they fire with. */
 class MemoryScheduler implements CampaignScheduler {
@@ -59,6 +60,25 @@ function only(scheduler: MemoryScheduler): ScheduledSend {
 const fireAt = (world: CampaignWorld, time: string): void => {
   world.clock.t = Date.parse(time);
 };
+
+/** The world's campaign store, with `meanwhile` run once right after the first read: a race. */
+function readThen(world: CampaignWorld, meanwhile: () => Promise<unknown>): CampaignStore {
+  let pending: (() => Promise<unknown>) | undefined = meanwhile;
+  const getCampaign: CampaignStore['getCampaign'] = async (id) => {
+    const read = await world.campaigns.getCampaign(id);
+    const run = pending;
+    pending = undefined;
+    await run?.();
+    return read;
+  };
+  return new Proxy(world.campaigns, {
+    get: (target, name) => {
+      if (name === 'getCampaign') return getCampaign;
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 describe('[campaign.schedule] scheduling and unscheduling an issue', () => {
   it('creates one schedule for the time and moves the draft to scheduled', async () => {
@@ -109,7 +129,7 @@ describe('[campaign.schedule] scheduling and unscheduling an issue', () => {
     expect(scheduler.schedules.size).toBe(1);
   });
 
-  it('unschedules back to draft and deletes the schedule; a draft cannot be unscheduled', async () => {
+  it('[campaign.schedule] unschedules back to draft and deletes the schedule; a draft or a missing issue cannot be unscheduled', async () => {
     const { world, scheduler, deps, issue } = await scheduledWorld();
     await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
     const draft = await unscheduleNewsletter(deps, issue.id);
@@ -121,6 +141,101 @@ describe('[campaign.schedule] scheduling and unscheduling an issue', () => {
     expect(isNewsletterError(twice) && twice.message).toBe(
       `Newsletter ${issue.id} is a draft; only a scheduled newsletter can be unscheduled.`,
     );
+    expect((await world.campaign(issue.id)).status).toBe('draft');
+    const missing = await unscheduleNewsletter(deps, 999);
+    expect(isNewsletterError(missing) && missing.code).toBe('not_found');
+  });
+
+  it('[campaign.schedule] a schedule whose issue was sent by hand while it was made is deleted again', async () => {
+    // Arrange: the operator starts the send between the checks and the write.
+    const { world, scheduler, deps, issue } = await scheduledWorld();
+    const racing = {
+      ...deps,
+      scheduler: {
+        create: async (name: string, at: Date, input: ScheduledSend) => {
+          await scheduler.create(name, at, input);
+          await sendNewsletter(world.deps, { id: issue.id }, { apiRoot: API_ROOT });
+        },
+        delete: (name: string) => scheduler.delete(name),
+      },
+    };
+    // Act
+    const lost = await scheduleNewsletter(racing, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
+    // Assert
+    expect(isNewsletterError(lost) && lost.message).toBe(
+      `Newsletter ${issue.id} is sending; only a draft newsletter can be scheduled.`,
+    );
+    expect(scheduler.schedules.size).toBe(0);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sending', run: 1 });
+  });
+
+  it('[campaign.schedule] an unschedule that loses to its schedule firing is refused, and the send goes on', async () => {
+    // Arrange
+    const { world, scheduler, deps, issue } = await scheduledWorld();
+    await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
+    const input = only(scheduler);
+    fireAt(world, AT);
+    const campaigns = readThen(world, () => startScheduledSend(world.deps, input));
+    // Act
+    const lost = await unscheduleNewsletter({ ...deps, campaigns }, issue.id);
+    // Assert
+    expect(isNewsletterError(lost) && lost.message).toBe(
+      `Newsletter ${issue.id} is sending; only a scheduled newsletter can be unscheduled.`,
+    );
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sending', run: 1 });
+  });
+
+  it('[campaign.lifecycle] an unschedule of a draft is refused even if the draft is scheduled meanwhile, which then stands', async () => {
+    // Arrange: someone schedules the draft right after the unschedule read it.
+    const { world, scheduler, deps, issue } = await scheduledWorld();
+    const campaigns = readThen(world, () =>
+      scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT }),
+    );
+    // Act
+    const refused = await unscheduleNewsletter({ ...deps, campaigns }, issue.id);
+    // Assert: refused for what it read; the issue and its schedule still agree.
+    expect(isNewsletterError(refused) && refused.message).toBe(
+      `Newsletter ${issue.id} is a draft; only a scheduled newsletter can be unscheduled.`,
+    );
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'scheduled', scheduled_at: AT });
+    expect(only(scheduler).at).toBe(AT);
+  });
+
+  it('[campaign.schedule] unscheduling succeeds when the schedule cannot be deleted, and names the one left behind', async () => {
+    // Arrange
+    const { world, scheduler, deps, issue } = await scheduledWorld();
+    await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
+    const input = only(scheduler);
+    const unavailable = {
+      ...deps,
+      scheduler: {
+        create: (name: string, at: Date, send: ScheduledSend) => scheduler.create(name, at, send),
+        delete: async () => {
+          throw new DependencyError('scheduler');
+        },
+      },
+    };
+    // Act
+    const draft = await unscheduleNewsletter(unavailable, issue.id);
+    // Assert
+    expect(!isNewsletterError(draft) && draft.status).toBe('draft');
+    expect(linesOf(world, 'schedule_not_deleted')).toEqual([
+      {
+        level: 'warn',
+        event: 'schedule_not_deleted',
+        fields: {
+          newsletter_id: issue.id,
+          schedule: `newsletter-${issue.id}-20261123T090000Z`,
+          error: 'DependencyError',
+        },
+      },
+    ]);
+    // The schedule left behind finds a draft when it fires, and does nothing.
+    fireAt(world, AT);
+    expect(await startScheduledSend(world.deps, input)).toEqual({
+      kind: 'stale',
+      newsletter_id: issue.id,
+    });
     expect((await world.campaign(issue.id)).status).toBe('draft');
   });
 });
@@ -164,10 +279,22 @@ describe('[campaign.schedule] a schedule that fires on time starts the send', ()
     expect(world.queues.plans).toHaveLength(0);
     expect((await world.campaign(issue.id)).status).toBe('cancelled');
   });
+
+  it('[campaign.schedule] a schedule for an issue that does not exist, or an input not of ours, does nothing', async () => {
+    const world = await campaignWorld();
+    expect(await startScheduledSend(world.deps, { newsletter_id: 999, at: AT })).toEqual({
+      kind: 'stale',
+      newsletter_id: 999,
+    });
+    expect(await startScheduledSend(world.deps, { newsletter_id: 'all', at: AT })).toEqual({
+      kind: 'invalid',
+    });
+    expect(world.queues.plans).toHaveLength(0);
+  });
 });
 
 describe('[campaign.schedule-late] a schedule that fires late', () => {
-  it('does not send: the issue stays scheduled, marked missed, and SchedulesMissed is counted', async () => {
+  it('[campaign.schedule-late] does not send: the issue stays scheduled, marked missed, and SchedulesMissed is counted', async () => {
     // Arrange
     const { world, scheduler, deps, issue } = await scheduledWorld();
     await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
@@ -184,14 +311,53 @@ describe('[campaign.schedule-late] a schedule that fires late', () => {
     });
     expect(world.queues.plans).toHaveLength(0);
     expect(world.metrics.counts.SchedulesMissed).toBe(1);
-    expect(world.log.lines).toContainEqual(
-      expect.objectContaining({ level: 'warn', event: 'schedule_missed' }),
-    );
+    expect(world.metrics.dimensioned).toEqual([
+      { name: 'SchedulesMissed', dimensions: { newsletter: String(issue.id) } },
+    ]);
+    // The line the CampaignScheduleMissed alarm tells the operator to read.
+    expect(linesOf(world, 'schedule_missed')).toEqual([
+      {
+        level: 'warn',
+        event: 'schedule_missed',
+        fields: { newsletter_id: issue.id, at: AT, late_by_seconds: 901, lateness_minutes: 15 },
+      },
+    ]);
     // The operator decides: sending it by hand starts the send and clears the mark.
     const started = await sendNewsletter(world.deps, { id: issue.id }, { apiRoot: API_ROOT });
     if (isNewsletterError(started)) throw new Error(started.message);
     expect(started.status).toBe('sending');
     expect(started.schedule_missed_at).toBeUndefined();
+  });
+
+  it('[campaign.schedule-late] a scheduled send that cannot start is marked and counted the same way', async () => {
+    // Arrange: scheduled with the settings' public_base_url, which is gone when it fires.
+    const { world, scheduler, deps, issue } = await scheduledWorld();
+    await scheduleNewsletter(deps, { id: issue.id, at: AT });
+    world.current.settings = { ...world.current.settings, public_base_url: '' };
+    fireAt(world, '2026-11-23T09:00:02Z');
+    // Act
+    const outcome = await startScheduledSend(world.deps, only(scheduler));
+    // Assert
+    const refused = await sendNewsletter(world.deps, { id: issue.id });
+    if (!isNewsletterError(refused)) throw new Error('sent without public_base_url');
+    expect(outcome).toEqual({ kind: 'failed', newsletter_id: issue.id, error: refused.message });
+    expect(await world.campaign(issue.id)).toMatchObject({
+      status: 'scheduled',
+      scheduled_at: AT,
+      schedule_missed_at: '2026-11-23T09:00:02.000Z',
+      run: 0,
+    });
+    expect(world.queues.plans).toHaveLength(0);
+    expect(world.metrics.dimensioned).toEqual([
+      { name: 'SchedulesMissed', dimensions: { newsletter: String(issue.id) } },
+    ]);
+    expect(linesOf(world, 'scheduled_send_failed')).toEqual([
+      {
+        level: 'error',
+        event: 'scheduled_send_failed',
+        fields: { newsletter_id: issue.id, error: refused.code },
+      },
+    ]);
   });
 
   it('follows the settings’ lateness', async () => {
