@@ -236,7 +236,8 @@ export class NewsletterAlarms extends Construct {
         serviceMetric('SchedulesMissed'),
         "An issue's schedule fired later than the settings' campaign.schedule_lateness_minutes " +
           '(or its send could not start) and did not send: the issue stays scheduled, shown as ' +
-          'MISSED by `npx newsletter newsletters list`. Read the schedule_missed line, then ' +
+          'MISSED by `npx newsletter newsletters list`. Read the schedule_missed line (or ' +
+          'scheduled_send_failed, with the reason the send could not start), then ' +
           '`newsletters send ID` to send it now or `unschedule ID`.',
       ),
       ...props.campaignDeadLetterQueues.map((queue, index) =>
