@@ -182,19 +182,30 @@ describe('[campaign.copy] a copy is a new draft of the same content', () => {
 describe('[campaign.test-send] a test mail looks like the real one, and changes nothing', () => {
   it('goes to at most 5 addresses, marked, personalised for a subscriber, with sample values otherwise, and records nothing', async () => {
     const world = await campaignWorld();
-    const [ada] = await world.subscribe(1, { name: 'Ada' });
+    // Soft bounces counted: a real mail to Ada would ask SES for its delivery event.
+    const [ada] = await world.subscribe(1, { name: 'Ada', transient_bounces: 2 });
     const issue = await world.issue({
-      html: '<p>Hello {name}, from {profile_company}</p> {unsubscription_url}',
+      html: '<p>Hello {name} {surname}, from {profile_company}</p> {unsubscription_url}',
     });
     const queued = await testNewsletter(world.deps, issue.id, [ada?.email, 'Editor@Example.org']);
     expect(queued).toEqual({ newsletter_id: issue.id, to: [ada?.email, 'editor@example.org'] });
-    await world.drain();
+    await world.planOne();
+    // The worker reports the mails it sent.
+    expect(await world.sendOne()).toMatchObject({ sent: 2 });
     const [toAda, toEditor] = world.ses.mails;
     expect(toAda?.subject).toBe(`[TEST] ${issue.subject}`);
-    expect(toAda?.html).toContain('Hello Ada, from ');
-    expect(toEditor?.html).toContain('Hello Sample-Name, from Sample Company');
+    expect(toAda?.html).toContain('Hello Ada , from ');
+    expect(toEditor?.html).toContain('Hello Sample-Name Sample-Surname, from Sample Company');
     expect(toAda?.unsubscribeUrl).toMatch(/\/subscription\/unsubscribe\?token=test-send$/);
     expect(toAda?.tags).toEqual({ newsletter: String(issue.id), test: 'true' });
+    // No delivery event: its feedback would clear Ada's soft bounces, and a test records nothing.
+    expect(world.ses.mails.map((mail) => mail.reportDelivery)).toEqual([false, false]);
+    // [campaign.web-version-link] the same web version line as the real mail.
+    const page = `${world.current.settings.public_base_url}/newsletters/${issue.id}/view`;
+    expect(toEditor?.html).toContain(
+      `<a href="${page}" style="color:#6b7280">View this newsletter`,
+    );
+    expect(toEditor?.text).toContain(`View this newsletter in your browser: ${page}`);
     expect(await world.campaign(issue.id)).toMatchObject({
       status: 'draft',
       run: 0,
@@ -204,12 +215,13 @@ describe('[campaign.test-send] a test mail looks like the real one, and changes 
     expect(await world.campaigns.countRecipients(issue.id)).toMatchObject({ sent: 0, pending: 0 });
   });
 
-  it('refuses more than 5 addresses, a bad address, and an issue without content', async () => {
+  it('refuses more than 5 addresses, a bad address, an unknown issue, an issue without content and no link base, saying why', async () => {
     const world = await campaignWorld();
     const issue = await world.issue();
     const six = Array.from({ length: 6 }, (_, i) => `t${i}@example.com`);
     expect(await testNewsletter(world.deps, issue.id, six)).toMatchObject({
       code: 'invalid_parameter',
+      message: expect.stringContaining('at most 5'),
     });
     expect(await testNewsletter(world.deps, issue.id, ['nobody'])).toMatchObject({
       code: 'invalid_parameter',
@@ -217,14 +229,40 @@ describe('[campaign.test-send] a test mail looks like the real one, and changes 
     expect(await testNewsletter(world.deps, issue.id, [])).toMatchObject({
       code: 'invalid_parameter',
     });
+    expect(await testNewsletter(world.deps, 999, ['a@example.com'])).toMatchObject({
+      code: 'not_found',
+      message: 'Newsletter 999 does not exist.',
+    });
     await world.campaigns.createIssue(
       { id: 50, subject: 'Bare', created: 'x', private: false, lists: [1] },
       undefined,
     );
     expect(await testNewsletter(world.deps, 50, ['a@example.com'])).toMatchObject({
       code: 'invalid_state',
+      message: 'Newsletter 50 has no content to test yet.',
+    });
+    const settings = world.current.settings;
+    world.current.settings = { ...settings, public_base_url: '' };
+    expect(await testNewsletter(world.deps, issue.id, ['a@example.com'])).toMatchObject({
+      code: 'invalid_parameter',
+      message: expect.stringContaining('public_base_url'),
     });
     expect(world.queues.plans).toHaveLength(0);
+    // Without public_base_url, the caller's {api_root} serves as the link base.
+    const apiRoot = 'https://abc.execute-api.eu-west-1.amazonaws.com/api';
+    expect(
+      await testNewsletter(world.deps, issue.id, ['a@example.com'], { apiRoot }),
+    ).toMatchObject({ to: ['a@example.com'] });
+    expect(world.queues.plans).toMatchObject([{ kind: 'test', link_base: apiRoot }]);
+    // A test message whose issue is unknown or has no content (a poison message otherwise,
+    // redelivered until it is dead-lettered) mails nobody and fails nothing.
+    for (const newsletter_id of [50, 999]) {
+      await world.queues.send([
+        { kind: 'test', newsletter_id, to: ['a@example.com'], nonce: 'n', link_base: apiRoot },
+      ]);
+      expect(await world.sendOne()).toMatchObject({ sent: 0 });
+    }
+    expect(world.ses.mails).toEqual([]);
   });
 });
 

@@ -134,6 +134,40 @@ describe('[campaign.web-version] the web version of an issue', () => {
     expect(refused.every(isNewsletterError)).toBe(true);
   });
 
+  it('links {unsubscription_url} to the unsubscribe page under the API root path, however that path ends', async () => {
+    // Arrange
+    const store = storeWith(issue('sent'), {
+      html: '<a href="{unsubscription_url}">Leave</a>',
+      text: 'x',
+    });
+    const hrefUnder = async (apiRootPath: string) => {
+      const page = await viewNewsletter(store, '7', apiRootPath);
+      if (isNewsletterError(page)) throw new Error(page.message);
+      return /href="([^"]*)"/.exec(page.html)?.[1];
+    };
+
+    // Act
+    const hrefs = await Promise.all(
+      ['/api/newsletter/v1', '/api/newsletter/v1/', '/api/newsletter/v1//', '', '/'].map(hrefUnder),
+    );
+
+    // Assert: behind a custom domain's root mapping the path is empty, the page still a path.
+    expect(hrefs).toEqual([
+      UNSUBSCRIBE_PAGE,
+      UNSUBSCRIBE_PAGE,
+      UNSUBSCRIBE_PAGE,
+      '/subscription/unsubscribe',
+      '/subscription/unsubscribe',
+    ]);
+  });
+
+  it('answers 404 for a sent issue whose content is missing', async () => {
+    expect(await viewNewsletter(storeWith(issue('sent'), undefined), '7', '')).toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
+  });
+
   it('answers 404 to anything that is no id, without reading the table', async () => {
     // Arrange
     const store = storeWith(issue('sent'), { html: 'x', text: 'x' });
