@@ -197,6 +197,9 @@ describe('[campaign.web-version-link] the link in campaign mails', () => {
     expect(webVersionUrlOf({ id: 7, private: false }, `${base}/`)).toBe(
       `${base}/newsletters/7/view`,
     );
+    expect(webVersionUrlOf({ id: 7, private: false }, `${base}//`)).toBe(
+      `${base}/newsletters/7/view`,
+    );
     expect(
       webVersionUrlOf({ id: 7, private: false, url: 'https://example.com/autumn' }, base),
     ).toBe('https://example.com/autumn');
