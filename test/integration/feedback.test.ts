@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { CampaignStore } from '../../shared/adapters/store/campaign-store-port.ts';
 import type { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import type { MailFeedback } from '../../shared/domain/decide-feedback.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
@@ -137,6 +138,39 @@ describe('recordFeedback over DynamoDB', () => {
     await recordFeedback(counting, feedback('soft-bounce', ['eve@example.com']));
     expect(reads).toBe(1);
     expect((await item('eve@example.com'))?.status).toBe('B');
+  });
+
+  it('[campaign.report] notes the bounce or complaint of a campaign mail on its issue, and nothing else', async () => {
+    const kim = await added('kim@example.com');
+    const noted: Parameters<CampaignStore['markFeedback']>[] = [];
+    const withCampaigns = {
+      ...deps,
+      campaigns: {
+        markFeedback: async (...args: Parameters<CampaignStore['markFeedback']>) => {
+          noted.push(args);
+        },
+      },
+    };
+    const ofIssue = (kind: MailFeedback['kind'], recipients: string[], mailId: string) => ({
+      ...feedback(kind, recipients, mailId),
+      newsletterId: 7,
+    });
+    // A delivery or a soft bounce is no outcome of the issue's report.
+    await recordFeedback(withCampaigns, ofIssue('soft-bounce', ['kim@example.com'], 'soft'));
+    await recordFeedback(withCampaigns, ofIssue('delivery', ['kim@example.com'], 'delivered'));
+    // A campaign mail to an address that is no subscriber has no recipient record.
+    await recordFeedback(withCampaigns, ofIssue('complaint', ['nobody@example.com'], 'nobody'));
+    // A mail of the subscription process belongs to no issue.
+    await recordFeedback(withCampaigns, feedback('hard-bounce', ['kim@example.com'], 'welcome'));
+    expect(noted).toEqual([]);
+
+    await recordFeedback(withCampaigns, ofIssue('hard-bounce', ['kim@example.com'], 'bounced'));
+    await recordFeedback(withCampaigns, ofIssue('complaint', ['kim@example.com'], 'complained'));
+    const at = deps.clock.now();
+    expect(noted).toEqual([
+      [7, kim.id, 'bounced', 'bounced', at],
+      [7, kim.id, 'complained', 'complained', at],
+    ]);
   });
 
   it('keeps the count through the writes of other operations', async () => {
