@@ -5,30 +5,39 @@ import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { NewsletterIssueRecord } from '../../shared/domain/newsletter-issue.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
-import { type RecordingMailer, type TestClock, testDependencies } from '../support/fixtures.ts';
+import {
+  type RecordingLogger,
+  type RecordingMailer,
+  type RecordingMetrics,
+  type TestClock,
+  testDependencies,
+} from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 import { settling, streamWorker } from '../support/stream-worker.ts';
 
 let newsletter: NewsletterOperations;
 let mailer: RecordingMailer;
 let clock: TestClock;
+let logger: RecordingLogger;
+let metrics: RecordingMetrics;
 let store: Store;
 let itemCount: () => Promise<number>;
 let items: () => Promise<Record<string, unknown>[]>;
+/** Every item, the id counters included. */
+let table: () => Promise<Record<string, unknown>[]>;
 
 beforeEach(async () => {
   const fresh = await freshStore();
   store = fresh.store;
   const deps = testDependencies(store);
-  ({ mailer, clock } = deps);
+  ({ mailer, clock, logger, metrics } = deps);
   newsletter = settling(
     createNewsletter(deps),
     streamWorker(fresh.client, fresh.tableName, deps).settle,
   );
-  items = async () =>
-    ((await fresh.client.send(new ScanCommand({ TableName: fresh.tableName }))).Items ?? []).filter(
-      (item) => !String(item.pk).startsWith('COUNTER#'),
-    );
+  table = async () =>
+    (await fresh.client.send(new ScanCommand({ TableName: fresh.tableName }))).Items ?? [];
+  items = async () => (await table()).filter((item) => !String(item.pk).startsWith('COUNTER#'));
   itemCount = async () => (await items()).length;
 });
 
@@ -57,6 +66,31 @@ describe('add_subscriber', () => {
     expect(isNewsletterError(again) && again).toMatchObject({ code: 'email_exists', status: 400 });
     const [only] = (await newsletter.subscribers()) as Subscriber[];
     expect(only?.name).toBe('First');
+  });
+
+  it('[subscribe.no-write-unchanged] an existing address writes nothing, not even an id from the counter', async () => {
+    await newsletter.add_subscriber({ email: 'e@example.com' });
+    const before = await table();
+    const again = await newsletter.add_subscriber({ email: 'e@example.com', name: 'Second' });
+    expect(isNewsletterError(again) && again.code).toBe('email_exists');
+    expect(await table()).toEqual(before);
+  });
+
+  it('[params.unknown-profile-field] leaves out a field the settings do not define, names it in the answer, warns and counts it', async () => {
+    const added = await newsletter.add_subscriber({
+      email: 'p@example.com',
+      profile_1: 'Lyon',
+      profile_9: 'shoe size',
+    });
+    expect(added).toMatchObject({
+      email: 'p@example.com',
+      profile: { '1': 'Lyon' },
+      ignored_profile_fields: ['profile_9'],
+    });
+    expect(logger.lines.filter((line) => line.event === 'unknown_profile_fields_ignored')).toEqual([
+      { level: 'warn', event: 'unknown_profile_fields_ignored', fields: { fields: 'profile_9' } },
+    ]);
+    expect(metrics.counts.UnknownProfileFields).toBe(1);
   });
 
   it('rejects bad input with a 400 naming the parameter and stores nothing', async () => {
@@ -142,6 +176,17 @@ describe('delete_subscriber', () => {
     ]);
   });
 
+  it('[params.email] an invalid or missing address is a 400 naming email, and deletes nothing', async () => {
+    await newsletter.add_subscriber({ email: 'stay@example.com' });
+    const before = await table();
+    for (const params of [{ email: 'stay@' }, {}]) {
+      const result = await newsletter.delete_subscriber(params);
+      expect(isNewsletterError(result) && result.status).toBe(400);
+      expect(isNewsletterError(result) && result.message).toMatch(/email/);
+    }
+    expect(await table()).toEqual(before);
+  });
+
   it('an unknown address is a 404', async () => {
     const result = await newsletter.delete_subscriber({ email: 'nobody@example.com' });
     expect(isNewsletterError(result) && result).toMatchObject({ code: 'not_found', status: 404 });
@@ -198,5 +243,19 @@ describe('newsletters', () => {
       sent_at: '2026-01-24T12:00:00.000Z',
       url: 'https://news.example.com/issues/24',
     });
+  });
+
+  it('[campaign.listing] keyed callers see how many recipients an issue has and how many were sent; keyless callers do not', async () => {
+    await store.putNewsletterIssue({ ...issue(1, 'sent'), total: 120, sent: 117 });
+    await store.putNewsletterIssue(issue(2, 'draft'));
+    const keyed = (await newsletter.newsletters()) as Record<string, unknown>[];
+    expect(keyed.map(({ id, total, sent }) => ({ id, total, sent }))).toEqual([
+      { id: 2, total: 0, sent: 0 },
+      { id: 1, total: 120, sent: 117 },
+    ]);
+    const keyless = (await newsletter.newsletters({}, { trusted: false })) as object[];
+    expect(keyless).toHaveLength(1);
+    expect(keyless[0]).not.toHaveProperty('total');
+    expect(keyless[0]).not.toHaveProperty('sent');
   });
 });
