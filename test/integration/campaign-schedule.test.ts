@@ -80,6 +80,19 @@ function readThen(world: CampaignWorld, meanwhile: () => Promise<unknown>): Camp
   });
 }
 
+const LATER = '2026-11-23T10:00:00Z';
+
+/** The operator unschedules the issue and schedules it again for LATER. */
+async function rescheduled(
+  deps: Awaited<ReturnType<typeof scheduledWorld>>['deps'],
+  id: number,
+): Promise<void> {
+  const unscheduled = await unscheduleNewsletter(deps, id);
+  if (isNewsletterError(unscheduled)) throw new Error(unscheduled.message);
+  const again = await scheduleNewsletter(deps, { id, at: LATER }, { apiRoot: API_ROOT });
+  if (isNewsletterError(again)) throw new Error(again.message);
+}
+
 describe('[campaign.schedule] scheduling and unscheduling an issue', () => {
   it('creates one schedule for the time and moves the draft to scheduled', async () => {
     // Arrange
@@ -280,6 +293,28 @@ describe('[campaign.schedule] a schedule that fires on time starts the send', ()
     expect((await world.campaign(issue.id)).status).toBe('cancelled');
   });
 
+  it('[campaign.schedule] a schedule that fires just as the operator reschedules does not send at the old time', async () => {
+    // Arrange: right after the starter read the issue, the operator moves it to a later time.
+    const { world, scheduler, deps, issue } = await scheduledWorld();
+    await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
+    const input = only(scheduler);
+    fireAt(world, AT);
+    const campaigns = readThen(world, () => rescheduled(deps, issue.id));
+    // Act
+    const outcome = await startScheduledSend({ ...world.deps, campaigns }, input);
+    // Assert: the new time stands, unsent and unmarked.
+    expect(outcome).toEqual({ kind: 'stale', newsletter_id: issue.id });
+    expect(await world.campaign(issue.id)).toMatchObject({
+      status: 'scheduled',
+      scheduled_at: LATER,
+      run: 0,
+    });
+    expect((await world.campaign(issue.id)).schedule_missed_at).toBeUndefined();
+    expect(world.queues.plans).toHaveLength(0);
+    expect(world.metrics.dimensioned).toEqual([]);
+    expect(only(scheduler).at).toBe(LATER);
+  });
+
   it('[campaign.schedule] a schedule for an issue that does not exist, or an input not of ours, does nothing', async () => {
     const world = await campaignWorld();
     expect(await startScheduledSend(world.deps, { newsletter_id: 999, at: AT })).toEqual({
@@ -358,6 +393,24 @@ describe('[campaign.schedule-late] a schedule that fires late', () => {
         fields: { newsletter_id: issue.id, error: refused.code },
       },
     ]);
+  });
+
+  it('[campaign.schedule-late] a late schedule that fires just as the operator reschedules marks and counts nothing', async () => {
+    // Arrange
+    const { world, scheduler, deps, issue } = await scheduledWorld();
+    await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
+    const input = only(scheduler);
+    fireAt(world, '2026-11-23T09:15:01Z');
+    const campaigns = readThen(world, () => rescheduled(deps, issue.id));
+    // Act
+    const outcome = await startScheduledSend({ ...world.deps, campaigns }, input);
+    // Assert: the new scheduling is not missed, and no alarm is raised for it.
+    expect(outcome).toEqual({ kind: 'stale', newsletter_id: issue.id });
+    const now = await world.campaign(issue.id);
+    expect(now).toMatchObject({ status: 'scheduled', scheduled_at: LATER });
+    expect(now.schedule_missed_at).toBeUndefined();
+    expect(world.metrics.dimensioned).toEqual([]);
+    expect(linesOf(world, 'schedule_missed')).toEqual([]);
   });
 
   it('follows the settings’ lateness', async () => {

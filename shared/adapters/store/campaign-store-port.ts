@@ -78,7 +78,7 @@ export type CampaignCounter =
 
 /**
  * One conditional update of a campaign's state: it applies only while the campaign still has
- * one of `expect.statuses` (and the run, plan page or walk given), so every transition of the
+ * one of `expect.statuses` (and the run, plan page, walk or schedule time given), so every transition of the
  * lifecycle, every page of planning and every count is one conditional write.
  */
 export interface CampaignUpdate {
@@ -86,6 +86,8 @@ export interface CampaignUpdate {
     readonly statuses: readonly NewsletterIssueStatus[];
     readonly run?: number;
     readonly planPage?: number;
+    /** The time the issue is scheduled for: a firing schedule acts only on its own time. */
+    readonly scheduledAt?: string;
   };
   readonly set?: Partial<CampaignFields>;
   readonly add?: Partial<Record<CampaignCounter, number>>;

@@ -257,6 +257,8 @@ export class DynamoCampaignStore implements CampaignStore {
     ];
     if (update.expect.run !== undefined)
       conditions.push(`${name('run')} = ${value(update.expect.run)}`);
+    if (update.expect.scheduledAt !== undefined)
+      conditions.push(`${name('scheduled_at')} = ${value(update.expect.scheduledAt)}`);
     if (update.expect.planPage !== undefined) {
       const page = name('plan_page');
       conditions.push(

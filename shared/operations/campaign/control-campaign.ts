@@ -17,6 +17,12 @@ export interface SendOptions {
   readonly id: number;
   /** "Send to the new": only the `C` subscribers of its lists with no recipient record yet. */
   readonly newOnly?: boolean;
+  /**
+   * A firing schedule's time: the send starts only while the issue is still scheduled for it,
+   * checked by the write that starts it, so a schedule that fires as the operator reschedules
+   * does not send at the old time.
+   */
+  readonly scheduledAt?: string;
 }
 
 export const notFound = (id: number): NewsletterError =>
@@ -50,7 +56,10 @@ export async function sendNewsletter(
   if (typeof linkBase !== 'string') return linkBase;
   const now = deps.now().toISOString();
   const started = await deps.campaigns.updateCampaign(id, {
-    expect: { statuses: transition.from },
+    expect: {
+      statuses: transition.from,
+      ...(options.scheduledAt === undefined ? {} : { scheduledAt: options.scheduledAt }),
+    },
     set: {
       status: transition.to,
       started_at: now,

@@ -151,26 +151,19 @@ export async function startScheduledSend(
   const decision = current
     ? decideFiring(current, scheduled.at, firedAt, lateness)
     : ({ kind: 'stale' } as const);
-  if (decision.kind === 'stale') {
-    deps.log.info('schedule_stale', {
-      newsletter_id: id,
-      at: scheduled.at,
-      status: current?.status ?? 'none',
-    });
-    return { kind: 'stale', newsletter_id: id };
-  }
+  if (decision.kind === 'stale') return stale(deps, scheduled, current?.status ?? 'none');
   if (decision.kind === 'send') {
     const started = await sendNewsletter(
       deps,
-      { id },
+      { id, scheduledAt: scheduled.at },
       scheduled.api_root ? { apiRoot: scheduled.api_root } : {},
     );
     if (!isNewsletterError(started)) return { kind: 'sent', newsletter_id: id, run: started.run };
-    await markMissed(deps, id, firedAt);
+    if (!(await markMissed(deps, scheduled, firedAt))) return stale(deps, scheduled, 'changed');
     deps.log.error('scheduled_send_failed', { newsletter_id: id, error: started.code });
     return { kind: 'failed', newsletter_id: id, error: started.message };
   }
-  await markMissed(deps, id, firedAt);
+  if (!(await markMissed(deps, scheduled, firedAt))) return stale(deps, scheduled, 'changed');
   const lateBySeconds = Math.round(decision.lateByMs / 1000);
   deps.log.warn('schedule_missed', {
     newsletter_id: id,
@@ -181,11 +174,36 @@ export async function startScheduledSend(
   return { kind: 'late', newsletter_id: id, late_by_seconds: lateBySeconds };
 }
 
-/** Marks a scheduled issue as missed and counts it (the alarm); it stays `scheduled`. */
-async function markMissed(deps: CampaignDependencies, id: number, firedAt: Date): Promise<void> {
-  await deps.campaigns.updateCampaign(id, {
-    expect: { statuses: ['scheduled'] },
+/**
+ * Marks a scheduled issue as missed and counts it (the alarm); it stays `scheduled`. Only while
+ * it is still scheduled for this schedule's time: false when it moved on since it was read (the
+ * operator unscheduled, rescheduled or sent it), and then nothing is marked or counted.
+ */
+async function markMissed(
+  deps: CampaignDependencies,
+  scheduled: ScheduledSend,
+  firedAt: Date,
+): Promise<boolean> {
+  const id = scheduled.newsletter_id;
+  const marked = await deps.campaigns.updateCampaign(id, {
+    expect: { statuses: ['scheduled'], scheduledAt: scheduled.at },
     set: { schedule_missed_at: firedAt.toISOString() },
   });
+  if (!marked) return false;
   deps.metrics.count('SchedulesMissed', 1, { newsletter: String(id) });
+  return true;
+}
+
+/** A schedule for a time its issue no longer has: it does nothing. */
+function stale(
+  deps: CampaignDependencies,
+  scheduled: ScheduledSend,
+  status: string,
+): FiringOutcome {
+  deps.log.info('schedule_stale', {
+    newsletter_id: scheduled.newsletter_id,
+    at: scheduled.at,
+    status,
+  });
+  return { kind: 'stale', newsletter_id: scheduled.newsletter_id };
 }
