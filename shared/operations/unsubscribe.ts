@@ -23,8 +23,11 @@ export async function unsubscribeAddress(
     if (current.status === 'B' || current.status === 'P') return { record: current };
     const leaving = current.status !== 'U';
     // An activation link sent before the unsubscribe must not bring the address back: it is
-    // retired with it (a `U` keeps one only when a keyless call asked it back since).
-    if (!leaving && current.confirm_token === undefined) return { record: current };
+    // retired with it. A `U` has one only when a keyless call asked it back since: a link
+    // already sent (`confirm_token`), or a mail still queued (`activation_outbox`; its token is
+    // minted when it goes out), which the mailer then drops.
+    if (!leaving && current.confirm_token === undefined && current.activation_outbox === undefined)
+      return { record: current };
     const {
       confirm_token: retired,
       activation_outbox: _superseded,

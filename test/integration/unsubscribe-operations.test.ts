@@ -4,6 +4,7 @@ import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { hashToken } from '../../shared/domain/tokens.ts';
 import type { NewsletterOperations } from '../../shared/newsletter.ts';
+import { settleSubscribeRequest } from '../../shared/operations/subscribe.ts';
 import { freshAddresses, type testDependencies } from '../support/fixtures.ts';
 import { settledService } from '../support/settled-service.ts';
 
@@ -15,12 +16,13 @@ import { settledService } from '../support/settled-service.ts';
 let deps: ReturnType<typeof testDependencies>;
 let store: DynamoStore;
 let newsletter: NewsletterOperations;
+let direct: NewsletterOperations;
 let scanAll: () => Promise<Record<string, unknown>[]>;
 const address = freshAddresses();
 const PUBLIC = { trusted: false };
 
 beforeEach(async () => {
-  ({ store, deps, newsletter, scanAll } = await settledService());
+  ({ store, deps, newsletter, direct, scanAll } = await settledService());
 });
 
 const tokenOf = (url: string | undefined): string =>
@@ -84,6 +86,29 @@ describe('[unsubscribe.blocked-untouched] unsubscribe', () => {
     expect(await tokenItem(token)).toBeUndefined();
     expect(await newsletter.confirm_subscription({ token })).toBe('invalid');
     expect((await store.getSubscriber(email))?.status).toBe('U');
+    expect(deps.metrics.counts.Unsubscriptions).toBe(1);
+  });
+});
+
+describe('[unsubscribe.clears-pending] unsubscribe', () => {
+  it('[unsubscribe.blocked-untouched] withdraws the activation a keyless call queued for a U that unsubscribes before it goes out', async () => {
+    const email = address('asked-back-queued');
+    await newsletter.add_subscriber({ email });
+    await newsletter.unsubscribe({ email });
+    // Asked back: the keyless request is worked off and its activation queued, but the mailer
+    // has not taken the mail yet.
+    await direct.subscribe({ email }, PUBLIC);
+    const [request] = (await scanAll())
+      .map((item) => String(item.pk))
+      .filter((pk) => pk.startsWith('REQUEST#'));
+    await settleSubscribeRequest(deps, String(request).slice('REQUEST#'.length));
+    expect((await store.getSubscriber(email))?.activation_outbox).toBeDefined();
+    // The stream is worked off after this call: the mailer then finds nothing wanted.
+    await newsletter.unsubscribe({ email });
+    expect(deps.mailer.of('activation', email)).toEqual([]);
+    const after = await store.getSubscriber(email);
+    expect(after?.status).toBe('U');
+    expect(after?.activation_outbox).toBeUndefined();
     expect(deps.metrics.counts.Unsubscriptions).toBe(1);
   });
 });
