@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createTable } from '../../infra/local/create-table.ts';
 import { type CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import { madeTable } from './made-tables.ts';
 
 /** Fake credentials: DynamoDB Local checks that requests are signed, not by whom. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -26,10 +31,24 @@ export async function freshStore(onCapacity?: CapacityListener): Promise<{
   const raw = localDynamoClient();
   const tableName = `test-${randomUUID()}`;
   await createTable(raw, tableName);
+  madeTable(tableName, (tables) => dropTables(raw, tables));
   const client = DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true },
   });
   return { store: new DynamoStore(client, tableName, onCapacity), tableName, client };
+}
+
+async function dropTables(raw: DynamoDBClient, tables: readonly string[]): Promise<void> {
+  await Promise.all(
+    tables.map(async (TableName) => {
+      try {
+        await raw.send(new DeleteTableCommand({ TableName }));
+      } catch (error) {
+        // A test that dropped its own table already.
+        if (!(error instanceof ResourceNotFoundException)) throw error;
+      }
+    }),
+  );
 }
 
 /**
