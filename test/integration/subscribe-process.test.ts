@@ -507,6 +507,11 @@ describe('rules of docs/behaviour.md, in-process', () => {
     // One that mails nobody needs no link and works.
     const quiet = await newsletter.subscribe({ email: 'quiet@example.com', send_emails: false });
     expect(isNewsletterError(quiet)).toBe(false);
+    // Nor one that only tells the operator (single opt-in, nothing to the person): the admin
+    // notice carries no link.
+    current.settings = testSettings({ public_base_url: '', opt_in: 'single' });
+    const told = await newsletter.subscribe({ email: 'told@example.com', send_emails: false });
+    expect(isNewsletterError(told) ? told.message : told.status).toBe('C');
     // With the setting, the links point there.
     current.settings = testSettings({
       public_base_url: 'https://lists.example.org/api/newsletter/v1',
