@@ -140,6 +140,13 @@ describe('[campaign.lifecycle] a send whose first page was not queued is started
       message: `Newsletter ${issue.id} is sending; only a draft or scheduled newsletter can be sent.`,
       status: 409,
     });
+    // The status is the answer even when links could not be built either: the operator hears
+    // why the issue cannot be sent at all, not what a send would have needed.
+    world.current.settings = { ...world.current.settings, public_base_url: '' };
+    expect(await sendNewsletter(world.deps, { id: issue.id })).toMatchObject({
+      code: 'invalid_state',
+      status: 409,
+    });
     expect(world.queues.plans).toMatchObject([{ kind: 'plan', page: 1 }]);
   });
 });
