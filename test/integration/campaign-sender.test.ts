@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { SettingsInput } from '../../shared/domain/settings-schema.ts';
 import {
+  cancelNewsletter,
   pauseNewsletter,
   sendNewsletter,
 } from '../../shared/operations/campaign/control-campaign.ts';
@@ -299,6 +300,43 @@ describe('[campaign.pause] a worker re-reads its campaign about once a second', 
     // What it did settle is progress, which the stalled-campaign alarm watches.
     const now = new Date(world.clock.now()).toISOString();
     expect(await world.campaign(id)).toMatchObject({ progress_at: now, active_at: now, sent: 2 });
+  });
+});
+
+describe('[campaign.sweep] what a chunk settled is progress, whatever the campaign became', () => {
+  it('a chunk that only skipped people still moves progress on, so the stall alarm stays quiet', async () => {
+    const { world, people, id } = await planned(3);
+    for (const person of people) {
+      const record = await world.store.getSubscriber(person.email);
+      if (!record) throw new Error('no subscriber');
+      await world.store.replaceSubscriber(
+        { ...record, status: 'U', version: record.version + 1 },
+        record.version,
+      );
+    }
+    world.clock.t += 60_000;
+    const outcome = await world.sendOne();
+    expect(outcome).toMatchObject({ sent: 0, skipped: 3 });
+    const now = new Date(world.clock.now()).toISOString();
+    expect(await world.campaign(id)).toMatchObject({ progress_at: now, skipped: 3 });
+  });
+
+  it('[campaign.cancel] the mails a chunk sent before a cancel are counted on the cancelled issue', async () => {
+    const { world, id } = await planned(8, { campaign: { rate: 2 } });
+    const sleep = world.clock.sleep;
+    let cancelled = false;
+    world.clock.sleep = async (ms: number) => {
+      if (!cancelled && world.ses.mails.length === 2) {
+        cancelled = true;
+        const result = await cancelNewsletter(world.deps, id);
+        if (isNewsletterError(result)) throw new Error(result.message);
+      }
+      await sleep(ms);
+    };
+    await world.sendOne({ inFlight: 1 });
+    expect(cancelled).toBe(true);
+    expect(world.ses.mails).toHaveLength(2);
+    expect(await world.campaign(id)).toMatchObject({ status: 'cancelled', sent: 2 });
   });
 });
 
