@@ -337,6 +337,11 @@ describe('[campaign.content] an issue is validated as it will be sent when it is
       code: 'missing_parameter',
       message: expect.stringContaining('subject'),
     });
+    // A blank subject is a missing one, not an invalid one.
+    expect(await createNewsletterIssue(deps, { subject: '  ', html, lists: [1] })).toMatchObject({
+      code: 'missing_parameter',
+      message: expect.stringContaining('subject'),
+    });
     expect(
       await createNewsletterIssue(deps, { subject: 'Words only', text: 'Hello', lists: [1] }),
     ).toMatchObject({ code: 'missing_parameter', message: expect.stringContaining('html') });
@@ -397,6 +402,8 @@ describe('[campaign.lifecycle] an edit changes content only in draft or schedule
       { html: '<p>Too late</p>' },
       { text: 'Too late' },
       { lists: [1] },
+      // Refused for the state before the content is looked at: not for the tag.
+      { subject: 'Too {late}' },
     ]) {
       expect(await editNewsletterIssue(deps, issue.id, change)).toMatchObject({
         code: 'invalid_state',
