@@ -41,6 +41,24 @@ function requeued(world: CampaignWorld) {
   };
 }
 
+/**
+ * Runs the operator's `act` once, while the worker waits for its next slot after the second
+ * mail; whether it ran yet.
+ */
+function afterSecondMail(world: CampaignWorld, act: () => Promise<unknown>): () => boolean {
+  const sleep = world.clock.sleep;
+  let done = false;
+  world.clock.sleep = async (ms: number) => {
+    if (!done && world.ses.mails.length === 2) {
+      done = true;
+      const result = await act();
+      if (isNewsletterError(result)) throw new Error(result.message);
+    }
+    await sleep(ms);
+  };
+  return () => done;
+}
+
 /** Records every wait of the virtual clock. */
 function recordWaits(world: CampaignWorld): number[] {
   const waits: number[] = [];
@@ -275,18 +293,9 @@ describe('[campaign.pause] a worker re-reads its campaign about once a second', 
       requeues += 1;
       return queued(chunks, delaySeconds);
     };
-    const sleep = world.clock.sleep;
-    let paused = false;
-    world.clock.sleep = async (ms: number) => {
-      if (!paused && world.ses.mails.length === 2) {
-        paused = true;
-        const result = await pauseNewsletter(world.deps, id);
-        if (isNewsletterError(result)) throw new Error(result.message);
-      }
-      await sleep(ms);
-    };
+    const paused = afterSecondMail(world, () => pauseNewsletter(world.deps, id));
     const outcome = await world.sendOne({ inFlight: 1 });
-    expect(paused).toBe(true);
+    expect(paused()).toBe(true);
     expect(world.ses.mails).toHaveLength(2);
     expect(outcome).toMatchObject({ sent: 2, requeued: 0, stopped: 'paused' });
     expect(await world.campaigns.countRecipients(id)).toMatchObject({
@@ -323,18 +332,9 @@ describe('[campaign.sweep] what a chunk settled is progress, whatever the campai
 
   it('[campaign.cancel] the mails a chunk sent before a cancel are counted on the cancelled issue', async () => {
     const { world, id } = await planned(8, { campaign: { rate: 2 } });
-    const sleep = world.clock.sleep;
-    let cancelled = false;
-    world.clock.sleep = async (ms: number) => {
-      if (!cancelled && world.ses.mails.length === 2) {
-        cancelled = true;
-        const result = await cancelNewsletter(world.deps, id);
-        if (isNewsletterError(result)) throw new Error(result.message);
-      }
-      await sleep(ms);
-    };
+    const cancelled = afterSecondMail(world, () => cancelNewsletter(world.deps, id));
     await world.sendOne({ inFlight: 1 });
-    expect(cancelled).toBe(true);
+    expect(cancelled()).toBe(true);
     expect(world.ses.mails).toHaveLength(2);
     expect(await world.campaign(id)).toMatchObject({ status: 'cancelled', sent: 2 });
   });
