@@ -18,7 +18,12 @@ import {
   startScheduledSend,
   unscheduleNewsletter,
 } from '../../shared/operations/campaign/schedule-campaign.ts';
-import { type CampaignWorld, campaignWorld, linesOf } from '../support/campaign-world.ts';
+import {
+  type CampaignWorld,
+  campaignWorld,
+  linesOf,
+  storeWith,
+} from '../support/campaign-world.ts';
 
 /** Schedules as EventBridge holds them: by name, with what they fire with. */
 class MemoryScheduler implements CampaignScheduler {
@@ -64,33 +69,40 @@ const fireAt = (world: CampaignWorld, time: string): void => {
 /** The world's campaign store, with `meanwhile` run once right after the first read: a race. */
 function readThen(world: CampaignWorld, meanwhile: () => Promise<unknown>): CampaignStore {
   let pending: (() => Promise<unknown>) | undefined = meanwhile;
-  const getCampaign: CampaignStore['getCampaign'] = async (id) => {
-    const read = await world.campaigns.getCampaign(id);
-    const run = pending;
-    pending = undefined;
-    await run?.();
-    return read;
-  };
-  return new Proxy(world.campaigns, {
-    get: (target, name) => {
-      if (name === 'getCampaign') return getCampaign;
-      const value: unknown = Reflect.get(target, name, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+  return storeWith(world, {
+    getCampaign: async (id) => {
+      const read = await world.campaigns.getCampaign(id);
+      const run = pending;
+      pending = undefined;
+      await run?.();
+      return read;
     },
   });
 }
 
 const LATER = '2026-11-23T10:00:00Z';
 
-/** The operator unschedules the issue and schedules it again for LATER. */
-async function rescheduled(
-  deps: Awaited<ReturnType<typeof scheduledWorld>>['deps'],
-  id: number,
-): Promise<void> {
-  const unscheduled = await unscheduleNewsletter(deps, id);
-  if (isNewsletterError(unscheduled)) throw new Error(unscheduled.message);
-  const again = await scheduleNewsletter(deps, { id, at: LATER }, { apiRoot: API_ROOT });
-  if (isNewsletterError(again)) throw new Error(again.message);
+/**
+ * The issue scheduled for AT, and its schedule firing at `firedAt`: right after the starter read
+ * the issue, the operator unschedules it and schedules it again for LATER.
+ */
+async function firedWhileRescheduled(firedAt: string) {
+  const { world, scheduler, deps, issue } = await scheduledWorld();
+  await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
+  const input = only(scheduler);
+  fireAt(world, firedAt);
+  const campaigns = readThen(world, async () => {
+    const unscheduled = await unscheduleNewsletter(deps, issue.id);
+    if (isNewsletterError(unscheduled)) throw new Error(unscheduled.message);
+    const again = await scheduleNewsletter(
+      deps,
+      { id: issue.id, at: LATER },
+      { apiRoot: API_ROOT },
+    );
+    if (isNewsletterError(again)) throw new Error(again.message);
+  });
+  const outcome = await startScheduledSend({ ...world.deps, campaigns }, input);
+  return { world, scheduler, issue, outcome };
 }
 
 describe('[campaign.schedule] scheduling and unscheduling an issue', () => {
@@ -294,15 +306,8 @@ describe('[campaign.schedule] a schedule that fires on time starts the send', ()
   });
 
   it('[campaign.schedule] a schedule that fires just as the operator reschedules does not send at the old time', async () => {
-    // Arrange: right after the starter read the issue, the operator moves it to a later time.
-    const { world, scheduler, deps, issue } = await scheduledWorld();
-    await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
-    const input = only(scheduler);
-    fireAt(world, AT);
-    const campaigns = readThen(world, () => rescheduled(deps, issue.id));
-    // Act
-    const outcome = await startScheduledSend({ ...world.deps, campaigns }, input);
-    // Assert: the new time stands, unsent and unmarked.
+    const { world, scheduler, issue, outcome } = await firedWhileRescheduled(AT);
+    // The new time stands, unsent and unmarked.
     expect(outcome).toEqual({ kind: 'stale', newsletter_id: issue.id });
     expect(await world.campaign(issue.id)).toMatchObject({
       status: 'scheduled',
@@ -396,15 +401,8 @@ describe('[campaign.schedule-late] a schedule that fires late', () => {
   });
 
   it('[campaign.schedule-late] a late schedule that fires just as the operator reschedules marks and counts nothing', async () => {
-    // Arrange
-    const { world, scheduler, deps, issue } = await scheduledWorld();
-    await scheduleNewsletter(deps, { id: issue.id, at: AT }, { apiRoot: API_ROOT });
-    const input = only(scheduler);
-    fireAt(world, '2026-11-23T09:15:01Z');
-    const campaigns = readThen(world, () => rescheduled(deps, issue.id));
-    // Act
-    const outcome = await startScheduledSend({ ...world.deps, campaigns }, input);
-    // Assert: the new scheduling is not missed, and no alarm is raised for it.
+    const { world, issue, outcome } = await firedWhileRescheduled('2026-11-23T09:15:01Z');
+    // The new scheduling is not missed, and no alarm is raised for it.
     expect(outcome).toEqual({ kind: 'stale', newsletter_id: issue.id });
     const now = await world.campaign(issue.id);
     expect(now).toMatchObject({ status: 'scheduled', scheduled_at: LATER });

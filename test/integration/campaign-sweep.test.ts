@@ -10,7 +10,13 @@ import {
   REPAIR_AFTER_MS,
   sweepCampaigns,
 } from '../../shared/operations/campaign/sweep-campaigns.ts';
-import { type CampaignWorld, campaignWorld, linesOf, started } from '../support/campaign-world.ts';
+import {
+  type CampaignWorld,
+  campaignWorld,
+  linesOf,
+  started,
+  storeWith,
+} from '../support/campaign-world.ts';
 
 const MINUTE = 60_000;
 /** The settings' default campaign.stall_minutes. */
@@ -36,19 +42,6 @@ async function seen(world: CampaignWorld, id: number, times: { progress: number;
     },
   });
   if (!updated) throw new Error('the campaign is not sending');
-}
-
-type CampaignStore = CampaignWorld['campaigns'];
-
-/** The world's campaign store with some calls replaced; the others go to the store itself. */
-function storeWith(world: CampaignWorld, overrides: Partial<CampaignStore>): CampaignStore {
-  return new Proxy(world.campaigns, {
-    get: (target, name) => {
-      if (name in overrides) return overrides[name as keyof CampaignStore];
-      const value: unknown = Reflect.get(target, name, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 describe('[campaign.sweep] a campaign is stalled once it settled no mail for the stall minutes', () => {

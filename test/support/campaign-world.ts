@@ -278,3 +278,20 @@ export async function started(world: CampaignWorld, id: number, newOnly = false)
 /** The lines the engine logged for one event, in order. */
 export const linesOf = (world: CampaignWorld, event: string) =>
   world.log.lines.filter((line) => line.event === event);
+
+/**
+ * The world's campaign store with some calls replaced, the others going to the store itself:
+ * how a test puts a race or a fault between two of an operation's calls.
+ */
+export function storeWith(
+  world: CampaignWorld,
+  overrides: Partial<CampaignWorld['campaigns']>,
+): CampaignWorld['campaigns'] {
+  return new Proxy(world.campaigns, {
+    get: (target, name) => {
+      if (name in overrides) return overrides[name as keyof CampaignWorld['campaigns']];
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
