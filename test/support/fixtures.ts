@@ -2,6 +2,7 @@ import type { DueMail, MailPort } from '../../shared/adapters/mail/mail-port.ts'
 import type { Store } from '../../shared/adapters/store/store-port.ts';
 import { parseSettings } from '../../shared/domain/parse-settings.ts';
 import type { Settings, SettingsInput } from '../../shared/domain/settings-schema.ts';
+import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
 import type {
   Dependencies,
   Logger,
@@ -9,6 +10,25 @@ import type {
   MetricName,
   Metrics,
 } from '../../shared/operations/dependencies.ts';
+
+/** A stored subscriber for rules tested without a table: Ada, confirmed on list 1, no links. */
+export function subscriberRecord(overrides: Partial<SubscriberRecord> = {}): SubscriberRecord {
+  return {
+    id: 7,
+    email: 'ada@example.com',
+    name: 'Ada',
+    surname: '',
+    gender: '',
+    lists: [1],
+    profile: {},
+    status: 'C',
+    created: '2026-11-01T00:00:00.000Z',
+    updated: '2026-11-01T00:00:00.000Z',
+    version: 1,
+    tokens: {},
+    ...overrides,
+  };
+}
 
 /** Settings with a public, a private and a pre-assigned list and two profile fields. */
 export function testSettings(overrides: Partial<SettingsInput> = {}): Settings {

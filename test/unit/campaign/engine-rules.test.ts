@@ -11,6 +11,7 @@ import { paceFor, WINDOW_SLACK_MS, waitBeforeNext } from '../../../shared/domain
 import { isPlannedRecipient, recheckRecipient } from '../../../shared/domain/campaign/recipient.ts';
 import { CHUNK_SIZE, chunkMessages } from '../../../shared/domain/campaign/work-messages.ts';
 import type { SubscriberRecord } from '../../../shared/domain/subscriber.ts';
+import { subscriberRecord } from '../../support/fixtures.ts';
 
 /** Start times of `sends` sends of one worker that always starts as soon as it may. */
 function schedule(pace: ReturnType<typeof paceFor>, sends: number, from = 0): number[] {
@@ -94,22 +95,8 @@ describe('[campaign.rate] a campaign never uses more than 80% of SES’s maximum
   });
 });
 
-const subscriber = (overrides: Partial<SubscriberRecord> = {}): SubscriberRecord => ({
-  id: 7,
-  email: 'ada@example.com',
-  name: 'Ada',
-  surname: '',
-  gender: '',
-  lists: [1],
-  profile: {},
-  status: 'C',
-  created: '2026-11-01T00:00:00.000Z',
-  updated: '2026-11-01T00:00:00.000Z',
-  version: 1,
-  tokens: {},
-  confirmed_at: '2026-11-01T00:00:00.000Z',
-  ...overrides,
-});
+const subscriber = (overrides: Partial<SubscriberRecord> = {}): SubscriberRecord =>
+  subscriberRecord({ confirmed_at: '2026-11-01T00:00:00.000Z', ...overrides });
 const context = { lists: [1, 2], startedAt: '2026-11-20T00:00:00.000Z' };
 
 describe('[campaign.recheck] each recipient is checked again when their mail goes out', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideFeedback, type RecipientFeedback } from '../../../shared/domain/decide-feedback.ts';
 import type { SubscriberRecord, SubscriberStatus } from '../../../shared/domain/subscriber.ts';
+import { subscriberRecord } from '../../support/fixtures.ts';
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 const CREATED = '2026-10-01T08:00:00.000Z';
@@ -9,21 +10,7 @@ function subscriber(
   status: SubscriberStatus,
   extra: Partial<SubscriberRecord> = {},
 ): SubscriberRecord {
-  return {
-    id: 7,
-    email: 'ada@example.com',
-    name: 'Ada',
-    surname: '',
-    gender: '',
-    lists: [1],
-    profile: {},
-    status,
-    created: CREATED,
-    updated: CREATED,
-    version: 4,
-    tokens: {},
-    ...extra,
-  };
+  return subscriberRecord({ status, created: CREATED, updated: CREATED, version: 4, ...extra });
 }
 
 const HARD: RecipientFeedback = { kind: 'hard-bounce' };

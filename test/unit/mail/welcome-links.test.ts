@@ -13,6 +13,7 @@ import {
   RecordingLogger,
   RecordingMailer,
   RecordingMetrics,
+  subscriberRecord,
   TestClock,
   testSettings,
 } from '../../support/fixtures.ts';
@@ -34,22 +35,12 @@ const held = (count: number): Record<string, number> =>
   );
 
 function confirmed(tokens: Record<string, number>, confirmToken = CONFIRM): SubscriberRecord {
-  return {
-    id: 7,
-    email: 'ada@example.com',
-    name: 'Ada',
-    surname: '',
-    gender: '',
-    lists: [1],
-    profile: {},
-    status: 'C',
-    created: '2026-11-01T00:00:00.000Z',
-    updated: '2026-11-01T00:00:00.000Z',
+  return subscriberRecord({
     confirmed_at: '2026-11-01T00:00:00.000Z',
     version: 3,
     confirm_token: confirmToken,
     tokens,
-  };
+  });
 }
 
 /** Sends a welcome to `subscriber`; what the mailer's claim writes. */
