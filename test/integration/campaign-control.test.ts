@@ -236,16 +236,18 @@ describe('[campaign.complete] a run ends once, whoever notices first, with one l
 });
 
 describe('[campaign.auto-pause] failed sends in a row pause the campaign, with an alarm metric and an error line', () => {
-  it('[ops.metrics] counts CampaignsAutoPaused for the newsletter and logs how many failed in a row', async () => {
-    const world = await campaignWorld({ campaign: { failure_limit: 3 } });
-    await world.subscribe(10);
+  it('[ops.metrics] records rejected mails as failed, pauses at the limit, counts CampaignsAutoPaused for the newsletter and logs how many failed in a row', async () => {
+    const world = await campaignWorld({ campaign: { failure_limit: 5 } });
+    await world.subscribe(12);
     const issue = await world.issue();
     await started(world, issue.id);
     world.ses.failWith = () => 'rejected';
     await world.drain({ inFlight: 1 });
     const paused = await world.campaign(issue.id);
     expect(paused).toMatchObject({ status: 'paused', pause_reason: 'failures' });
-    expect(paused.consecutive_failures).toBeGreaterThanOrEqual(3);
+    expect(paused.failed).toBeGreaterThanOrEqual(5);
+    expect(paused.consecutive_failures).toBeGreaterThanOrEqual(5);
+    expect(world.ses.mails).toHaveLength(0);
     expect(world.metrics.counts.CampaignsAutoPaused).toBe(1);
     expect(
       world.metrics.dimensioned.filter((count) => count.name === 'CampaignsAutoPaused'),

@@ -291,21 +291,6 @@ describe('[campaign.throttle] a throttle slows the workers and puts the unsent b
   });
 });
 
-describe('[campaign.auto-pause] failed sends in a row pause the campaign', () => {
-  it('rejected mails are recorded as failed; the limit pauses; a success resets the count', async () => {
-    const world = await campaignWorld({ campaign: { failure_limit: 5 } });
-    await world.subscribe(12);
-    const issue = await world.issue();
-    await started(world, issue.id);
-    world.ses.failWith = () => 'rejected';
-    await world.drain({ inFlight: 1 });
-    const paused = await world.campaign(issue.id);
-    expect(paused).toMatchObject({ status: 'paused', pause_reason: 'failures' });
-    expect(paused.failed).toBeGreaterThanOrEqual(5);
-    expect(world.ses.mails).toHaveLength(0);
-  });
-});
-
 describe('[campaign.pause] pause stops the workers; resume finishes the send', () => {
   it('[campaign.resume] sent equals the recipients minus the skipped, each once, after a pause in the middle', async () => {
     const world = await campaignWorld({}, { plan: 10, walk: 9 });
