@@ -15,7 +15,12 @@ import { planPage, walkPage } from '../../shared/operations/campaign/plan-recipi
 import { sendChunk } from '../../shared/operations/campaign/send-recipients.ts';
 import { sweepCampaigns } from '../../shared/operations/campaign/sweep-campaigns.ts';
 import { unsubscribeByLink } from '../../shared/operations/token-links.ts';
-import { type CampaignWorld, campaignWorld, started } from '../support/campaign-world.ts';
+import {
+  type CampaignWorld,
+  campaignWorld,
+  deadClaim,
+  started,
+} from '../support/campaign-world.ts';
 
 /** Every recipient record of an issue by state. */
 const states = (world: CampaignWorld, id: number) => world.campaigns.countRecipients(id);
@@ -209,13 +214,7 @@ describe('[campaign.claim] never skip anyone, at most the mails in flight twice'
     // The dead worker: 5 recipients sent and recorded but not yet counted, 3 claimed and in
     // flight (SES may or may not have taken them), then the process was killed.
     const now = world.clock.now();
-    const claim = {
-      owner: 'dead',
-      now,
-      leaseUntil: now + 60_000,
-      tokenHash: 'x',
-      linkExpiresAt: 2e9,
-    };
+    const claim = deadClaim(now);
     for (const person of people.slice(0, 8))
       expect(await world.campaigns.claimRecipient(issue.id, person.id, claim)).toBe(true);
     for (const person of people.slice(0, 5))
@@ -833,13 +832,7 @@ describe('[campaign.resume] a walk queues everyone still unsent, a page of recor
     await world.planOne();
     world.queues.sends.length = 0;
     const now = world.clock.now();
-    const claim = (leaseUntil: number) => ({
-      owner: 'dead',
-      now,
-      leaseUntil,
-      tokenHash: 'x',
-      linkExpiresAt: 2e9,
-    });
+    const claim = (leaseUntil: number) => deadClaim(now, leaseUntil);
     await world.campaigns.claimRecipient(issue.id, lapsed.id, claim(now - 1));
     // A lease lapses once `now` is past it, as for a claim.
     await world.campaigns.claimRecipient(issue.id, endsNow.id, claim(now));

@@ -13,6 +13,7 @@ import {
 import {
   type CampaignWorld,
   campaignWorld,
+  deadClaim,
   linesOf,
   started,
   storeWith,
@@ -112,13 +113,7 @@ describe('[campaign.sweep] a campaign no worker touched for 6 minutes is repaire
     const { people, issue } = await sending(world, 10);
     world.queues.sends.length = 0;
     const now = world.clock.now();
-    const claim = {
-      owner: 'dead',
-      now,
-      leaseUntil: now + 60_000,
-      tokenHash: 'x',
-      linkExpiresAt: 2e9,
-    };
+    const claim = deadClaim(now);
     // What dead workers left: 3 sent, 2 failed and 1 skipped, none of it counted; 2 still
     // claimed; 2 pending. The campaign's own counters are off (1 sent, 2 skipped, 4 failed).
     for (const person of people.slice(0, 7)) {

@@ -12,7 +12,10 @@ import type {
 } from '../../shared/adapters/mail/campaign-mailer-port.ts';
 import { CampaignSendError } from '../../shared/adapters/mail/campaign-mailer-port.ts';
 import type { CampaignQueue } from '../../shared/adapters/queue/campaign-queue-port.ts';
-import type { StoredContent } from '../../shared/adapters/store/campaign-store-port.ts';
+import type {
+  RecipientClaim,
+  StoredContent,
+} from '../../shared/adapters/store/campaign-store-port.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import type { CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import type { CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
@@ -295,3 +298,12 @@ export function storeWith(
     },
   });
 }
+
+/** A claim by the worker `dead`, made at `now` with a lease to `leaseUntil` (a minute). */
+export const deadClaim = (now: number, leaseUntil = now + 60_000): RecipientClaim => ({
+  owner: 'dead',
+  now,
+  leaseUntil,
+  tokenHash: 'x',
+  linkExpiresAt: 2e9,
+});
