@@ -100,6 +100,8 @@ export interface AwsEndpointOptions {
   readonly facts: Omit<AccountFacts, 'ssmKeyArn'>;
   /** Called for every refused call, e.g. to fail a test run. */
   readonly onDenied?: (denial: Denial) => void;
+  /** Called once the stand-in has answered a forwarded call (its answer lost or not). */
+  readonly onForwarded?: (service: string, operation: string) => void;
 }
 
 /** The running endpoint. */
@@ -291,6 +293,7 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
     if (lose) fault.count -= 1;
     tally.forwarded += 1;
     await forward(incoming, body, upstream, agent, response, lose);
+    options.onForwarded?.(service, call.operation);
   };
 
   const server: Server = createServer((incoming, response) => {

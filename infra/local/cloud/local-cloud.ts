@@ -82,6 +82,8 @@ export interface LocalCloudOptions {
    * the local SNS or EventBridge.
    */
   readonly onStreamError?: (error: unknown) => void;
+  /** Waits between polls of the table's stream, busy and idle (default 50 ms and 1 s). */
+  readonly streamPollMs?: { readonly busy: number; readonly idle: number };
   /**
    * Waits before the two retries of a failed asynchronous invocation (a topic's subscriber);
    * default one and two seconds (Lambda's are about one and two minutes).
@@ -158,10 +160,24 @@ const DEFAULT_ENVIRONMENTS = 4;
 /** The queue name of a queue URL (its last path segment). */
 const queueNameOf = (url: string): string => url.split('/').at(-1) ?? '';
 
+/** The DynamoDB operations that can put a record on the table's stream. */
+const TABLE_WRITES: ReadonlySet<string> = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+  'ExecuteStatement',
+  'BatchExecuteStatement',
+  'ExecuteTransaction',
+]);
+
 /** Starts the stack of `cdkOut` against the stand-ins. */
 export async function startLocalCloud(options: LocalCloudOptions): Promise<LocalCloud> {
   // Known once the template is read; the endpoint asks for them per call.
   const queuePolicies = new Map<string, PolicyDocument>();
+  // The table's stream readers, once started: a write forwarded to DynamoDB wakes them.
+  let mappings: StreamMappings | undefined;
   const endpoint = await startAwsEndpoint({
     upstreams: options.upstreams,
     facts: {
@@ -171,6 +187,9 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       queuePolicy: (arn) => queuePolicies.get(arn),
     },
     ...(options.onDenied ? { onDenied: options.onDenied } : {}),
+    onForwarded: (service, operation) => {
+      if (service === 'dynamodb' && TABLE_WRITES.has(operation)) mappings?.nudge();
+    },
   });
   const stopping: (() => Promise<void>)[] = [() => endpoint.stop()];
   const stop = async (): Promise<void> => {
@@ -250,7 +269,6 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       const name = arn.split(':').at(-1) ?? '';
       return `${endpoint.url}/${LOCAL_ACCOUNT}/${name}`;
     };
-    let mappings: StreamMappings | undefined;
     const streamMappings = stack.streamMappings();
     if (streamMappings.length > 0) {
       if (!table.localStreamArn)
@@ -264,6 +282,9 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
         queueUrlOf,
         functionArnOf: (logicalId) => byId.get(logicalId)?.functionArn ?? logicalId,
         ...(options.onStreamError ? { onError: options.onStreamError } : {}),
+        ...(options.streamPollMs
+          ? { pollMs: options.streamPollMs.busy, idlePollMs: options.streamPollMs.idle }
+          : {}),
       });
       const running = mappings;
       stopping.push(() => running.stop());

@@ -37,9 +37,11 @@ export interface StreamMappingsOptions {
   /** Wait between polls right after records came (default 50 ms). */
   readonly pollMs?: number;
   /**
-   * Longest wait between polls of a stream that stays empty (default 250 ms: Lambda polls a
-   * shard about four times a second). The wait doubles from `pollMs` up to it; `settled()`
-   * starts a poll at once, so waiting for the outbox never waits this out.
+   * Longest wait between polls of a stream that stays empty (default 1 s). The wait doubles
+   * from `pollMs` up to it. It only bounds how late a record nobody announced is read: a write
+   * the endpoint forwarded starts a poll at once (`nudge`), and so does `settled()`. Lambda
+   * polls a shard about four times a second; reading as often here cost every test stack
+   * about ten signed, IAM-checked calls a second while nothing happened.
    */
   readonly idlePollMs?: number;
   readonly onError?: (error: unknown) => void;
@@ -54,6 +56,11 @@ export interface StreamMappings {
   settled(): Promise<void>;
   /** When (performance.now()) a mapping last finished delivering records. */
   readonly lastWorkEnded: number;
+  /**
+   * Something was written to the table: every reader polls now rather than at the end of its
+   * idle wait, or once more if a poll is under way (it may have read before the write).
+   */
+  nudge(): void;
   stop(): Promise<void>;
 }
 
@@ -110,14 +117,21 @@ export function startStreamMappings(options: StreamMappingsOptions): StreamMappi
         if (readers.every((reader) => reader.lastWorkEnded <= since)) return;
       }
     },
+    nudge: () => {
+      for (const reader of readers) reader.nudge();
+    },
     stop: async () => {
       await Promise.all(readers.map((reader) => reader.stop()));
     },
   };
 }
 
-/** How long a shard list is used before DescribeStream is asked again. */
-const SHARDS_FRESH_MS = 1_000;
+/**
+ * How long a shard list is used before DescribeStream is asked again. A shard that closes
+ * says so in its last GetRecords answer, which asks again at once; this bounds how late a
+ * shard that appears otherwise is found.
+ */
+const SHARDS_FRESH_MS = 5_000;
 
 /** One mapping's poller and deliverer. */
 class MappingReader {
@@ -127,6 +141,8 @@ class MappingReader {
   #waiters: { after: number; wake: () => void }[] = [];
   /** Ends the current wait between polls early (a waiter wants a poll now, or stop). */
   #interrupt: (() => void) | undefined;
+  /** A write was announced since the current poll started: poll again without waiting. */
+  #nudged = false;
   #shards: { ids: string[]; at: number } | undefined;
   readonly #iterators = new Map<string, string | undefined>();
   /** The last sequence number read per shard, to resume after the stream was away. */
@@ -169,9 +185,14 @@ class MappingReader {
     return cycle;
   }
 
-  /** Waits `ms` unless a waiter or stop() asks for the next poll sooner. */
+  nudge(): void {
+    this.#nudged = true;
+    this.#interrupt?.();
+  }
+
+  /** Waits `ms` unless a waiter, a write or stop() asks for the next poll sooner. */
   async #pause(ms: number): Promise<void> {
-    if (this.#waiters.length > 0 || this.#stopped) return;
+    if (this.#waiters.length > 0 || this.#stopped || this.#nudged) return;
     await new Promise<void>((done) => {
       const timer = setTimeout(done, ms);
       this.#interrupt = () => {
@@ -186,10 +207,11 @@ class MappingReader {
     // What the Lambda service does once: find the table's stream.
     await this.#guard(() => this.#streams.send(new ListStreamsCommand({})));
     const busyPoll = this.options.pollMs ?? 50;
-    const idlePoll = Math.max(busyPoll, this.options.idlePollMs ?? 250);
+    const idlePoll = Math.max(busyPoll, this.options.idlePollMs ?? 1_000);
     let wait = busyPoll;
     while (!this.#stopped) {
       const started = performance.now();
+      this.#nudged = false;
       // A failed read (DynamoDB Local restarted, an iterator gone stale) starts the shards
       // again after the last record read, as the service's poller resumes from its checkpoint.
       const records = await this.#guard(
