@@ -70,11 +70,8 @@ export interface LocalStackOptions {
   readonly onStreamError?: (error: unknown) => void;
   /** Waits before Lambda's two retries of a failed asynchronous invocation (default 1 s, 2 s). */
   readonly asyncRetryWaitsMs?: readonly number[];
-  /**
-   * Waits between polls of the table's stream: right after records came (default 50 ms) and
-   * at most while it stays empty (default 1 s); see stream-mappings.ts.
-   */
-  readonly streamPollMs?: { readonly busy: number; readonly idle: number };
+  /** Wait after a poll of the table's stream that found nothing (default 1 s; stream-mappings.ts). */
+  readonly streamIdlePollMs?: number;
   /**
    * An asynchronous invocation (a topic's message, a rule's event) dropped after its function
    * failed every attempt; default: stderr.
@@ -248,7 +245,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
             `event from ${failure.sourceArn} to ${failure.functionLogicalId} dropped after ${failure.attempts} attempts: ${failure.error}\n`,
           )),
       ...(options.asyncRetryWaitsMs ? { asyncRetryWaitsMs: options.asyncRetryWaitsMs } : {}),
-      ...(options.streamPollMs ? { streamPollMs: options.streamPollMs } : {}),
+      ...(options.streamIdlePollMs ? { streamIdlePollMs: options.streamIdlePollMs } : {}),
       ...(options.runSchedules === undefined ? {} : { runSchedules: options.runSchedules }),
       ...(options.schedulerNow ? { schedulerNow: options.schedulerNow } : {}),
       // Kept with the data, so a schedule survives a restart (and fires late after downtime).

@@ -82,8 +82,8 @@ export interface LocalCloudOptions {
    * the local SNS or EventBridge.
    */
   readonly onStreamError?: (error: unknown) => void;
-  /** Waits between polls of the table's stream, busy and idle (default 50 ms and 1 s). */
-  readonly streamPollMs?: { readonly busy: number; readonly idle: number };
+  /** Wait after a poll of the table's stream that found nothing (default 1 s). */
+  readonly streamIdlePollMs?: number;
   /**
    * Waits before the two retries of a failed asynchronous invocation (a topic's subscriber);
    * default one and two seconds (Lambda's are about one and two minutes).
@@ -282,9 +282,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
         queueUrlOf,
         functionArnOf: (logicalId) => byId.get(logicalId)?.functionArn ?? logicalId,
         ...(options.onStreamError ? { onError: options.onStreamError } : {}),
-        ...(options.streamPollMs
-          ? { pollMs: options.streamPollMs.busy, idlePollMs: options.streamPollMs.idle }
-          : {}),
+        ...(options.streamIdlePollMs ? { idlePollMs: options.streamIdlePollMs } : {}),
       });
       const running = mappings;
       stopping.push(() => running.stop());

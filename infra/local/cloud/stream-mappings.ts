@@ -34,14 +34,14 @@ export interface StreamMappingsOptions {
   /** Queue URL of a queue ARN of the stack. */
   readonly queueUrlOf: (arn: string) => string;
   readonly functionArnOf: (functionLogicalId: string) => string;
-  /** Wait between polls right after records came (default 50 ms). */
-  readonly pollMs?: number;
+  /** Wait before reading again after a read failed (default 50 ms). */
+  readonly retryMs?: number;
   /**
-   * Longest wait between polls of a stream that stays empty (default 1 s). The wait doubles
-   * from `pollMs` up to it. It only bounds how late a record nobody announced is read: a write
-   * the endpoint forwarded starts a poll at once (`nudge`), and so does `settled()`. Lambda
-   * polls a shard about four times a second; reading as often here cost every test stack
-   * about ten signed, IAM-checked calls a second while nothing happened.
+   * Wait after a poll that found nothing (default 1 s). It only bounds how late a record
+   * nobody announced is read (a test's own write): a write the endpoint forwarded starts a
+   * poll at once (`nudge`), and so does `settled()`. Lambda polls a shard about four times a
+   * second, and this poller used to read every 50 ms after records came; both cost every
+   * test stack signed, IAM-checked calls and DynamoDB Local requests that found nothing.
    */
   readonly idlePollMs?: number;
   readonly onError?: (error: unknown) => void;
@@ -206,9 +206,7 @@ class MappingReader {
   async #run(): Promise<void> {
     // What the Lambda service does once: find the table's stream.
     await this.#guard(() => this.#streams.send(new ListStreamsCommand({})));
-    const busyPoll = this.options.pollMs ?? 50;
-    const idlePoll = Math.max(busyPoll, this.options.idlePollMs ?? 1_000);
-    let wait = busyPoll;
+    const idlePoll = this.options.idlePollMs ?? 1_000;
     while (!this.#stopped) {
       const started = performance.now();
       this.#nudged = false;
@@ -232,10 +230,7 @@ class MappingReader {
       if ((records ?? []).length === 0) {
         for (const waiter of this.#waiters.filter((w) => w.after <= started)) waiter.wake();
         this.#waiters = this.#waiters.filter((w) => w.after > started);
-        await this.#pause(wait);
-        wait = Math.min(wait * 2, idlePoll);
-      } else {
-        wait = busyPoll;
+        await this.#pause(idlePoll);
       }
     }
   }
@@ -248,7 +243,7 @@ class MappingReader {
       onFailure?.();
       this.#shards = undefined;
       if (!this.#stopped) this.options.onError?.(error);
-      if (!this.#stopped) await sleep(this.options.pollMs ?? 50);
+      if (!this.#stopped) await sleep(this.options.retryMs ?? 50);
       return undefined;
     }
   }
