@@ -6,6 +6,7 @@ import {
   MAX_CONTENT_BYTES,
   type ParsedCampaignContent,
   parseCampaignContent,
+  parseIssueFields,
 } from '../../../shared/domain/campaign/campaign-content.ts';
 import { deriveTextPart } from '../../../shared/domain/campaign/derive-text-part.ts';
 import { isNewsletterError, type NewsletterError } from '../../../shared/domain/errors.ts';
@@ -108,6 +109,38 @@ describe('[campaign.content] content is validated when it is saved', () => {
     expect(accepted(contentInput({ subject: '  Issue {3}: a{b:c}  ' })).content.subject).toBe(
       'Issue {3}: a{b:c}',
     );
+  });
+});
+
+describe('[campaign.content] what a draft is saved with before it has content', () => {
+  const fields = (input: unknown) => parseIssueFields(input, settings);
+
+  it('takes each field when given, none required, by the content rules (the subject trimmed)', () => {
+    expect(fields({})).toEqual({});
+    expect(fields({ lists: [1] })).toEqual({ lists: [1] });
+    expect(
+      fields({ subject: '  Spring issue ', lists: [1, 2], web_url: 'https://example.com/spring' }),
+    ).toEqual({ subject: 'Spring issue', lists: [1, 2], web_url: 'https://example.com/spring' });
+  });
+
+  it('refuses what a send would refuse, naming the field, lists before the subject', () => {
+    expect(fields({ subject: 'Two\nlines' })).toMatchObject({
+      code: 'invalid_parameter',
+      message: expect.stringMatching(/^subject/),
+    });
+    expect(fields({ subject: 'Hello {name}' })).toMatchObject({
+      code: 'invalid_parameter',
+      message: expect.stringContaining('{name} is a tag'),
+    });
+    expect(fields({ lists: [9], subject: 'Hello {name}' })).toMatchObject({
+      code: 'unknown_list',
+      message: 'lists: list 9 does not exist',
+    });
+    expect(fields({ web_url: 'javascript:alert(1)' })).toMatchObject({
+      code: 'invalid_parameter',
+      message: expect.stringMatching(/^web_url/),
+    });
+    expect(fields(null)).toMatchObject({ code: 'invalid_parameter' });
   });
 });
 
