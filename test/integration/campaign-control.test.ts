@@ -235,6 +235,31 @@ describe('[campaign.complete] a run ends once, whoever notices first, with one l
   });
 });
 
+describe('[campaign.private-race] an issue made private while its run ends is not listed', () => {
+  it('the ending write that read it public finds it private, reads again and ends it unlisted', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(2);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    while (world.queues.plans.length > 0) await world.planOne();
+    // The operator's privacy edit lands between the ending worker's read and its write.
+    const update = world.campaigns.updateCampaign.bind(world.campaigns);
+    let edited = false;
+    world.campaigns.updateCampaign = async (id, change) => {
+      if (change.set?.status === 'sent' && !edited) {
+        edited = true;
+        await world.campaigns.editIssue(id, { private: true }, undefined, ['sending']);
+      }
+      return update(id, change);
+    };
+    await world.drain();
+    expect(edited).toBe(true);
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', private: true });
+    expect(await listedPublicly(world)).toEqual([]);
+    expect(linesOf(world, 'campaign_sent')).toHaveLength(1);
+  });
+});
+
 describe('[campaign.auto-pause] failed sends in a row pause the campaign, with an alarm metric and an error line', () => {
   it('[ops.metrics] records rejected mails as failed, pauses at the limit, counts CampaignsAutoPaused for the newsletter and logs how many failed in a row', async () => {
     const world = await campaignWorld({ campaign: { failure_limit: 5 } });

@@ -30,7 +30,7 @@ async function storeWithIssue(id = 7) {
         }),
       )
     ).Item;
-  return { campaigns, raw, id };
+  return { campaigns, raw, id, fresh };
 }
 
 const claim = (owner: string, now: number) => ({
@@ -193,6 +193,39 @@ describe('[campaign.plan] the store commits a campaign update only while its run
         remove: ['plan_page'],
       }),
     ).rejects.toThrow();
+  });
+});
+
+describe('[campaign.private-race] the store applies an update only on the privacy it expects', () => {
+  it('refuses an update that expects the other privacy, and takes an issue without the field as public', async () => {
+    const { campaigns, id, fresh } = await storeWithIssue();
+    const touch = (privacy: boolean) =>
+      campaigns.updateCampaign(id, {
+        expect: { statuses: ['draft'], private: privacy },
+        set: { sent_at: `${privacy}` },
+      });
+    expect(await touch(true)).toBeUndefined();
+    expect(await touch(false)).toMatchObject({ sent_at: 'false' });
+    await fresh.client.send(
+      new UpdateCommand({
+        TableName: fresh.tableName,
+        Key: keys.newsletter(id),
+        UpdateExpression: 'REMOVE #private',
+        ExpressionAttributeNames: { '#private': 'private' },
+      }),
+    );
+    expect(await touch(true)).toBeUndefined();
+    expect(await touch(false)).toMatchObject({ private: false, sent_at: 'false' });
+    await campaigns.editIssue(id, { private: true }, undefined, ['draft']);
+    expect(await touch(false)).toBeUndefined();
+    expect(await touch(true)).toMatchObject({ private: true, sent_at: 'true' });
+    // An update that expects no privacy applies to a private issue as to any other.
+    expect(
+      await campaigns.updateCampaign(id, {
+        expect: { statuses: ['draft'] },
+        set: { sent_at: 'any' },
+      }),
+    ).toMatchObject({ private: true, sent_at: 'any' });
   });
 });
 

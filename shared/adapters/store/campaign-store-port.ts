@@ -88,6 +88,8 @@ export interface CampaignUpdate {
     readonly planPage?: number;
     /** The time the issue is scheduled for: a firing schedule acts only on its own time. */
     readonly scheduledAt?: string;
+    /** Whether the issue is private: a write that lists it decides on what it read. */
+    readonly private?: boolean;
   };
   readonly set?: Partial<CampaignFields>;
   readonly add?: Partial<Record<CampaignCounter, number>>;

@@ -259,6 +259,15 @@ export class DynamoCampaignStore implements CampaignStore {
       conditions.push(`${name('run')} = ${value(update.expect.run)}`);
     if (update.expect.scheduledAt !== undefined)
       conditions.push(`${name('scheduled_at')} = ${value(update.expect.scheduledAt)}`);
+    if (update.expect.private !== undefined) {
+      const privacy = name('private');
+      // An issue saved before the field existed has none, and is not private.
+      conditions.push(
+        update.expect.private
+          ? `${privacy} = ${value(true)}`
+          : `(attribute_not_exists(${privacy}) OR ${privacy} = ${value(false)})`,
+      );
+    }
     if (update.expect.planPage !== undefined) {
       const page = name('plan_page');
       conditions.push(

@@ -3,28 +3,39 @@ import type { CampaignDependencies } from './campaign-dependencies.ts';
 
 /**
  * Ends a run whose every recipient is settled: the issue becomes `sent` (listed to keyless
- * callers unless private), once, whoever notices first ([campaign.complete]).
+ * callers unless private), once, whoever notices first ([campaign.complete]). Whether it is
+ * listed is decided on the privacy the write expects: one made private after the caller's read
+ * is read again and ended unlisted ([campaign.private-race]).
  */
 export async function completeRun(
   deps: Pick<CampaignDependencies, 'campaigns' | 'now' | 'log'>,
   campaign: CampaignRecord,
 ): Promise<CampaignRecord | undefined> {
-  const done = await deps.campaigns.updateCampaign(campaign.id, {
-    expect: { statuses: ['sending'], run: campaign.run },
-    set: { status: 'sent', sent_at: deps.now().toISOString() },
-    remove: ['pause_reason'],
-    listPublicly: !campaign.private,
-  });
-  if (done)
-    deps.log.info('campaign_sent', {
-      newsletter_id: done.id,
-      run: done.run,
-      total: done.total,
-      sent: done.sent,
-      skipped: done.skipped,
-      failed: done.failed,
+  let current = campaign;
+  for (;;) {
+    const done = await deps.campaigns.updateCampaign(current.id, {
+      expect: { statuses: ['sending'], run: current.run, private: current.private },
+      set: { status: 'sent', sent_at: deps.now().toISOString() },
+      remove: ['pause_reason'],
+      listPublicly: !current.private,
     });
-  return done;
+    if (done) {
+      deps.log.info('campaign_sent', {
+        newsletter_id: done.id,
+        run: done.run,
+        total: done.total,
+        sent: done.sent,
+        skipped: done.skipped,
+        failed: done.failed,
+      });
+      return done;
+    }
+    const now = await deps.campaigns.getCampaign(current.id);
+    // Only a privacy edit is worth another write: one that moved the status or the run on
+    // (another ended it, a pause, a cancel, a restart) refuses the next write as well.
+    if (now === undefined || now.private === current.private) return undefined;
+    current = now;
+  }
 }
 
 /**
