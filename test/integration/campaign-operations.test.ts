@@ -578,3 +578,63 @@ describe('[campaign.content] an edit is validated as a whole again, with what it
     expect(content?.text).toContain('At last');
   });
 });
+
+describe('[campaign.private-race] a privacy edit made as the run ends applies to the sent issue', () => {
+  it('an edit that read the issue sending, and found it sent, is made again: private and unlisted', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(2);
+    const issue = saved(
+      await createNewsletterIssue(saving(world), {
+        subject: 'Ending',
+        html: '<p>Hi {name}</p>',
+        lists: [1],
+      }),
+    ).issue;
+    expect(await sendNewsletter(world.deps, { id: issue.id })).toMatchObject({ status: 'sending' });
+    // The run ends between the edit's read (sending) and its write.
+    const edit = world.campaigns.editIssue.bind(world.campaigns);
+    let ended = false;
+    world.campaigns.editIssue = async (...args) => {
+      if (!ended) {
+        ended = true;
+        await world.drain();
+        expect((await world.campaign(issue.id)).status).toBe('sent');
+      }
+      return edit(...args);
+    };
+    const result = await editNewsletterIssue(saving(world), issue.id, { private: true });
+    expect(saved(result).issue).toMatchObject({ status: 'sent', private: true });
+    expect(await world.store.recentNewsletterIssues(50, false)).toEqual([]);
+  });
+
+  it('an edit whose issue moved on again before the second write is refused, naming the status', async () => {
+    const world = await campaignWorld();
+    const issue = saved(
+      await createNewsletterIssue(saving(world), {
+        subject: 'Moving',
+        html: '<p>Hi</p>',
+        lists: [1],
+      }),
+    ).issue;
+    // Before each write of the edit, the status moves on: draft → scheduled → draft.
+    const edit = world.campaigns.editIssue.bind(world.campaigns);
+    const moves: [string, string][] = [
+      ['draft', 'scheduled'],
+      ['scheduled', 'draft'],
+    ];
+    world.campaigns.editIssue = async (...args) => {
+      const move = moves.shift();
+      if (move)
+        await world.campaigns.updateCampaign(issue.id, {
+          expect: { statuses: [move[0] as 'draft'] },
+          set: { status: move[1] as 'draft' },
+        });
+      return edit(...args);
+    };
+    expect(await editNewsletterIssue(saving(world), issue.id, { private: true })).toMatchObject({
+      code: 'invalid_state',
+      message: expect.stringMatching(new RegExp(`^Newsletter ${issue.id} is a draft;`)),
+    });
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'draft', private: false });
+  });
+});

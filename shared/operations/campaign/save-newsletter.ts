@@ -8,6 +8,7 @@ import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
 import { parseCampaignContent, parseIssueFields } from '../../domain/campaign/campaign-content.ts';
 import { EDITABLE_STATUSES, invalidTransition } from '../../domain/campaign/campaign-status.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
+import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import type { Dependencies } from '../dependencies.ts';
 
 /** What an operator gives for an issue; absent fields stay as they are on an edit. */
@@ -148,6 +149,20 @@ export async function editNewsletterIssue(
   id: number,
   input: NewsletterInput,
 ): Promise<SavedNewsletter | NewsletterError> {
+  // Privacy and the web URL change in every status: an edit whose issue moved on between its
+  // read and its write (a run ended, `sending` became `sent`) is made again on the status the
+  // issue has now ([campaign.private-race]); one that moved on twice is refused as it stands.
+  const first = await editOnce(deps, id, input);
+  if (!('moved' in first)) return first;
+  const second = await editOnce(deps, id, input);
+  return 'moved' in second ? invalidTransition(id, second.moved, 'edit') : second;
+}
+
+async function editOnce(
+  deps: SaveDependencies,
+  id: number,
+  input: NewsletterInput,
+): Promise<SavedNewsletter | NewsletterError | { readonly moved: NewsletterIssueStatus }> {
   const current = await deps.campaigns.getCampaign(id);
   if (!current) return newsletterError('not_found', `Newsletter ${id} does not exist.`);
   const touchesContent =
@@ -195,9 +210,9 @@ export async function editNewsletterIssue(
   const issue = await deps.campaigns.editIssue(id, edit, content, statuses);
   if (!issue) {
     const now = await deps.campaigns.getCampaign(id);
-    return now
-      ? invalidTransition(id, now.status, 'edit')
-      : newsletterError('not_found', `Newsletter ${id} does not exist.`);
+    if (!now) return newsletterError('not_found', `Newsletter ${id} does not exist.`);
+    // Made again on a fresh read: a content edit then finds the status it cannot edit in.
+    return { moved: now.status };
   }
   return { issue, warnings };
 }
