@@ -182,6 +182,16 @@ describe('[campaign.listing] a sending issue is not in the keyless listing until
   });
 });
 
+/** A send to two subscribers, started and wholly planned; its mails not yet sent. */
+async function plannedForTwo(): Promise<{ world: CampaignWorld; issue: { id: number } }> {
+  const world = await campaignWorld();
+  await world.subscribe(2);
+  const issue = await world.issue();
+  await started(world, issue.id);
+  while (world.queues.plans.length > 0) await world.planOne();
+  return { world, issue };
+}
+
 describe('[campaign.complete] a run ends once, whoever notices first, with one line of its counts', () => {
   it('logs the sent, skipped and failed of the run that ended', async () => {
     const world = await campaignWorld();
@@ -210,11 +220,7 @@ describe('[campaign.complete] a run ends once, whoever notices first, with one l
   });
 
   it('a second worker that saw the same run complete ends nothing and logs nothing', async () => {
-    const world = await campaignWorld();
-    await world.subscribe(2);
-    const issue = await world.issue();
-    await started(world, issue.id);
-    while (world.queues.plans.length > 0) await world.planOne();
+    const { world, issue } = await plannedForTwo();
     // Both workers' count writes saw the run complete; the second ends it after the first did.
     const update = world.campaigns.updateCampaign.bind(world.campaigns);
     const counted: CampaignRecord[] = [];
@@ -237,11 +243,7 @@ describe('[campaign.complete] a run ends once, whoever notices first, with one l
 
 describe('[campaign.private-race] an issue made private while its run ends is not listed', () => {
   it('the ending write that read it public finds it private, reads again and ends it unlisted', async () => {
-    const world = await campaignWorld();
-    await world.subscribe(2);
-    const issue = await world.issue();
-    await started(world, issue.id);
-    while (world.queues.plans.length > 0) await world.planOne();
+    const { world, issue } = await plannedForTwo();
     // The operator's privacy edit lands between the ending worker's read and its write.
     const update = world.campaigns.updateCampaign.bind(world.campaigns);
     let edited = false;
