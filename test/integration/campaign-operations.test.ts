@@ -583,13 +583,7 @@ describe('[campaign.private-race] a privacy edit made as the run ends applies to
   it('an edit that read the issue sending, and found it sent, is made again: private and unlisted', async () => {
     const world = await campaignWorld();
     await world.subscribe(2);
-    const issue = saved(
-      await createNewsletterIssue(saving(world), {
-        subject: 'Ending',
-        html: '<p>Hi {name}</p>',
-        lists: [1],
-      }),
-    ).issue;
+    const issue = await world.issue();
     expect(await sendNewsletter(world.deps, { id: issue.id })).toMatchObject({ status: 'sending' });
     // The run ends between the edit's read (sending) and its write.
     const edit = world.campaigns.editIssue.bind(world.campaigns);
@@ -609,13 +603,7 @@ describe('[campaign.private-race] a privacy edit made as the run ends applies to
 
   it('an edit whose issue moved on again before the second write is refused, naming the status', async () => {
     const world = await campaignWorld();
-    const issue = saved(
-      await createNewsletterIssue(saving(world), {
-        subject: 'Moving',
-        html: '<p>Hi</p>',
-        lists: [1],
-      }),
-    ).issue;
+    const issue = await world.issue();
     // Before each write of the edit, the status moves on: draft → scheduled → draft.
     const edit = world.campaigns.editIssue.bind(world.campaigns);
     const moves: [string, string][] = [
