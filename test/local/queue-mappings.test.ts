@@ -499,6 +499,40 @@ describe('SQS calls through the IAM-checked endpoint', () => {
     expect(denials.map((denial) => denial.action)).toEqual(['sqs:ChangeMessageVisibility']);
     narrow.destroy();
   });
+  it("records which of the SDK's attempts each call was: a retry after a throttle is the second", async () => {
+    const work = queue();
+    const client = new SQSClient({
+      endpoint: endpoint.url,
+      region: 'us-east-1',
+      maxAttempts: 2,
+      credentials: endpoint.register({
+        name: 'Retrying',
+        roleArn: ROLE,
+        policy: {
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: work.arn }],
+        },
+      }),
+    });
+    endpoint.setFault('sqs', { kind: 'throttle', count: 1 });
+    try {
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: `${endpoint.url}/${LOCAL_ACCOUNT}/${work.name}`,
+          MessageBody: 'once',
+        }),
+      );
+    } finally {
+      endpoint.setFault('sqs', undefined);
+      client.destroy();
+    }
+    const made = endpoint.calls.filter((call) => call.caller === 'Retrying');
+    expect(made.map((call) => [call.operation, call.attempt])).toEqual([
+      ['SendMessage', 1],
+      ['SendMessage', 2],
+    ]);
+    expect(sqs.messages(work.name)).toEqual(['once']);
+  });
 });
 
 describe("Lambda's reading of a partial batch response", () => {

@@ -61,6 +61,11 @@ export interface RecordedCall {
   readonly operation: string;
   /** What was called, without values: `GetItem SUBSCRIBER`, `Query recent`, ... */
   readonly summary: string;
+  /**
+   * The SDK's attempt at the call (its `amz-sdk-request` header): 1, or more for a retry after
+   * a throttle, a timeout or a dropped connection. 1 when a client sends no such header.
+   */
+  readonly attempt: number;
   readonly authorizations: readonly Authorization[];
   readonly allowed: boolean;
 }
@@ -240,6 +245,7 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
       service,
       operation: call.operation,
       summary: summarizeCall(call),
+      attempt: attemptOf(incoming.headers['amz-sdk-request']),
       authorizations,
       allowed,
     };
@@ -345,6 +351,12 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
       return stopping;
     },
   };
+}
+
+/** The attempt number of the SDK's `amz-sdk-request: attempt=2; max=3`. */
+function attemptOf(header: string | string[] | undefined): number {
+  const attempt = /attempt=(\d+)/.exec(String(header ?? ''))?.[1];
+  return attempt === undefined ? 1 : Number(attempt);
 }
 
 type Protocol = 'json' | 'query';

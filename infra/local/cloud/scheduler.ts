@@ -199,6 +199,7 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
       service: 'lambda',
       operation: 'Invoke',
       summary: `Invoke ${functionByArn.get(schedule.targetArn)?.functionName ?? schedule.targetArn}`,
+      attempt: 1,
       authorizations: [authorization],
       allowed,
     });
