@@ -252,8 +252,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(dataDir ? { schedulesFile: join(dataDir, 'schedules.json') } : {}),
       ...(options.sharedDynamoDb ? { tableSuffix: randomBytes(6).toString('hex') } : {}),
     });
-    started.push(cloud);
+    // Parts stop in reverse: the cloud (its stream readers) before its table is deleted.
     if (options.sharedDynamoDb) started.push(tableRemover(dynamo.endpoint, cloud.tableName));
+    started.push(cloud);
 
     if (options.seed !== false) {
       const client = new DynamoDBClient({
