@@ -499,6 +499,7 @@ describe('SQS calls through the IAM-checked endpoint', () => {
     expect(denials.map((denial) => denial.action)).toEqual(['sqs:ChangeMessageVisibility']);
     narrow.destroy();
   });
+
   it("records which of the SDK's attempts each call was: a retry after a throttle is the second", async () => {
     const work = queue();
     const client = new SQSClient({
