@@ -625,4 +625,21 @@ describe('[campaign.private-race] a privacy edit made as the run ends applies to
     });
     expect(await world.campaign(issue.id)).toMatchObject({ status: 'draft', private: false });
   });
+
+  it('an edit whose issue stayed put is written once, and a refused one not at all', async () => {
+    const world = await campaignWorld();
+    const issue = await world.issue();
+    const edit = world.campaigns.editIssue.bind(world.campaigns);
+    let writes = 0;
+    world.campaigns.editIssue = async (...args) => {
+      writes += 1;
+      return edit(...args);
+    };
+    saved(await editNewsletterIssue(saving(world), issue.id, { private: true }));
+    expect(writes).toBe(1);
+    expect(await editNewsletterIssue(saving(world), issue.id, { subject: ' ' })).toMatchObject({
+      code: 'invalid_parameter',
+    });
+    expect(writes).toBe(1);
+  });
 });
