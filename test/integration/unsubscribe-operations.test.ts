@@ -88,6 +88,24 @@ describe('[unsubscribe.blocked-untouched] unsubscribe', () => {
     expect((await store.getSubscriber(email))?.status).toBe('U');
     expect(deps.metrics.counts.Unsubscriptions).toBe(1);
   });
+
+  it('retires such an activation link also on a record written before activations were tracked', async () => {
+    const email = address('asked-back-before');
+    await newsletter.add_subscriber({ email });
+    await newsletter.unsubscribe({ email });
+    await newsletter.subscribe({ email }, PUBLIC);
+    const token = tokenOf(deps.mailer.of('activation', email)[0]?.confirmUrl);
+    const asked = await store.getSubscriber(email);
+    if (!asked) throw new Error('the subscriber was not stored');
+    // The link went out, as a deployment before `activation_outbox` wrote it: the token only.
+    const { activation_outbox: _tracked, ...untracked } = asked;
+    expect(untracked.confirm_token).toBeDefined();
+    expect(await store.replaceSubscriber(untracked, asked.version)).toBe(true);
+    await newsletter.unsubscribe({ email });
+    expect(await tokenItem(token)).toBeUndefined();
+    expect(await newsletter.confirm_subscription({ token })).toBe('invalid');
+    expect((await store.getSubscriber(email))?.status).toBe('U');
+  });
 });
 
 describe('[unsubscribe.clears-pending] unsubscribe', () => {
