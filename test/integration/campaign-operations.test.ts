@@ -580,22 +580,28 @@ describe('[campaign.content] an edit is validated as a whole again, with what it
 });
 
 describe('[campaign.private-race] a privacy edit made as the run ends applies to the sent issue', () => {
+  /** Runs `before` ahead of each of the store's edit writes, between the edit's read and write. */
+  const beforeEachEditWrite = (world: CampaignWorld, before: () => Promise<void>): void => {
+    const edit = world.campaigns.editIssue.bind(world.campaigns);
+    world.campaigns.editIssue = async (...args) => {
+      await before();
+      return edit(...args);
+    };
+  };
+
   it('an edit that read the issue sending, and found it sent, is made again: private and unlisted', async () => {
     const world = await campaignWorld();
     await world.subscribe(2);
     const issue = await world.issue();
     expect(await sendNewsletter(world.deps, { id: issue.id })).toMatchObject({ status: 'sending' });
     // The run ends between the edit's read (sending) and its write.
-    const edit = world.campaigns.editIssue.bind(world.campaigns);
     let ended = false;
-    world.campaigns.editIssue = async (...args) => {
-      if (!ended) {
-        ended = true;
-        await world.drain();
-        expect((await world.campaign(issue.id)).status).toBe('sent');
-      }
-      return edit(...args);
-    };
+    beforeEachEditWrite(world, async () => {
+      if (ended) return;
+      ended = true;
+      await world.drain();
+      expect((await world.campaign(issue.id)).status).toBe('sent');
+    });
     const result = await editNewsletterIssue(saving(world), issue.id, { private: true });
     expect(saved(result).issue).toMatchObject({ status: 'sent', private: true });
     expect(await world.store.recentNewsletterIssues(50, false)).toEqual([]);
@@ -605,20 +611,18 @@ describe('[campaign.private-race] a privacy edit made as the run ends applies to
     const world = await campaignWorld();
     const issue = await world.issue();
     // Before each write of the edit, the status moves on: draft → scheduled → draft.
-    const edit = world.campaigns.editIssue.bind(world.campaigns);
     const moves: [string, string][] = [
       ['draft', 'scheduled'],
       ['scheduled', 'draft'],
     ];
-    world.campaigns.editIssue = async (...args) => {
+    beforeEachEditWrite(world, async () => {
       const move = moves.shift();
       if (move)
         await world.campaigns.updateCampaign(issue.id, {
           expect: { statuses: [move[0] as 'draft'] },
           set: { status: move[1] as 'draft' },
         });
-      return edit(...args);
-    };
+    });
     expect(await editNewsletterIssue(saving(world), issue.id, { private: true })).toMatchObject({
       code: 'invalid_state',
       message: expect.stringMatching(new RegExp(`^Newsletter ${issue.id} is a draft;`)),
@@ -629,12 +633,10 @@ describe('[campaign.private-race] a privacy edit made as the run ends applies to
   it('an edit whose issue stayed put is written once, and a refused one not at all', async () => {
     const world = await campaignWorld();
     const issue = await world.issue();
-    const edit = world.campaigns.editIssue.bind(world.campaigns);
     let writes = 0;
-    world.campaigns.editIssue = async (...args) => {
+    beforeEachEditWrite(world, async () => {
       writes += 1;
-      return edit(...args);
-    };
+    });
     saved(await editNewsletterIssue(saving(world), issue.id, { private: true }));
     expect(writes).toBe(1);
     expect(await editNewsletterIssue(saving(world), issue.id, { subject: ' ' })).toMatchObject({
