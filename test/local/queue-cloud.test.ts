@@ -223,7 +223,10 @@ describe('an SQS event source mapping of the template', () => {
 
   it('redelivers the batch of a worker killed mid-invocation, as a function error', async () => {
     await queueTasks([{ id: 'doomed', sleepMs: 1_500 }]);
-    while (worker().busyEnvironments === 0) await sleep(10);
+    // Killed once its handler has started, not merely once an environment took the batch: on a
+    // loaded machine that comes well before the handler's first line.
+    while (!workerLines().some((line) => line.id === 'doomed' && line.phase === 'start'))
+      await sleep(10);
     expect(worker().killBusyEnvironment()).toBe(true);
     await cloud.settled();
     const doomed = workerLines().filter((line) => line.id === 'doomed');
