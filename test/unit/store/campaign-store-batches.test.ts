@@ -44,46 +44,65 @@ class PartialClient {
   }
 }
 
-const storeOver = (client: PartialClient) =>
-  new DynamoCampaignStore(client as unknown as DynamoDBDocumentClient, TABLE);
+/** A store over `client` whose waits before a retry are recorded in `pauses`, not spent. */
+const storeOver = (client: PartialClient, pauses: number[] = []) =>
+  new DynamoCampaignStore(
+    client as unknown as DynamoDBDocumentClient,
+    TABLE,
+    undefined,
+    async (ms) => {
+      pauses.push(ms);
+    },
+  );
 const ids = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
 
 describe('[campaign.plan] a batch DynamoDB handles in part is sent again until all of it is in', () => {
   it('writes every recipient record once when a write leaves some unprocessed', async () => {
     const client = new PartialClient(3);
-    await storeOver(client).putRecipients(7, 1, ids(30), 2e9);
+    const pauses: number[] = [];
+    await storeOver(client, pauses).putRecipients(7, 1, ids(30), 2e9);
     expect(
       client.written.map((item) => item.subscriber_id).sort((a, b) => Number(a) - Number(b)),
     ).toEqual(ids(30));
     // Two batches (25 and 5), each sent again for what the first three requests left.
     expect(client.requests).toHaveLength(5);
+    // The batches run side by side: one is sent twice more, the other once more.
+    expect(pauses.sort((a, b) => a - b)).toEqual([50, 50, 100]);
   });
 
   it('reads every key once when a read leaves some unprocessed', async () => {
     const client = new PartialClient(2);
-    const found = await storeOver(client).existingRecipients(7, ids(10));
+    const pauses: number[] = [];
+    const found = await storeOver(client, pauses).existingRecipients(7, ids(10));
     expect([...found].sort((a, b) => a - b)).toEqual(ids(10));
     expect(client.requests).toEqual([10, 1, 1]);
+    expect(pauses).toEqual([50, 100]);
   });
 
   it('gives up after 8 rounds with a dependency failure, for writes and for reads', async () => {
+    // Each retry waits twice as long as the one before, from 50 ms, at most a second.
+    const backoff = [50, 100, 200, 400, 800, 1000, 1000];
     const writes = new PartialClient(Number.POSITIVE_INFINITY);
-    const written = storeOver(writes).putRecipients(7, 1, [1], 2e9);
+    const writePauses: number[] = [];
+    const written = storeOver(writes, writePauses).putRecipients(7, 1, [1], 2e9);
     await expect(written).rejects.toBeInstanceOf(DependencyError);
     await expect(written).rejects.toMatchObject({
       dependency: 'dynamodb',
       cause: new Error('1 recipient records left unprocessed'),
     });
     expect(writes.requests).toHaveLength(8);
+    expect(writePauses).toEqual(backoff);
 
     const reads = new PartialClient(Number.POSITIVE_INFINITY);
-    const read = storeOver(reads).existingRecipients(7, [1]);
+    const readPauses: number[] = [];
+    const read = storeOver(reads, readPauses).existingRecipients(7, [1]);
     await expect(read).rejects.toMatchObject({
       dependency: 'dynamodb',
       cause: new Error('1 keys left unprocessed'),
     });
     expect(reads.requests).toHaveLength(8);
-  }, 20_000);
+    expect(readPauses).toEqual(backoff);
+  });
 });
 
 describe('[campaign.plan] a planned recipient record outlives the link its mail will carry', () => {
