@@ -444,11 +444,7 @@ export class DynamoCampaignStore implements CampaignStore {
     await inParallel(slices(items, BATCH_WRITE_ITEMS), BATCH_PARALLEL, async (batch) => {
       let pending: typeof batch = batch;
       for (let round = 0; pending.length > 0; round += 1) {
-        if (round >= UNPROCESSED_ROUNDS)
-          throw new DependencyError('dynamodb', {
-            cause: new Error(`${pending.length} recipient records left unprocessed`),
-          });
-        if (round > 0) await this.pause(Math.min(1000, 25 * 2 ** round));
+        await this.#beforeRound(round, pending.length, 'recipient records');
         const output = await this.#requests.send<{
           UnprocessedItems?: Record<string, typeof batch>;
         }>('putRecipients', new BatchWriteCommand({ RequestItems: { [this.table]: pending } }));
@@ -711,6 +707,18 @@ export class DynamoCampaignStore implements CampaignStore {
     );
   }
 
+  /**
+   * Before round `round` of sending a batch's unprocessed part again: gives up after
+   * UNPROCESSED_ROUNDS, and waits longer before each round after the first.
+   */
+  async #beforeRound(round: number, left: number, what: string): Promise<void> {
+    if (round >= UNPROCESSED_ROUNDS)
+      throw new DependencyError('dynamodb', {
+        cause: new Error(`${left} ${what} left unprocessed`),
+      });
+    if (round > 0) await this.pause(Math.min(1000, 25 * 2 ** round));
+  }
+
   /** Reads items by key, consistently, retrying what DynamoDB left unprocessed. */
   async #batchGet(
     itemKeys: readonly Item[],
@@ -720,11 +728,7 @@ export class DynamoCampaignStore implements CampaignStore {
     const items: Item[] = [];
     let pending: Item[] = [...itemKeys];
     for (let round = 0; pending.length > 0; round += 1) {
-      if (round >= UNPROCESSED_ROUNDS)
-        throw new DependencyError('dynamodb', {
-          cause: new Error(`${pending.length} keys left unprocessed`),
-        });
-      if (round > 0) await this.pause(Math.min(1000, 25 * 2 ** round));
+      await this.#beforeRound(round, pending.length, 'keys');
       const output = await this.#requests.send<{
         Responses?: Record<string, Item[]>;
         UnprocessedKeys?: Record<string, { Keys?: Item[] }>;
