@@ -25,7 +25,7 @@ import { testNewsletter } from '../../shared/operations/campaign/test-send.ts';
 import { NO_METRICS } from '../../shared/operations/dependencies.ts';
 import { NEWSLETTERS_LIMIT } from '../../shared/operations/list-newsletters.ts';
 import { runOperation } from '../../shared/operations/run-operation.ts';
-import { watchCampaign } from '../campaigns/watch-campaign.ts';
+import { watchCampaign, watchSummary } from '../campaigns/watch-campaign.ts';
 import { writeReport } from '../campaigns/write-report.ts';
 import { CliError, EXIT } from '../cli-error.ts';
 import type { Services } from '../connection/services.ts';
@@ -371,6 +371,8 @@ export function registerNewslettersCommands(program: Command, context: CliContex
       );
       if (!last) throw new CliError(`Newsletter ${id} does not exist.`);
       writeLine(context.io.stdout, `Newsletter ${id} is ${last.status}: ${progress(last)}.`);
+      const summary = watchSummary(last, Date.now());
+      if (summary) writeLine(context.io.stdout, summary);
     });
 
   newsletters
