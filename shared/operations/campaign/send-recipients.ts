@@ -242,6 +242,7 @@ class ChunkRun {
         profile: person.profile,
       },
       { unsubscribeUrl, ...(webVersionUrl ? { webVersionUrl } : {}) },
+      this.settings.campaign.tag_fallbacks,
     );
     let messageId: string;
     try {
