@@ -76,7 +76,7 @@ export const campaignFunctions = [
     summary: 'Watches sending campaigns: stall alarms, recounts and repairs',
     trigger: { schedule: 'rate(1 minute)' },
     access: {
-      // Find sending campaigns (Query `recent`), read them (GetItem), recount their records
+      // Find sending and scheduled campaigns (Query `recent`), read them (GetItem), recount records
       // (Query on the table), correct the counts or end the run (UpdateItem), queue a repair.
       table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
       queries: ['recent'],

@@ -32,7 +32,8 @@ export type MetricName =
   | 'CampaignThrottles'
   | 'CampaignsAutoPaused'
   | 'StalledCampaigns'
-  | 'SchedulesMissed';
+  | 'SchedulesMissed'
+  | 'OverdueSchedules';
 
 /** What a metric may be broken down by besides the service: one campaign's figures. */
 export interface MetricDimensions {

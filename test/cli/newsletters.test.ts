@@ -239,6 +239,42 @@ describe('[campaign.listing] newsletters list', () => {
     const result = await world.cli(['newsletters', 'list']);
     expect(result.stdout).toBe('No newsletters yet.\n');
   });
+
+  it('[campaign.schedule-overdue] marks MISSED an issue still scheduled past the lateness, whatever the cause', async () => {
+    // Arrange: three scheduled issues, as a schedule that never fired (or whose starter failed
+    // before its write) leaves them: 20 and 10 minutes past their time, and one fired late.
+    const { DynamoCampaignStore } = await import(
+      '../../shared/adapters/store/dynamo-campaign-store.ts'
+    );
+    const store = new DynamoCampaignStore(world.client, world.tableName);
+    const ago = (minutes: number) =>
+      `${new Date(Date.now() - minutes * 60_000).toISOString().slice(0, 19)}Z`;
+    const times = [ago(20), ago(10), ago(30)];
+    for (const [index, at] of times.entries()) {
+      await world.cli(['newsletters', 'create', '--subject', `S${index}`]);
+      await store.updateCampaign(index + 1, {
+        expect: { statuses: ['draft'] },
+        set: {
+          status: 'scheduled',
+          scheduled_at: at,
+          ...(index === 2 ? { schedule_missed_at: '2026-11-22T10:00:00.000Z' } : {}),
+        },
+      });
+    }
+    // Act
+    const list = await world.cli(['newsletters', 'list']);
+    // Assert: the default lateness is 15 minutes.
+    expect(list.stdout).toMatch(
+      new RegExp(
+        `^1\\s+scheduled ${times[0]} \\(MISSED: not started 15 min after its time\\)\\s`,
+        'm',
+      ),
+    );
+    expect(list.stdout).toMatch(new RegExp(`^2\\s+scheduled ${times[1]}\\s+no`, 'm'));
+    expect(list.stdout).toMatch(
+      new RegExp(`^3\\s+scheduled ${times[2]} \\(MISSED: fired 2026-11-22T10:00:00.000Z\\)`, 'm'),
+    );
+  });
 });
 
 describe('[campaign.copy] newsletters copy', () => {

@@ -2,6 +2,7 @@ import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
 import { isRunComplete } from '../../domain/campaign/campaign.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
 import { completeRun } from './finish-run.ts';
+import { reportOverdueSchedules } from './overdue-schedules.ts';
 import { restartWork } from './restart-work.ts';
 
 /**
@@ -55,6 +56,7 @@ export async function sweepCampaigns(deps: CampaignDependencies): Promise<SweepO
   }
   // Published every sweep, zero included, so the alarm sees a value and not missing data.
   deps.metrics.count('StalledCampaigns', stalled);
+  await reportOverdueSchedules(deps, settings);
   return { sending: ids.length, stalled, repaired };
 }
 
