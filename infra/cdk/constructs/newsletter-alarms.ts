@@ -260,10 +260,11 @@ export class NewsletterAlarms extends Construct {
                 period: PERIOD,
                 statistic: 'Maximum',
               }),
-              'A scheduled send did not start: the Scheduler could not invoke the starter, or ' +
-                'the starter failed on every attempt. Each message names the newsletter_id and ' +
-                'its time; read the campaign-starter log lines, mend the cause, then ' +
-                '`npx newsletter newsletters send ID` or `unschedule ID`, and delete the message.',
+              'A scheduled send did not start: EventBridge Scheduler could not invoke the ' +
+                'campaign starter after its retries (the message attributes say why; its body ' +
+                'names the newsletter_id and its time). Mend the cause (the scheduler role, ' +
+                'the starter), then `npx newsletter newsletters send ID` or `unschedule ID`, ' +
+                'and delete the message.',
             ),
           ]
         : []),
