@@ -5,6 +5,7 @@
  * decide when each message is handled, twice if they like, or by a worker that dies.
  */
 import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
   CampaignMail,
   CampaignMailer,
@@ -150,6 +151,8 @@ export class MemoryQueues implements CampaignQueue {
 /** Everything a campaign test needs. */
 export interface CampaignWorld {
   readonly store: DynamoStore;
+  /** The table behind both stores, for what a test does behind the engine's back. */
+  readonly table: { readonly client: DynamoDBDocumentClient; readonly name: string };
   readonly campaigns: DynamoCampaignStore;
   readonly queues: MemoryQueues;
   readonly ses: FakeSes;
@@ -209,6 +212,7 @@ export async function campaignWorld(
   let next = 0;
   const world: CampaignWorld = {
     store: fresh.store,
+    table: { client: fresh.client, name: fresh.tableName },
     campaigns,
     queues,
     ses,

@@ -129,8 +129,8 @@ async function recountQuiet(deps: CampaignDependencies, campaign: CampaignRecord
 /**
  * Campaigns paused for the daily quota go on by themselves once SES has room again
  * ([campaign.quota]): asked at most every QUOTA_CHECK_MS per campaign, never per mail. Room
- * means at least a chunk's worth (or what is left to send), so that a resume does not stop
- * again at once.
+ * means at least a chunk's worth (or what is left to send, or the whole quota of a small
+ * account), so that a resume does not stop again at once.
  */
 async function resumeAfterQuota(deps: SweeperDependencies, now: number): Promise<number> {
   const ids = await deps.campaigns.campaignsWithStatus(['paused'], SWEEP_LIMIT);
@@ -144,7 +144,7 @@ async function resumeAfterQuota(deps: SweeperDependencies, now: number): Promise
     quota ??= await deps.quota.sendQuota();
     const room = quota.max24HourSend - quota.sentLast24Hours;
     const left = Math.max(1, campaign.total - settled(campaign));
-    if (room < Math.min(left, CHUNK_SIZE)) {
+    if (room < Math.min(left, CHUNK_SIZE, quota.max24HourSend)) {
       await deps.campaigns.updateCampaign(id, {
         expect: { statuses: ['paused'], pauseReason: 'quota' },
         set: { quota_checked_at: deps.now().toISOString() },
