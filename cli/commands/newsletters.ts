@@ -326,7 +326,9 @@ export function registerNewslettersCommands(program: Command, context: CliContex
         ),
       );
       if (isNewsletterError(started) && started.code === 'over_quota')
-        throw new CliError(`Not sent: newsletter ${id} is as it was. Pass --yes to send it anyway.`);
+        throw new CliError(
+          `Not sent: newsletter ${id} is as it was. Pass --yes to send it anyway.`,
+        );
       if (isNewsletterError(started)) failed(started);
       writeLine(
         context.io.stdout,

@@ -145,7 +145,8 @@ const ACCOUNT_REFUSALS: Readonly<Record<LocalAccountRefusal, { code: string; mes
   },
   sender_unverified: {
     code: 'MessageRejected',
-    message: 'Email address is not verified. The following identities failed the check in region US-EAST-1: ',
+    message:
+      'Email address is not verified. The following identities failed the check in region US-EAST-1: ',
   },
 };
 

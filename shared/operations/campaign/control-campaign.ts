@@ -7,12 +7,7 @@ import {
 import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import type { CallContext } from '../dependencies.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
-import {
-  overQuota,
-  overQuotaMessage,
-  type QuotaFitDependencies,
-  quotaFit,
-} from './quota-fit.ts';
+import { overQuota, overQuotaMessage, type QuotaFitDependencies, quotaFit } from './quota-fit.ts';
 import { restartWork } from './restart-work.ts';
 
 /** What the send needs to know of its caller: where links point when the settings say nothing. */
