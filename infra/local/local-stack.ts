@@ -93,6 +93,8 @@ export interface LocalStackOptions {
    * quota exceeded"). Without it, 50,000 is reported and not enforced.
    */
   readonly sesMax24HourSend?: number;
+  /** Further deployment context for the synth (`-c key=value`), e.g. `campaignWorkers`. */
+  readonly context?: Readonly<Record<string, string>>;
   /**
    * A DynamoDB Local that is already running, to use instead of starting one (the test suites
    * share one JVM per run: starting one costs about 2.5 s of both cores). The stack's table gets
@@ -209,6 +211,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         senderIdentity: LOCAL_SENDER_IDENTITY,
         parameterCacheSeconds: options.parameterCacheSeconds ?? 5,
         bundle: code === 'bundle',
+        ...(options.context ? { context: options.context } : {}),
       });
     }
 

@@ -125,6 +125,8 @@ export interface SesLocal {
   slowAnswers(count: number, ms: number): void;
   /** Moves the account's sending history `ms` into the past: time passing for the daily quota. */
   ageSends(ms: number): void;
+  /** When each recipient of the last 24 hours was accepted (epoch ms, oldest first). */
+  sendTimes(): number[];
   /** Closes the port, dropping open connections. Safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -366,6 +368,12 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
     },
     ageSends: (ms) => {
       for (const entry of sending.sent) entry.at -= ms;
+    },
+    sendTimes: () => {
+      sentSince(Date.now() - DAY_MS, Date.now());
+      return sending.sent.flatMap((entry) =>
+        Array.from({ length: entry.recipients }, () => entry.at),
+      );
     },
     stop: () => {
       stopping ??= (async () => {
