@@ -7,6 +7,7 @@ import {
 import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import type { CallContext } from '../dependencies.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
+import { overQuota, overQuotaMessage, type QuotaFitDependencies, quotaFit } from './quota-fit.ts';
 import { restartWork } from './restart-work.ts';
 
 /** What the send needs to know of its caller: where links point when the settings say nothing. */
@@ -23,6 +24,14 @@ export interface SendOptions {
    * does not send at the old time.
    */
   readonly scheduledAt?: string;
+  /**
+   * With SES's quota at hand, a send that does not fit in what the account may still send in
+   * 24 hours is refused (`over_quota`, saying so) unless accepted ([campaign.quota]).
+   */
+  readonly quota?: QuotaFitDependencies['quota'];
+  readonly acceptQuota?: boolean;
+  /** Asked, when given, whether to go on with an issue that does not fit (a person at a CLI). */
+  readonly confirmOverQuota?: (message: string) => Promise<boolean>;
 }
 
 export const notFound = (id: number): NewsletterError =>
@@ -54,6 +63,18 @@ export async function sendNewsletter(
     return invalidTransition(id, current.status, action);
   const linkBase = await readyToSend(deps, current, context);
   if (typeof linkBase !== 'string') return linkBase;
+  if (options.quota && !options.acceptQuota) {
+    const fit = await quotaFit(
+      { campaigns: deps.campaigns, quota: options.quota },
+      current,
+      options.newOnly === true,
+    );
+    if (
+      !fit.fits &&
+      !(options.confirmOverQuota && (await options.confirmOverQuota(overQuotaMessage(id, fit))))
+    )
+      return overQuota(id, fit);
+  }
   const now = deps.now().toISOString();
   const started = await deps.campaigns.updateCampaign(id, {
     expect: {
