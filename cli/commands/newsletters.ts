@@ -409,6 +409,14 @@ export function registerNewslettersCommands(program: Command, context: CliContex
       );
       if (isNewsletterError(queued)) failed(queued);
       writeLine(context.io.stdout, `Test of newsletter ${id} queued for ${queued.to.join(', ')}.`);
+      // What a reader without those values sees ([campaign.empty-values]), so the test is read
+      // knowing it: a test to a non-subscriber shows these where it has no sample.
+      const fallbacks = Object.entries((await deps.settings()).campaign.tag_fallbacks);
+      if (fallbacks.length > 0)
+        writeLine(
+          context.io.stdout,
+          `Empty values read as: ${fallbacks.map(([tag, text]) => `{${tag}} "${text}"`).join(', ')} (campaign.tag_fallbacks).`,
+        );
     });
 
   newsletters

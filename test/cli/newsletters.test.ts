@@ -12,7 +12,7 @@ import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { NewsletterIssue } from '../../shared/domain/newsletter-issue.ts';
 import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
 import { RecordingLogger, RecordingMetrics, testSettings } from '../support/fixtures.ts';
-import { type CliWorld, cliWorld } from './cli-harness.ts';
+import { CLI_SETTINGS, type CliWorld, cliWorld } from './cli-harness.ts';
 
 let world: CliWorld;
 let newsletter: NewsletterOperations;
@@ -211,6 +211,29 @@ describe('[campaign.lifecycle] newsletters send, pause, resume, cancel', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/No campaign queue configured/);
     expect((await world.store.getNewsletterIssue(1))?.status).toBe('draft');
+  });
+
+  it('[campaign.empty-values] names the settings’ tag fallbacks the test will show', async () => {
+    await world.close();
+    world = await cliWorld({
+      ...CLI_SETTINGS,
+      campaign: { tag_fallbacks: { name: 'reader', profile_city: 'your city' } },
+    });
+    const html = await file('issue.html', HTML);
+    await world.cli(['newsletters', 'create', '--subject', 'T', '--html', html, '--lists', '1']);
+    const queued = await world.cli([
+      '--campaign-queue',
+      queueUrl,
+      'newsletters',
+      'test',
+      '1',
+      '--to',
+      'a@example.com',
+    ]);
+    expect(queued.stdout).toBe(
+      'Test of newsletter 1 queued for a@example.com.\n' +
+        'Empty values read as: {name} "reader", {profile_city} "your city" (campaign.tag_fallbacks).\n',
+    );
   });
 });
 
