@@ -336,6 +336,11 @@ export function registerNewslettersCommands(program: Command, context: CliContex
             quota: services.sendQuota(),
             acceptQuota: options.yes === true,
             confirmOverQuota: (message) => confirmOverQuota(context, message),
+            quotaUnknown: () =>
+              writeLine(
+                context.io.stderr,
+                "warning: SES's sending quota could not be read; sending anyway (a send that exhausts the daily quota pauses and goes on by itself).",
+              ),
           },
           apiRoot ? { apiRoot } : {},
         ),

@@ -132,6 +132,8 @@ export class Services {
   sendQuota(): Pick<CampaignMailer, 'sendQuota'> {
     this.#ses ??= new SESClient({
       ...this.clientConfig,
+      // A courtesy check before a send: one attempt, and a send goes on when it fails.
+      maxAttempts: 1,
       ...(this.connection.sesEndpoint ? { endpoint: this.connection.sesEndpoint } : {}),
     });
     return new SesCampaignMailer(this.#ses, { withDeliveries: '', withoutDeliveries: '' });

@@ -5,7 +5,8 @@
  * whose counts a dead worker left short.
  */
 import { describe, expect, it } from 'vitest';
-import { isNewsletterError } from '../../shared/domain/errors.ts';
+import { createCampaigns } from '../../shared/campaigns.ts';
+import { DependencyError, isNewsletterError } from '../../shared/domain/errors.ts';
 import { campaignLinkHolder } from '../../shared/operations/campaign/campaign-links.ts';
 import { campaignReport } from '../../shared/operations/campaign/campaign-report.ts';
 import {
@@ -273,5 +274,73 @@ describe('[campaign.complete] a run a dead worker left short ends within about a
       add: { sent: 3 },
     });
     expect(late).toBeUndefined();
+  });
+});
+
+describe('[campaign.quota] a send says first when the issue does not fit in the daily quota', () => {
+  it('the function class answers over_quota with the figures until accept_quota; a person asked may go on', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(12);
+    await world.subscribe(3, { lists: [2] }, 'other');
+    const issue = await world.issue();
+    world.ses.max24HourSend = 10;
+    const operations = createCampaigns({ ...world.deps, quota: world.ses });
+    const refused = await operations.send_newsletter({ id: issue.id });
+    expect(refused).toMatchObject({
+      code: 'over_quota',
+      status: 409,
+      message: `Newsletter ${issue.id} goes to 12; this account can send 10 more in the next 24 hours; it will pause when the quota runs out and go on by itself when there is room again. Send it with accept_quota to go on.`,
+    });
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'draft', run: 0 });
+    expect(await operations.send_newsletter({ id: issue.id, accept_quota: 'yes' })).toMatchObject({
+      code: 'invalid_parameter',
+    });
+    const asked: string[] = [];
+    const declined = await sendNewsletter(world.deps, {
+      id: issue.id,
+      quota: world.ses,
+      confirmOverQuota: async (message) => {
+        asked.push(message);
+        return false;
+      },
+    });
+    expect(isNewsletterError(declined) && declined.code).toBe('over_quota');
+    expect(asked).toHaveLength(1);
+    const accepted = await operations.send_newsletter({ id: issue.id, accept_quota: true });
+    expect(!isNewsletterError(accepted) && accepted.status).toBe('sending');
+  });
+
+  it('counts nobody when the room is above the highest subscriber id, and goes on, saying so, when SES cannot be asked', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(5);
+    const issue = await world.issue();
+    let pages = 0;
+    const counting = storeWith(world, {
+      subscriberPage: async (...args) => {
+        pages += 1;
+        return world.campaigns.subscriberPage(...args);
+      },
+    });
+    const deps = { ...world.deps, campaigns: counting };
+    let unknown = 0;
+    const started1 = await sendNewsletter(deps, { id: issue.id, quota: world.ses });
+    expect(!isNewsletterError(started1) && started1.status).toBe('sending');
+    expect(pages).toBe(0);
+    const second = await world.issue({ subject: 'Second' });
+    const away = {
+      sendQuota: async () => {
+        throw new DependencyError('ses');
+      },
+    };
+    const started2 = await sendNewsletter(deps, {
+      id: second.id,
+      quota: away,
+      quotaUnknown: () => {
+        unknown += 1;
+      },
+    });
+    expect(!isNewsletterError(started2) && started2.status).toBe('sending');
+    expect(unknown).toBe(1);
+    expect(world.log.lines.map((line) => line.event)).toContain('send_quota_unknown');
   });
 });

@@ -1,4 +1,4 @@
-import type { CampaignMailer } from '../../adapters/mail/campaign-mailer-port.ts';
+import type { CampaignMailer, SendQuota } from '../../adapters/mail/campaign-mailer-port.ts';
 import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
 import { isPlannedRecipient } from '../../domain/campaign/recipient.ts';
 import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
@@ -18,10 +18,8 @@ export interface QuotaFit {
   readonly fits: boolean;
 }
 
-/** What the check needs: the campaign store and SES's quota. */
-export type QuotaFitDependencies = Pick<CampaignDependencies, 'campaigns'> & {
-  readonly quota: Pick<CampaignMailer, 'sendQuota'>;
-};
+/** Where SES's quota comes from. */
+export type QuotaSource = Pick<CampaignMailer, 'sendQuota'>;
 
 /**
  * Whether an issue's send fits in the account's daily quota ([campaign.quota]). The room is
@@ -30,11 +28,11 @@ export type QuotaFitDependencies = Pick<CampaignDependencies, 'campaigns'> & {
  * recipients: most sends fit without a read of the base.
  */
 export async function quotaFit(
-  deps: QuotaFitDependencies,
+  deps: Pick<CampaignDependencies, 'campaigns'>,
   issue: CampaignRecord,
   newOnly: boolean,
+  quota: SendQuota,
 ): Promise<QuotaFit> {
-  const quota = await deps.quota.sendQuota();
   const room = Math.max(0, Math.floor(quota.max24HourSend - quota.sentLast24Hours));
   const highest = await deps.campaigns.lastSubscriberId();
   if (highest <= room) return { recipients: highest, counted: false, room, fits: true };
