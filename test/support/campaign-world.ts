@@ -49,13 +49,35 @@ import { sendTestMail } from '../../shared/operations/campaign/test-send.ts';
 import { RecordingLogger, RecordingMetrics, testSettings } from './fixtures.ts';
 import { freshStore } from './local-dynamo.ts';
 
-/** Time that moves only when someone waits: pacing without waiting. */
+/**
+ * Time that moves only when someone waits: pacing without waiting. Sleepers at once (a
+ * worker's lanes, each waiting for its slot) wake in the order of their wake times, one per
+ * turn of the event loop, and the clock moves to each one's: not to the sum of their waits.
+ */
 export class VirtualClock implements Clock {
+  readonly #sleepers: { readonly wake: number; readonly resolve: () => void }[] = [];
+  #scheduled = false;
   constructor(public t = Date.parse('2026-11-22T10:00:00.000Z')) {}
   now = (): number => this.t;
-  sleep = async (ms: number): Promise<void> => {
-    this.t += Math.max(0, ms);
-  };
+  sleep = (ms: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      this.#sleepers.push({ wake: this.t + Math.max(0, ms), resolve });
+      this.#wakeNext();
+    });
+
+  #wakeNext(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#sleepers.sort((a, b) => a.wake - b.wake);
+      const next = this.#sleepers.shift();
+      if (!next) return;
+      this.t = Math.max(this.t, next.wake);
+      next.resolve();
+      if (this.#sleepers.length > 0) this.#wakeNext();
+    });
+  }
 }
 
 /** SES as the engine sees it: records what it takes, refuses as told. */

@@ -8,6 +8,7 @@ import {
   LATE_SLOT_MS,
   type Pace,
   paceFor,
+  RESERVE_LEAD_MS,
   slotTimes,
   takeSlot,
 } from '../../domain/campaign/pace.ts';
@@ -119,7 +120,7 @@ export async function sendChunk(
   }
   const settings = await deps.settings();
   const content = await contentOf(deps, id);
-  const pace = paceFor(campaign.rate ?? 1, invocation.workers);
+  const pace = paceFor(campaign.rate ?? 1, invocation.workers, invocation.inFlight);
   const run = new ChunkRun(deps, invocation, campaign, settings, content, pace);
   await run.sendAll(message.recipients);
   return run.finish(message);
@@ -356,6 +357,7 @@ class ChunkRun {
    * reserved and has not used, or one of a new reservation; false when the chunk stopped.
    */
   async #paced(): Promise<boolean> {
+    if (this.pace.unpaced) return !(await this.#shouldStop());
     this.#waiting += 1;
     try {
       return await this.#slot();
@@ -413,7 +415,7 @@ class ChunkRun {
       this.campaign.run,
       count,
       this.pace.spacingMs,
-      this.deps.clock.now(),
+      this.deps.clock.now() + RESERVE_LEAD_MS,
     );
     const slots = this.deps.slots.get(this.#slotKey) ?? [];
     slots.push(...slotTimes(start, count, this.pace));
