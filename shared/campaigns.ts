@@ -1,4 +1,5 @@
 import type { CampaignScheduler } from './adapters/scheduler/campaign-scheduler-port.ts';
+import type { EngagementStore } from './adapters/store/engagement-store-port.ts';
 import type { CampaignRecord } from './domain/campaign/campaign.ts';
 import { type NewsletterError, newsletterError } from './domain/errors.ts';
 import type { CampaignDependencies } from './operations/campaign/campaign-dependencies.ts';
@@ -24,6 +25,7 @@ import {
 } from './runtime/environment.ts';
 import { createLogger } from './runtime/logger.ts';
 import { serviceParameters } from './runtime/parameters.ts';
+import { engagementStore } from './runtime/store.ts';
 
 /** Sending an issue in-process: trusted (no key), over explicit dependencies. */
 export interface CampaignOperations {
@@ -57,6 +59,8 @@ export interface CampaignOperations {
 /** What the campaign operations run on; scheduling needs a scheduler besides. */
 export interface CampaignOperationsDependencies extends CampaignDependencies {
   readonly scheduler?: CampaignScheduler;
+  /** Opens and clicks for the report ([engagement.report]); without it the report has none. */
+  readonly engagement?: Pick<EngagementStore, 'figures'>;
 }
 
 /** The scheduler of `deps`, or the 500 naming it when the composition root gave none. */
@@ -112,7 +116,14 @@ export function createCampaigns(deps: CampaignOperationsDependencies): CampaignO
     report_newsletter: (params) =>
       runOperation(deps, 'report_newsletter', async () => {
         const id = idOf(params);
-        return typeof id === 'number' ? campaignReport(deps, id) : id;
+        if (typeof id !== 'number') return id;
+        const engagement = deps.engagement
+          ? { store: deps.engagement, tracking: (await deps.settings()).campaign.tracking }
+          : undefined;
+        return campaignReport(
+          { campaigns: deps.campaigns, ...(engagement ? { engagement } : {}) },
+          id,
+        );
       }),
     schedule_newsletter: (params) =>
       runOperation(deps, 'schedule_newsletter', async () => {
@@ -147,6 +158,7 @@ function campaigns(): CampaignOperations {
       log: createLogger().log,
       metrics: NO_METRICS,
       scheduler: lazyScheduler(),
+      engagement: engagementStore(environment),
     });
   }
   return defaults;

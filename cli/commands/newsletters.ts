@@ -25,6 +25,7 @@ import { testNewsletter } from '../../shared/operations/campaign/test-send.ts';
 import { NO_METRICS } from '../../shared/operations/dependencies.ts';
 import { NEWSLETTERS_LIMIT } from '../../shared/operations/list-newsletters.ts';
 import { runOperation } from '../../shared/operations/run-operation.ts';
+import { engagementLines, engagementRows } from '../campaigns/engagement-lines.ts';
 import { watchCampaign } from '../campaigns/watch-campaign.ts';
 import { writeReport } from '../campaigns/write-report.ts';
 import { CliError, EXIT } from '../cli-error.ts';
@@ -386,7 +387,11 @@ export function registerNewslettersCommands(program: Command, context: CliContex
     .option('--json', 'print the counts as JSON')
     .action(async (id: number, options: { csv?: string; json?: boolean }) => {
       const services = await context.services();
-      const report = await writeReport(services.campaigns(), id, options.csv, context);
+      const tracking = (await services.settings()).settings.campaign.tracking;
+      const report = await writeReport(services.campaigns(), id, options.csv, context, {
+        store: services.engagement(),
+        tracking,
+      });
       if (isNewsletterError(report)) failed(report);
       if (options.json) {
         writeLine(context.io.stdout, JSON.stringify(report, null, 2));
@@ -412,8 +417,10 @@ export function registerNewslettersCommands(program: Command, context: CliContex
               ['unsubscribed through it', String(c.unsubscribed)],
               ['bounced', String(c.bounced)],
               ['complained', String(c.complained)],
+              ...engagementRows(report.engagement),
             ],
           ),
+          ...engagementLines(report.engagement),
         ].join('\n'),
       );
     });
