@@ -16,6 +16,7 @@ import type {
   RecipientClaim,
   StoredContent,
 } from '../../shared/adapters/store/campaign-store-port.ts';
+import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import type { CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import type { CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
@@ -122,6 +123,8 @@ export class MemoryQueues implements CampaignQueue {
 export interface CampaignWorld {
   readonly store: DynamoStore;
   readonly campaigns: DynamoCampaignStore;
+  /** Opens and clicks, in the same table. */
+  readonly engagement: DynamoEngagementStore;
   readonly queues: MemoryQueues;
   readonly ses: FakeSes;
   readonly clock: VirtualClock;
@@ -181,6 +184,7 @@ export async function campaignWorld(
   const world: CampaignWorld = {
     store: fresh.store,
     campaigns,
+    engagement: new DynamoEngagementStore(fresh.client, fresh.tableName, onCapacity),
     queues,
     ses,
     clock,
