@@ -16,8 +16,8 @@ import type {
   RecipientClaim,
   StoredContent,
 } from '../../shared/adapters/store/campaign-store-port.ts';
-import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
 import type { CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import type { CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
 import type {
