@@ -131,7 +131,7 @@ describe('[engagement.recording] through topic, queue and recorder to the report
     expect(service.stack.denials).toEqual([]);
   });
 
-  it('the CLI prints opened and clicked with their rates, the top links and the note', async () => {
+  it('[engagement.report] the CLI prints opened and clicked with their rates, the top links and the note', async () => {
     await service.stack.settled();
     const printed = await operator.cliOk('newsletters', 'report', String(id));
     expect(printed).toMatch(/opened \(approximate\)\s+1 \(33\.3% of sent\)/);

@@ -154,7 +154,7 @@ describe('[engagement.tags] [engagement.tracking] what campaign mail goes out wi
 });
 
 describe('[engagement.recording] opens and clicks per issue, per link and per recipient', () => {
-  it('counts unique opens and clicks, total clicks and clicks per link; first times on the record', async () => {
+  it('[engagement.report] counts unique opens and clicks, total and per-link clicks; first times on the record', async () => {
     const { id, readers } = await sentIssue(3);
     const [ada, bob] = readers as [SubscriberRecord, SubscriberRecord];
     const t = (minutes: number) => new Date(Date.UTC(2026, 10, 22, 10, minutes)).toISOString();
@@ -180,6 +180,7 @@ describe('[engagement.recording] opens and clicks per issue, per link and per re
         { url: 'https://example.org/b', clicks: 1 },
       ],
     });
+    // [engagement.approximate-opens] every report says what opens are worth.
     expect(read.engagement?.note).toMatch(/approximate.*Apple Mail Privacy Protection.*Clicks/s);
     const row = rows.find((each) => each.subscriber_id === ada.id);
     expect(row).toMatchObject({ opened_at: t(1), clicked_at: t(2) });
