@@ -409,7 +409,12 @@ export function registerNewslettersCommands(program: Command, context: CliContex
     .option('--json', 'print the counts as JSON')
     .action(async (id: number, options: { csv?: string; json?: boolean }) => {
       const services = await context.services();
-      const tracking = (await services.settings()).settings.campaign.tracking;
+      // What rows may show depends on campaign.tracking; without readable settings, the
+      // default (`counts`: figures, no per-person times).
+      const tracking = await services.settings().then(
+        (stored) => stored.settings.campaign.tracking,
+        () => 'counts' as const,
+      );
       const report = await writeReport(services.campaigns(), id, options.csv, context, {
         store: services.engagement(),
         tracking,
