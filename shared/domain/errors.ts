@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   invalid_state: 409,
+  over_quota: 409,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,

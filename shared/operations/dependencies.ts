@@ -31,6 +31,7 @@ export type MetricName =
   | 'CampaignSkips'
   | 'CampaignFailures'
   | 'CampaignThrottles'
+  | 'CampaignUnknownOutcomes'
   | 'CampaignsAutoPaused'
   | 'StalledCampaigns'
   | 'SchedulesMissed'
