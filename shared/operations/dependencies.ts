@@ -35,6 +35,7 @@ export type MetricName =
   | 'CampaignsAutoPaused'
   | 'StalledCampaigns'
   | 'SchedulesMissed'
+  | 'OverdueSchedules'
   | 'EngagementOpens'
   | 'EngagementClicks'
   | 'EngagementDropped';
