@@ -19,6 +19,7 @@ import type {
   StoredContent,
 } from '../../shared/adapters/store/campaign-store-port.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
 import type { CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import type { AccountRefusal, CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
 import type {
@@ -176,6 +177,8 @@ export interface CampaignWorld {
   /** The table behind both stores, for what a test does behind the engine's back. */
   readonly table: { readonly client: DynamoDBDocumentClient; readonly name: string };
   readonly campaigns: DynamoCampaignStore;
+  /** Opens and clicks, in the same table. */
+  readonly engagement: DynamoEngagementStore;
   readonly queues: MemoryQueues;
   readonly ses: FakeSes;
   readonly clock: VirtualClock;
@@ -236,6 +239,7 @@ export async function campaignWorld(
     store: fresh.store,
     table: { client: fresh.client, name: fresh.tableName },
     campaigns,
+    engagement: new DynamoEngagementStore(fresh.client, fresh.tableName, onCapacity),
     queues,
     ses,
     clock,

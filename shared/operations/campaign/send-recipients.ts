@@ -20,6 +20,7 @@ import {
   type ChunkRecipient,
   chunkMessages,
 } from '../../domain/campaign/work-messages.ts';
+import { campaignMailTags } from '../../domain/engagement/engagement.ts';
 import { describeError } from '../../domain/errors.ts';
 import { pageLink } from '../../domain/links.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
@@ -304,8 +305,9 @@ class ChunkRun {
           to: person.email,
           ...rendered,
           unsubscribeUrl,
-          tags: { newsletter: String(id), run: String(this.campaign.run) },
+          tags: campaignMailTags(id, this.campaign.run, recipient.id),
           reportDelivery: (person.transient_bounces ?? 0) > 0,
+          track: this.settings.campaign.tracking !== 'off',
         },
         this.settings.sender,
       );
