@@ -9,7 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { readEngagementEvent } from '../../shared/adapters/mail/ses-engagement-event.ts';
 import type { EngagementStore } from '../../shared/adapters/store/engagement-store-port.ts';
 import type { TrackingMode } from '../../shared/domain/engagement/engagement.ts';
-import { isNewsletterError } from '../../shared/domain/errors.ts';
+import { DependencyError, isNewsletterError } from '../../shared/domain/errors.ts';
 import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
 import {
   type CampaignReport,
@@ -303,6 +303,39 @@ describe('[engagement.erase] deleting a subscriber erases their events', () => {
     expect(rows.find((row) => row.subscriber_id === bob.id)).toHaveProperty('opened_at');
     // Figures are counts of people, not people: they stay.
     expect(read.engagement).toMatchObject({ opened: 2, clicked: 1 });
+  });
+
+  it('an outage during the erasure leaves the subscriber there, and the retry erases and deletes', async () => {
+    const { id, readers } = await sentIssue(1);
+    const [ada] = readers as [SubscriberRecord];
+    await record([message('open', id, ada.id)]);
+    const away = new DependencyError('dynamodb');
+    let refusals = 1;
+    const deps = {
+      store: world.store,
+      settings: world.deps.settings,
+      now: world.deps.now,
+      log: world.log,
+      metrics: world.metrics,
+      engagement: {
+        ...world.engagement,
+        erase: async (subscriberId: number) => {
+          if (refusals > 0) {
+            refusals -= 1;
+            throw away;
+          }
+          return world.engagement.erase(subscriberId);
+        },
+      },
+    };
+    await expect(deleteSubscriber(deps, { email: ada.email })).rejects.toBe(away);
+    expect((await world.store.getSubscriber(ada.email))?.id).toBe(ada.id);
+    expect(await deleteSubscriber(deps, { email: ada.email })).toEqual({
+      deleted: true,
+      email: ada.email,
+    });
+    expect(await world.store.getSubscriber(ada.email)).toBeUndefined();
+    expect((await world.campaigns.getRecipient(id, ada.id))?.opened_at).toBeUndefined();
   });
 });
 

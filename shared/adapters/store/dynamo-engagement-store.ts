@@ -85,7 +85,15 @@ export class DynamoEngagementStore implements EngagementStore {
         );
       return 'repeat';
     }
-    const items = this.#writes(event, first);
+    // A click earlier than the first one recorded (events of a batch land in any order) moves
+    // the first click, under a condition on the time read, so a race is a conflict.
+    const earlierClick =
+      event.kind === 'click' &&
+      typeof recipient.clicked_at === 'string' &&
+      event.at < recipient.clicked_at
+        ? recipient.clicked_at
+        : undefined;
+    const items = this.#writes(event, first, earlierClick);
     try {
       await this.#requests.send(
         'recordEngagement',
@@ -118,7 +126,7 @@ export class DynamoEngagementStore implements EngagementStore {
   }
 
   /** The transaction's items; conditions make a write that raced another fail, not double. */
-  #writes(event: EngagementEvent, first: boolean): TransactItems {
+  #writes(event: EngagementEvent, first: boolean, earlierThan?: string): TransactItems {
     const id = event.newsletterId;
     const names = { '#pk': KEY.partition };
     const recipient =
@@ -136,11 +144,26 @@ export class DynamoEngagementStore implements EngagementStore {
               ExpressionAttributeNames: names,
               ExpressionAttributeValues: { ':at': event.at, ':ids': new Set([event.eventId]) },
             }
-          : {
-              UpdateExpression: 'ADD click_ids :ids',
-              ConditionExpression: 'attribute_exists(clicked_at) AND NOT contains(click_ids, :id)',
-              ExpressionAttributeValues: { ':id': event.eventId, ':ids': new Set([event.eventId]) },
-            };
+          : earlierThan !== undefined
+            ? {
+                UpdateExpression: 'SET clicked_at = :at ADD click_ids :ids',
+                ConditionExpression: 'clicked_at = :seen AND NOT contains(click_ids, :id)',
+                ExpressionAttributeValues: {
+                  ':at': event.at,
+                  ':seen': earlierThan,
+                  ':id': event.eventId,
+                  ':ids': new Set([event.eventId]),
+                },
+              }
+            : {
+                UpdateExpression: 'ADD click_ids :ids',
+                ConditionExpression:
+                  'attribute_exists(clicked_at) AND NOT contains(click_ids, :id)',
+                ExpressionAttributeValues: {
+                  ':id': event.eventId,
+                  ':ids': new Set([event.eventId]),
+                },
+              };
     const counters =
       event.kind === 'open' ? 'opened :one' : first ? 'clicked :one, clicks :one' : 'clicks :one';
     const link =
