@@ -16,11 +16,32 @@ import {
   ViewRequestSchema,
 } from '../shared/domain/parameters/request-schemas.ts';
 import { SubscriberSchema } from '../shared/domain/subscriber.ts';
+import {
+  V2DeletedSchema,
+  V2EmptySchema,
+  V2ExtraFieldSchema,
+  V2IdRequestSchema,
+  V2ListSchema,
+  V2NewsletterSchema,
+  V2PageRequestSchema,
+  V2SubscriberQuerySchema,
+  V2SubscriberWriteSchema,
+} from '../shared/domain/v2/v2-shapes.ts';
+import { V2SubscriberSchema } from '../shared/domain/v2/v2-subscriber.ts';
 import { DeleteResultSchema } from '../shared/operations/delete-subscriber.ts';
 import { PublicSubscribeResultSchema } from '../shared/operations/subscribe.ts';
 
-/** HTTP methods the API answers. */
-export type HttpMethod = 'GET' | 'POST';
+/** HTTP methods the API answers; v1 uses GET and POST only, v2 also PUT and DELETE. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** The API a route belongs to: `{stage}/newsletter/v1` (the interface) or `.../v2`. */
+export type ApiVersion = 'v1' | 'v2';
+
+/**
+ * What a v2 method needs of the client key (decisions part 11): `read`, `write`, or
+ * `optional` (anonymous calls allowed; a key widens what they see).
+ */
+export type ClientKeyPolicy = 'read' | 'write' | 'optional';
 
 /** Whether a route needs the API key: `required` (403 without), `optional` (widens access). */
 export type KeyPolicy = 'required' | 'optional';
@@ -74,8 +95,15 @@ export interface Route {
   readonly methods: readonly HttpMethod[];
   /** Path below `{api_root}`, starting with `/`, without trailing slash. */
   readonly path: string;
-  /** API key policy; `subscribe` and `newsletters` take an optional key that widens access. */
+  /** The API it belongs to; absent: v1. */
+  readonly version?: ApiVersion;
+  /**
+   * The v1 API key policy; `subscribe` and `newsletters` take an optional key that widens
+   * access. Always `none` on v2, which takes named client keys instead.
+   */
   readonly key: KeyPolicy | 'none';
+  /** v2 only: what each method needs of the client key. */
+  readonly clientKey?: Readonly<Partial<Record<HttpMethod, ClientKeyPolicy>>>;
   /**
    * Whether browser pages of other sites may read its answers (CORS): only public routes,
    * never one that takes a required key (a key in a browser is a leaked key).
@@ -95,6 +123,127 @@ export interface Route {
    */
   readonly response: v.GenericSchema | 'html' | 'html-document' | 'openapi';
 }
+
+/**
+ * What every keyed v2 function reads to check a key: the key's item (on a cache miss) and,
+ * for a failed check, the client's rate-limit counter; the settings hold that limit.
+ */
+const KEY_CHECK: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
+
+/** A v2 route over the settings only: lists, extra fields, the key test. */
+function settingsRoute(name: string, path: string, summary: string, response: v.GenericSchema) {
+  return {
+    name,
+    methods: ['GET'],
+    path,
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'read' },
+    cors: false,
+    formPage: false,
+    summary,
+    access: { table: KEY_CHECK, queries: [], sendsMail: false, settings: true },
+    request: path.includes('{id}') ? V2IdRequestSchema : NoParametersSchema,
+    response,
+  } as const satisfies Route;
+}
+
+/** The routes of `{stage}/newsletter/v2`: the original's API v2 (decisions part 11). */
+const V2_ROUTES = [
+  {
+    name: 'v2-subscribers',
+    methods: ['GET', 'POST'],
+    path: '/subscribers',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'read', POST: 'write' },
+    cors: false,
+    formPage: false,
+    summary: 'v2: a page of subscribers (GET), or create or update one by address (POST)',
+    access: {
+      // The key check; GET: the page's addresses from the `recent` index, then one
+      // BatchGetItem of their records; POST: read the address, take an id (UpdateItem), put.
+      table: [...KEY_CHECK, 'dynamodb:BatchGetItem', 'dynamodb:PutItem'],
+      queries: [INDEX.recent.name],
+      sendsMail: false,
+      settings: true,
+    },
+    request: V2SubscriberQuerySchema,
+    response: v.union([v.array(V2SubscriberSchema), V2SubscriberSchema]),
+  },
+  {
+    name: 'v2-subscriber',
+    methods: ['GET', 'PUT', 'DELETE'],
+    path: '/subscribers/{id}',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'read', PUT: 'write', DELETE: 'write' },
+    cors: false,
+    formPage: false,
+    summary: 'v2: one subscriber by id or address: read, change (or create), delete',
+    access: {
+      // An id is looked up in the `recent` index; the record is read by address; a change is
+      // a conditional put, a move to another address and a delete a transaction of puts and
+      // deletes (the subscriber, its token items).
+      table: [...KEY_CHECK, 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      queries: [INDEX.recent.name],
+      sendsMail: false,
+      settings: true,
+    },
+    request: V2SubscriberWriteSchema,
+    response: v.union([V2SubscriberSchema, V2DeletedSchema]),
+  },
+  settingsRoute(
+    'v2-lists',
+    '/lists',
+    'v2: every list, private ones included',
+    v.array(V2ListSchema),
+  ),
+  settingsRoute('v2-list', '/lists/{id}', 'v2: one list', V2ListSchema),
+  settingsRoute(
+    'v2-extrafields',
+    '/extrafields',
+    'v2: every extra (profile) field',
+    v.array(V2ExtraFieldSchema),
+  ),
+  settingsRoute('v2-extrafield', '/extrafields/{id}', 'v2: one extra field', V2ExtraFieldSchema),
+  {
+    name: 'v2-newsletters',
+    methods: ['GET'],
+    path: '/newsletters',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'optional' },
+    cors: true,
+    formPage: false,
+    summary: 'v2: sent public newsletters, newest first; with a key every issue',
+    access: {
+      // The key check; the issues from an index; the content of each on the page (GetItem).
+      table: KEY_CHECK,
+      queries: [INDEX.recent.name, INDEX.publicRecent.name],
+      sendsMail: false,
+      settings: true,
+    },
+    request: V2PageRequestSchema,
+    response: v.array(V2NewsletterSchema),
+  },
+  {
+    name: 'v2-newsletter',
+    methods: ['GET'],
+    path: '/newsletters/{id}',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'optional' },
+    cors: true,
+    formPage: false,
+    summary: 'v2: one newsletter; a private or unsent one needs a key',
+    // The key check; the issue and its content (GetItem each).
+    access: { table: KEY_CHECK, queries: [], sendsMail: false, settings: true },
+    request: V2IdRequestSchema,
+    response: V2NewsletterSchema,
+  },
+  settingsRoute('v2-test', '/test', 'v2: checks a key; answers {}', V2EmptySchema),
+] as const satisfies readonly Route[];
 
 /** Every route of `{api_root}`; the first six are the interface's endpoints, then the pages. */
 export const routes = [
@@ -274,6 +423,7 @@ export const routes = [
     request: NoParametersSchema,
     response: 'openapi',
   },
+  ...V2_ROUTES,
 ] as const satisfies readonly Route[];
 
 /** The name of a route: a typo in a handler module fails the type check. */
