@@ -131,3 +131,35 @@ export function contractEndpoint(
     ? { endpoint, pathKnown: true }
     : { pathKnown: true };
 }
+
+/** What a v2 method needs of the client key (decisions part 11). */
+export type ContractClientKey = 'read' | 'write' | 'optional';
+
+/** One endpoint of `{stage}/newsletter/v2`. */
+export interface V2ContractEndpoint {
+  readonly path: string;
+  readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', ContractClientKey>>>;
+  /** Public routes answer CORS; keyed ones never (decisions part 1). */
+  readonly cors: boolean;
+}
+
+/**
+ * The endpoints of API v2 as `../shared/spec/original-v2.md` ("Routes") lists them, with the
+ * permissions decisions part 11 enforces: reads need `read`, writes `write`; `newsletters` is
+ * public (a key widens it). `POST /subscriptions` (public) is not built yet.
+ */
+export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
+  { path: '/subscribers', methods: { GET: 'read', POST: 'write' }, cors: false },
+  {
+    path: '/subscribers/{id}',
+    methods: { GET: 'read', PUT: 'write', DELETE: 'write' },
+    cors: false,
+  },
+  { path: '/lists', methods: { GET: 'read' }, cors: false },
+  { path: '/lists/{id}', methods: { GET: 'read' }, cors: false },
+  { path: '/extrafields', methods: { GET: 'read' }, cors: false },
+  { path: '/extrafields/{id}', methods: { GET: 'read' }, cors: false },
+  { path: '/newsletters', methods: { GET: 'optional' }, cors: true },
+  { path: '/newsletters/{id}', methods: { GET: 'optional' }, cors: true },
+  { path: '/test', methods: { GET: 'read' }, cors: false },
+];
