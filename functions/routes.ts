@@ -39,9 +39,10 @@ export type ApiVersion = 'v1' | 'v2';
 
 /**
  * What a v2 method needs of the client key (decisions part 11): `read`, `write`, or
- * `optional` (anonymous calls allowed; a key widens what they see).
+ * `optional` (anonymous calls allowed; a read key widens what they see), `optional-write`
+ * (anonymous allowed; a key given must be a write key, since it makes the call a change).
  */
-export type ClientKeyPolicy = 'read' | 'write' | 'optional';
+export type ClientKeyPolicy = 'read' | 'write' | 'optional' | 'optional-write';
 
 /** Whether a route needs the API key: `required` (403 without), `optional` (widens access). */
 export type KeyPolicy = 'required' | 'optional';
@@ -150,6 +151,28 @@ function settingsRoute(name: string, path: string, summary: string, response: v.
 
 /** The routes of `{stage}/newsletter/v2`: the original's API v2 (decisions part 11). */
 const V2_ROUTES = [
+  {
+    name: 'v2-subscriptions',
+    methods: ['POST'],
+    path: '/subscriptions',
+    version: 'v2',
+    key: 'none',
+    // Public as v1's subscribe; a key makes the call trusted (write: it changes subscribers).
+    clientKey: { POST: 'optional-write' },
+    cors: true,
+    formPage: false,
+    summary: 'v2: subscribe an address (the keyless subscribe; a write key makes it trusted)',
+    access: {
+      // As v1's subscribe (rate limit, request record; keyed: read, id, write with tokens),
+      // the key check's GetItem and UpdateItem among them.
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+    },
+    request: SubscribeRequestSchema,
+    response: V2EmptySchema,
+  },
   {
     name: 'v2-subscribers',
     methods: ['GET', 'POST'],

@@ -11,7 +11,7 @@ import {
   checkClientKey,
   type KeyCheckDependencies,
 } from '../../shared/operations/v2/check-client-key.ts';
-import { type HttpMethod, type RouteName, routeNamed } from '../routes.ts';
+import { type ClientKeyPolicy, type HttpMethod, type RouteName, routeNamed } from '../routes.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
 import { requestClient, trustedProxyHops } from './client-address.ts';
 import { clientCredentials } from './client-credentials.ts';
@@ -96,7 +96,7 @@ export function v2Handler(
 async function answerOf(
   event: APIGatewayProxyEvent,
   routePath: string,
-  policy: 'read' | 'write' | 'optional',
+  policy: ClientKeyPolicy,
   keyCheck: KeyCheckDependencies,
   operation: V2Operation,
 ): Promise<V2Answer | NewsletterError> {
@@ -112,12 +112,12 @@ async function answerOf(
     const checked = await checkClientKey(
       keyCheck,
       credentials,
-      policy === 'write' ? 'write' : 'read',
+      policy === 'write' || policy === 'optional-write' ? 'write' : 'read',
       client.clientIp,
     );
     if (isNewsletterError(checked)) return checked;
     key = checked;
-  } else if (policy !== 'optional') {
+  } else if (policy === 'read' || policy === 'write') {
     // WordPress's own answer to an anonymous call of a protected route ([v2.auth-errors]).
     return newsletterError('rest_forbidden', 'Sorry, you are not allowed to do that.');
   }

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../infra/local/cloud/aws-endpoint.ts';
 import type { DeployedFunction } from '../../infra/local/cloud/deployed-stack.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import { DynamoClientKeyStore } from '../../shared/adapters/store/dynamo-client-key-store.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { toSubscriberItem } from '../../shared/adapters/store/subscriber-item.ts';
 import { newSubscriberRecord } from '../../shared/domain/decide-subscribe.ts';
@@ -30,6 +31,7 @@ import { parseSettings } from '../../shared/domain/parse-settings.ts';
 import { mintToken } from '../../shared/domain/tokens.ts';
 import type { CampaignDependencies } from '../../shared/operations/campaign/campaign-dependencies.ts';
 import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
+import { createClientKey } from '../../shared/operations/v2/manage-client-keys.ts';
 import { runCli } from '../cli/cli-harness.ts';
 import {
   type ApiResponse,
@@ -545,6 +547,72 @@ describe('the whole scenario, from cdk.out', () => {
       },
       { documented: false },
     );
+
+    // API v2: each function with a good key (one read of it per container), a change of each
+    // kind, and a wrong key (counted toward the client's rate limit, which reads the settings).
+    // The keyless rate limit on, so a wrong key's count is made (the baseline turns it off).
+    service.setSettings({ public_rate_limit: { max_requests: 50, window_minutes: 10 } });
+    const keyStore = new DynamoClientKeyStore(db, service.stack.tableName);
+    const made = await createClientKey({ keys: keyStore, now: () => new Date() }, 'ops', 'write');
+    if (isNewsletterError(made)) throw new Error(made.message);
+    const good = `client_key=${made.record.client_key}&client_secret=${made.clientSecret}`;
+    const wrong = `client_key=${'0'.repeat(40)}&client_secret=${'0'.repeat(40)}`;
+    const v2 = service.apiRoot.replace(/\/v1$/, '/v2');
+    const v2call = (method: string, path: string, query: string, body?: unknown) =>
+      service.request(method, `${v2}${path}${query ? `?${query}` : ''}`, {
+        ...(body === undefined
+          ? {}
+          : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+    await step('v2 GET /test', () => v2call('GET', '/test', good));
+    await step('v2 GET /lists', () => v2call('GET', '/lists', good));
+    await step('v2 GET /lists/{id}', () => v2call('GET', '/lists/1', good));
+    await step('v2 GET /extrafields', () => v2call('GET', '/extrafields', good));
+    await step('v2 GET /extrafields/{id}', () => v2call('GET', '/extrafields/city', good));
+    await step('v2 POST /subscribers, new address', () =>
+      v2call('POST', '/subscribers', good, { email: 'v2-erin@example.com', country: 'de' }),
+    );
+    await step('v2 GET /subscribers, a page', () => v2call('GET', '/subscribers', good));
+    const erinV2 = await v2call('GET', '/subscribers/v2-erin@example.com', good);
+    const erinId = (erinV2.json as { id: number }).id;
+    await step('v2 GET /subscribers/{id}', () => v2call('GET', `/subscribers/${erinId}`, good));
+    await step('v2 PUT /subscribers/{id}, a change', () =>
+      v2call('PUT', `/subscribers/${erinId}`, good, { city: 'Berlin' }),
+    );
+    await step('v2 PUT /subscribers/{id}, a new address', () =>
+      v2call('PUT', `/subscribers/${erinId}`, good, { email: 'v2-erin.b@example.com' }),
+    );
+    await step('v2 DELETE /subscribers/{id}', () =>
+      v2call('DELETE', `/subscribers/${erinId}`, good),
+    );
+    await step('v2 GET /newsletters, keyless', () => v2call('GET', '/newsletters', ''));
+    await step('v2 GET /newsletters, keyed', () => v2call('GET', '/newsletters', good));
+    await step('v2 GET /newsletters/{id}, keyless', () =>
+      v2call('GET', `/newsletters/${campaignId}`, ''),
+    );
+    await step('v2 POST /subscriptions, keyless', () =>
+      v2call('POST', '/subscriptions', '', { email: 'v2-fay@example.com', first_name: 'Fay' }),
+    );
+    await step('v2 POST /subscriptions, keyed single opt-in of that pending address', () =>
+      v2call('POST', '/subscriptions', good, { email: 'v2-fay@example.com', optin: 'single' }),
+    );
+    await step('v2 POST /subscriptions, wrong key', () =>
+      v2call('POST', '/subscriptions', wrong, { email: 'v2-gus@example.com' }),
+    );
+    for (const path of [
+      '/test',
+      '/lists',
+      '/lists/1',
+      '/extrafields',
+      '/extrafields/city',
+      '/subscribers',
+      '/subscribers/1',
+      '/newsletters',
+      '/newsletters/1',
+    ]) {
+      await step(`v2 GET ${path}, wrong key`, () => v2call('GET', path, wrong));
+    }
+    service.resetSettings();
 
     await step('delete_subscriber', () =>
       service.post('/subscribers/delete', { email: ada, api_key: key() }),

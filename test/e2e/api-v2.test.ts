@@ -186,7 +186,8 @@ describe('keys', () => {
     expect((await call('GET', '/test', { credentials: doomed })).status).toBe(200);
     const revoked = await revokeClientKey({ keys, now: () => new Date() }, doomed.key);
     expect(isNewsletterError(revoked)).toBe(false);
-    // The local stack caches for 5 s (parameterCacheSeconds); AWS for at most 300 s.
+    // The test synth caches nothing (parameterCacheSeconds=0), `npm start` 5 s, AWS at most
+    // 300 s; the lifetime itself is proven by test/unit/v2/check-client-key.test.ts.
     const deadline = Date.now() + 15_000;
     let status = 200;
     while (status === 200 && Date.now() < deadline) {
@@ -514,5 +515,56 @@ describe('newsletters', () => {
     expect((await call('GET', `/newsletters/${draft.id}`, { credentials: reader })).status).toBe(
       200,
     );
+  });
+});
+
+describe('subscriptions', () => {
+  const subscribeV2 = async (body: unknown, credentials?: Credentials) => {
+    const answer = await call('POST', '/subscriptions', {
+      body,
+      ...(credentials ? { credentials } : {}),
+    });
+    await service.stack.settled();
+    return answer;
+  };
+  const stored = async (email: string) =>
+    (await call('GET', `/subscribers/${encodeURIComponent(email)}`, { credentials: reader }))
+      .json as { status?: string; first_name?: string; lists?: { id: number }[] };
+
+  it('[v2.subscriptions] keyless: the public subscribe, 201 {}, an activation mail, not_confirmed', async () => {
+    const email = address('public');
+    const answer = await subscribeV2({ email, first_name: 'Pat', lists: [1, -4] });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.json).toEqual({});
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await stored(email)).toMatchObject({ status: 'not_confirmed', first_name: 'Pat' });
+    expect((await service.mails(email)).map((mail) => mail.subject)).toEqual([
+      'Please confirm your subscription',
+    ]);
+    // The same answer for an address that exists: nothing tells a stranger who subscribed.
+    const again = await subscribeV2({ email });
+    expect([again.status, again.json]).toEqual([201, {}]);
+  });
+
+  it('[v2.subscriptions] keyless single opt-in is refused unless the settings are single opt-in', async () => {
+    const email = address('single');
+    expectError(await subscribeV2({ email, optin: 'single' }), 403, 'forbidden');
+    expect(
+      (await call('GET', `/subscribers/${encodeURIComponent(email)}`, { credentials: reader }))
+        .status,
+    ).toBe(404);
+    service.setSettings({ opt_in: 'single' });
+    expect((await subscribeV2({ email, optin: 'single' })).status).toBe(201);
+    expect(await stored(email)).toMatchObject({ status: 'confirmed' });
+  });
+
+  it('[v2.subscriptions] with a write key, single opt-in confirms at once; a read key is refused', async () => {
+    const email = address('keyedsingle');
+    expectError(await subscribeV2({ email, optin: 'single' }, reader), 403, 'forbidden');
+    const answer = await subscribeV2({ email, optin: 'single', lists: [3] }, writer);
+    expect(answer.status, answer.text).toBe(201);
+    expect(await stored(email)).toMatchObject({ status: 'confirmed' });
+    // A private list needs the key: keyless, it is a 403.
+    expectError(await subscribeV2({ email: address('private'), lists: [3] }), 403, 'private_list');
   });
 });

@@ -133,7 +133,7 @@ export function contractEndpoint(
 }
 
 /** What a v2 method needs of the client key (decisions part 11). */
-export type ContractClientKey = 'read' | 'write' | 'optional';
+export type ContractClientKey = 'read' | 'write' | 'optional' | 'optional-write';
 
 /** One endpoint of `{stage}/newsletter/v2`. */
 export interface V2ContractEndpoint {
@@ -146,9 +146,11 @@ export interface V2ContractEndpoint {
 /**
  * The endpoints of API v2 as `../shared/spec/original-v2.md` ("Routes") lists them, with the
  * permissions decisions part 11 enforces: reads need `read`, writes `write`; `newsletters` is
- * public (a key widens it). `POST /subscriptions` (public) is not built yet.
+ * public (a key widens it), and so is `subscriptions` (a key given must be a write key: it
+ * makes the subscribe a trusted change).
  */
 export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
+  { path: '/subscriptions', methods: { POST: 'optional-write' }, cors: true },
   { path: '/subscribers', methods: { GET: 'read', POST: 'write' }, cors: false },
   {
     path: '/subscribers/{id}',
