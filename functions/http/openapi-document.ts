@@ -49,9 +49,11 @@ const CONVERSION: ConversionConfig = {
   overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
 };
 
-type Json = Record<string, unknown>;
+/** A JSON object of the description. */
+export type Json = Record<string, unknown>;
 
-function schemaOf(valibot: v.GenericSchema): Json {
+/** A valibot schema as JSON Schema, named schemas as references under components. */
+export function schemaOf(valibot: v.GenericSchema): Json {
   // Named schemas live under components; drop the copies the converter inlines as $defs.
   const {
     $schema: _dialect,

@@ -593,8 +593,18 @@ describe('the whole scenario, from cdk.out', () => {
     await step('v2 POST /subscriptions, keyless', () =>
       v2call('POST', '/subscriptions', '', { email: 'v2-fay@example.com', first_name: 'Fay' }),
     );
-    await step('v2 POST /subscriptions, keyed single opt-in of that pending address', () =>
-      v2call('POST', '/subscriptions', good, { email: 'v2-fay@example.com', optin: 'single' }),
+    // Keyed, while the pending address carries an expired token: the write drops it.
+    const fayItem = await db.send(
+      new GetCommand({
+        TableName: service.stack.tableName,
+        Key: subscriberKey('v2-fay@example.com'),
+      }),
+    );
+    await setAttributes('v2-fay@example.com', {
+      tokens: { ...(fayItem.Item?.tokens as Record<string, number>), [stale.hash]: expired },
+    });
+    await step('v2 POST /subscriptions, keyed, pending, with an expired token', () =>
+      v2call('POST', '/subscriptions', good, { email: 'v2-fay@example.com', last_name: 'Ng' }),
     );
     await step('v2 POST /subscriptions, wrong key', () =>
       v2call('POST', '/subscriptions', wrong, { email: 'v2-gus@example.com' }),

@@ -83,7 +83,10 @@ describe('the local service answers as the OpenAPI description says', () => {
     expect((await call('GET', '/newsletters', { api_key: 'wrong' })).status).toBe(403);
     expect((await call('GET', '/subscribe')).status).toBe(405);
     // Every JSON route was seen succeeding.
-    for (const route of routes.filter((r) => typeof r.response === 'object')) {
+    // API v2 has its own description, checked below.
+    for (const route of routes.filter(
+      (r) => typeof r.response === 'object' && !('version' in r && r.version === 'v2'),
+    )) {
       const method = route.methods[0];
       expect(checked.has(`${method} ${route.path} 200`), route.path).toBe(true);
     }

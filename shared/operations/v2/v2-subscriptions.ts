@@ -65,9 +65,9 @@ export async function subscribeV2(
     );
   }
   const mode = optin === undefined ? settings.opt_in : optin === 'single' ? 'single' : 'double';
-  const callDeps: Dependencies = context.trusted
-    ? { ...deps, settings: async () => ({ ...settings, opt_in: mode }) }
-    : deps;
+  // The settings read once: a trusted call's in the mode it asked for.
+  const callSettings = context.trusted ? { ...settings, opt_in: mode } : settings;
+  const callDeps: Dependencies = { ...deps, settings: async () => callSettings };
   const answer = await subscribe(callDeps, subscriptionParameters(raw), context);
   return isNewsletterError(answer) ? answer : {};
 }
