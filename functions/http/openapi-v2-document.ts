@@ -4,8 +4,8 @@ import {
   toJsonSchema,
   toJsonSchemaDefs,
 } from '@valibot/to-json-schema';
-import type * as v from 'valibot';
-import { ERROR_STATUS } from '../../shared/domain/errors.ts';
+import * as v from 'valibot';
+import { ERROR_STATUS, type ErrorCode } from '../../shared/domain/errors.ts';
 import {
   V2ExtraFieldSchema,
   V2ListSchema,
@@ -13,7 +13,25 @@ import {
 } from '../../shared/domain/v2/v2-shapes.ts';
 import { V2SubscriberSchema } from '../../shared/domain/v2/v2-subscriber.ts';
 import { type HttpMethod, type Route, routes } from '../routes.ts';
-import { ErrorBodySchema, type Json } from './openapi-document.ts';
+import type { Json } from './openapi-document.ts';
+
+/** The error body of v2: v1's, with the original's code `-1` for what is not found. */
+const V2ErrorBodySchema = v.pipe(
+  v.strictObject({
+    code: v.pipe(
+      v.picklist(['-1', ...(Object.keys(ERROR_STATUS) as ErrorCode[])]),
+      v.description('Machine-readable error code; -1: no such subscriber, list, field or issue.'),
+    ),
+    message: v.pipe(v.string(), v.description('A sentence a person understands.')),
+    data: v.strictObject({
+      status: v.pipe(v.number(), v.integer()),
+      request_id: v.optional(
+        v.pipe(v.string(), v.description('On 5xx: quote it when asking for help.')),
+      ),
+    }),
+  }),
+  v.title('Error'),
+);
 
 /** Named schemas of the v2 description. */
 const COMPONENTS = {
@@ -21,7 +39,7 @@ const COMPONENTS = {
   V2List: V2ListSchema,
   V2ExtraField: V2ExtraFieldSchema,
   V2Newsletter: V2NewsletterSchema,
-  Error: ErrorBodySchema,
+  Error: V2ErrorBodySchema,
 } satisfies Record<string, v.GenericSchema>;
 
 const CONVERSION: ConversionConfig = {
