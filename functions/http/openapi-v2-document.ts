@@ -134,9 +134,12 @@ function operation(route: Route, method: HttpMethod): Json {
   return {
     operationId: `${route.name}-${method.toLowerCase()}`,
     summary: route.summary,
-    description: anonymous
-      ? `Public; a key, if given, must have ${needs} permission.`
-      : `Needs a key with ${needs} permission.`,
+    description:
+      policy === 'optional-write'
+        ? 'Public; a key with write permission makes the call trusted, a read key grants nothing.'
+        : anonymous
+          ? `Public; a key, if given, must be right and have ${needs} permission.`
+          : `Needs a key with ${needs} permission.`,
     security: [...(anonymous ? [{}] : []), { basic: [] }, { clientKey: [], clientSecret: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...body,

@@ -18,6 +18,7 @@ import { clientCredentials } from './client-credentials.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { methodNotAllowed } from './method-guard.ts';
+import { nestBracketedFields } from './nested-fields.ts';
 import { observability, requestIdOf } from './observability.ts';
 import { parseRequest, type RequestParameters } from './parse-request.ts';
 import { errorResponse } from './responses.ts';
@@ -100,8 +101,9 @@ async function answerOf(
   keyCheck: KeyCheckDependencies,
   operation: V2Operation,
 ): Promise<V2Answer | NewsletterError> {
-  const params = await parseRequest(event);
-  if (isNewsletterError(params)) return params;
+  const parsed = await parseRequest(event);
+  if (isNewsletterError(parsed)) return parsed;
+  const params = nestBracketedFields(parsed);
   for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
     if (value !== undefined) params[name] = value;
   }
@@ -112,11 +114,13 @@ async function answerOf(
     const checked = await checkClientKey(
       keyCheck,
       credentials,
-      policy === 'write' || policy === 'optional-write' ? 'write' : 'read',
+      policy === 'write' ? 'write' : 'read',
       client.clientIp,
     );
     if (isNewsletterError(checked)) return checked;
-    key = checked;
+    // A read key on a public route that writes grants nothing: the call is anonymous, as
+    // without it (clients of the original send whatever key they have) ([v2.subscriptions]).
+    key = policy === 'optional-write' && checked.permission !== 'write' ? undefined : checked;
   } else if (policy === 'read' || policy === 'write') {
     // WordPress's own answer to an anonymous call of a protected route ([v2.auth-errors]).
     return newsletterError('rest_forbidden', 'Sorry, you are not allowed to do that.');

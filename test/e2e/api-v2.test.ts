@@ -558,8 +558,9 @@ describe('subscriptions', () => {
     expect(await stored(email)).toMatchObject({ status: 'confirmed' });
   });
 
-  it('[v2.subscriptions] with a write key, single opt-in confirms at once; a read key is refused', async () => {
+  it('[v2.subscriptions] with a write key, single opt-in confirms at once; a read key grants nothing', async () => {
     const email = address('keyedsingle');
+    // A read key makes the call keyless: single opt-in is refused as it would be without it.
     expectError(await subscribeV2({ email, optin: 'single' }, reader), 403, 'forbidden');
     const answer = await subscribeV2({ email, optin: 'single', lists: [3] }, writer);
     expect(answer.status, answer.text).toBe(201);

@@ -26,8 +26,16 @@ export const STATUS_WORDS = {
 /** A status word as v2 shows it. */
 export type StatusWord = (typeof STATUS_WORDS)[SubscriberStatus];
 
+/**
+ * Words real clients of the original send for "confirmed" (`subscribed`: a public client
+ * found sending it); read as `confirmed` ([v2.subscriber-upsert]).
+ */
+const STATUS_SYNONYMS: Readonly<Record<string, SubscriberStatus>> = { subscribed: 'C' };
+
 /** Our letter of a status word; undefined for any other word. */
 export function statusOfWord(word: string): SubscriberStatus | undefined {
+  const synonym = Object.hasOwn(STATUS_SYNONYMS, word) ? STATUS_SYNONYMS[word] : undefined;
+  if (synonym) return synonym;
   const entry = Object.entries(STATUS_WORDS).find(([, each]) => each === word);
   return entry?.[0] as SubscriberStatus | undefined;
 }
