@@ -24,6 +24,7 @@ import { parseSettings } from '../shared/domain/parse-settings.ts';
 import type { SettingsInput } from '../shared/domain/settings-schema.ts';
 import type { CampaignDependencies } from '../shared/operations/campaign/campaign-dependencies.ts';
 import {
+  cancelNewsletter,
   pauseNewsletter,
   resumeNewsletter,
   sendNewsletter,
@@ -59,6 +60,7 @@ export interface CampaignWorld {
   send(id: number): Promise<void>;
   pause(id: number): Promise<void>;
   resume(id: number): Promise<void>;
+  cancel(id: number): Promise<void>;
   campaign(id: number): Promise<CampaignRecord | undefined>;
   /** Mails per address of the issue with `subject`, as the SES store holds them. */
   mailsPerAddress(subject: string): Promise<Map<string, number>>;
@@ -195,6 +197,9 @@ export async function campaignWorld(stack: LocalStack): Promise<CampaignWorld> {
     },
     resume: async (id) => {
       await must(resumeNewsletter(deps, id));
+    },
+    cancel: async (id) => {
+      await must(cancelNewsletter(deps, id));
     },
     campaign: (id) => campaigns.getCampaign(id),
     mailsPerAddress: async (subject) => {

@@ -34,6 +34,8 @@ const USAGE = `Usage: tsx bench/campaigns.ts [options]
   --rate R         campaign.rate of the paced send, mails per second (default 50)
   --storm N        recipients of the throttle-storm send (default 2000)
   --kills K        workers killed during the second large send (default 10; 0 skips it)
+  --slow S         SES answers held past the workers' 3 s timeout during that send (default 5)
+  --window-rates   rates of the shared-pacing runs, comma-separated (default 20,50; '' skips)
   --out FILE       document whose campaign section to replace (default docs/benchmarks.md; '-' for none)`;
 
 export const CAMPAIGN_START = '<!-- campaigns:start -->';
@@ -57,6 +59,8 @@ function options() {
       rate: { type: 'string', default: '50' },
       storm: { type: 'string', default: '2000' },
       kills: { type: 'string', default: '10' },
+      slow: { type: 'string', default: '5' },
+      'window-rates': { type: 'string', default: '20,50' },
       out: { type: 'string', default: join(PROJECT_ROOT, 'docs', 'benchmarks.md') },
       help: { type: 'boolean', default: false },
     },
@@ -74,6 +78,12 @@ function options() {
     rate: count('rate', 1),
     storm: Math.round(count('storm', 100)),
     kills: Math.round(count('kills', 0)),
+    slow: Math.round(count('slow', 0)),
+    windowRates: String(values['window-rates'])
+      .split(',')
+      .filter((part) => part.trim() !== '')
+      .map(Number)
+      .filter((rate) => rate > 0),
     out: String(values.out),
   };
 }
@@ -262,6 +272,10 @@ interface Fault {
   readonly status: string;
   readonly resumed: boolean;
   readonly done: number;
+  /** SES answers held past the workers' timeout (calls whose outcome was unknown). */
+  readonly slow: number;
+  /** From the last mail SES accepted to the campaign's `sent`; NaN if it did not end in time. */
+  readonly lastMailToSentMs: number;
 }
 
 /** Waits for the send to end; resumes it once if the engine paused it. */
@@ -299,10 +313,25 @@ async function storm(world: CampaignWorld, recipients: number): Promise<Fault> {
   world.stack.ses.throttleStorm(10_000);
   progress(`  throttle storm of 10 s at ${probe.now()} mails`);
   const { resumed } = await finish(world, id, 10 * 60_000);
-  return faultOutcome(world, { id, subject, recipients, t0, probe, resumed, done: 0 });
+  const outcome = await faultOutcome(world, {
+    id,
+    subject,
+    recipients,
+    t0,
+    probe,
+    resumed,
+    done: 0,
+    slow: 0,
+  });
+  return { ...outcome, lastMailToSentMs: Number.NaN };
 }
 
-async function kills(world: CampaignWorld, recipients: number, wanted: number): Promise<Fault> {
+async function kills(
+  world: CampaignWorld,
+  recipients: number,
+  wanted: number,
+  slow: number,
+): Promise<Fault> {
   const subject = 'Killed';
   const id = await world.createIssue(subject, [1]);
   const host = world.stack.cloud.functions.get(world.senderId);
@@ -313,6 +342,8 @@ async function kills(world: CampaignWorld, recipients: number, wanted: number): 
   ).sort((a, b) => a - b);
   const probe = sampler(world);
   const t0 = performance.now();
+  // Held 4 s, past the workers' 3 s timeout: SES takes the mail, the worker hears nothing.
+  world.stack.ses.slowAnswers(slow, 4_000);
   await world.send(id);
   let done = 0;
   await waitFor(
@@ -332,7 +363,29 @@ async function kills(world: CampaignWorld, recipients: number, wanted: number): 
   const everyone = async () =>
     probe.now() >= recipients && (await world.mailsPerAddress(subject)).size >= recipients;
   const { resumed } = await finish(world, id, 5 * 60_000, everyone);
-  return faultOutcome(world, { id, subject, recipients, t0, probe, resumed, done });
+  // The end of the run: the sweeper's recount of a quiet run ([campaign.complete]).
+  const lastMail = Math.max(...world.stack.ses.sendTimes());
+  let sentAt = Number.NaN;
+  await waitFor(
+    async () => {
+      if ((await world.campaign(id))?.status !== 'sent') return false;
+      sentAt = Date.now();
+      return true;
+    },
+    5 * 60_000,
+    250,
+  );
+  const outcome = await faultOutcome(world, {
+    id,
+    subject,
+    recipients,
+    t0,
+    probe,
+    resumed,
+    done,
+    slow,
+  });
+  return { ...outcome, lastMailToSentMs: sentAt - lastMail };
 }
 
 /** What a fault run came to, once its send has finished: who got it, how long, its status. */
@@ -346,8 +399,9 @@ async function faultOutcome(
     readonly probe: ReturnType<typeof sampler>;
     readonly resumed: boolean;
     readonly done: number;
+    readonly slow: number;
   },
-): Promise<Fault> {
+): Promise<Omit<Fault, 'lastMailToSentMs'>> {
   const ms = performance.now() - run.t0;
   run.probe.stop();
   await world.stack.cloud.settled();
@@ -360,7 +414,81 @@ async function faultOutcome(
     status: (await world.campaign(run.id))?.status ?? 'missing',
     resumed: run.resumed,
     done: run.done,
+    slow: run.slow,
   };
+}
+
+/** One shared-pacing run: W workers at rate R, measured on SES's own accepted times. */
+interface WindowRun {
+  readonly workers: number;
+  readonly rate: number;
+  readonly mails: number;
+  readonly measuredRate: number;
+  /** Most mails in any 1-second window (half-open, sliding over every accepted time). */
+  readonly busiest: number;
+}
+
+/** The most times in any half-open window of `ms`. */
+function busiestWindow(times: readonly number[], ms = 1000): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < sorted.length; last += 1) {
+    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= ms) first += 1;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+/**
+ * Sends to list 4 at `rate` for `seconds`, then cancels: every worker the stack allows takes
+ * part (the list holds several chunks per worker). The rate is the mails from the first to
+ * the last over that time; the window figure slides over every accepted time.
+ */
+async function windowRun(
+  world: CampaignWorld,
+  workers: number,
+  rate: number,
+  seconds = 15,
+): Promise<WindowRun> {
+  world.setSettings({ campaign: { rate } });
+  await sleep(2_500);
+  const id = await world.createIssue(`Window ${workers}x${rate}`, [4]);
+  const from = Date.now();
+  await world.send(id);
+  await sleep(seconds * 1000);
+  await world.cancel(id);
+  const to = Date.now();
+  await world.stack.cloud.settled();
+  const times = world.stack.ses.sendTimes().filter((time) => time >= from && time <= to);
+  const span = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;
+  await world.stack.ses.clear();
+  world.setSettings();
+  return {
+    workers,
+    rate,
+    mails: times.length,
+    measuredRate: span > 0 ? (times.length - 1) / span : 0,
+    busiest: busiestWindow(times),
+  };
+}
+
+/** The shared-pacing runs of one stack, after a warm-up of its workers. */
+async function windowRuns(
+  world: CampaignWorld,
+  workers: number,
+  rates: readonly number[],
+): Promise<WindowRun[]> {
+  const runs: WindowRun[] = [];
+  for (const rate of rates) {
+    progress(`shared pacing: ${workers} workers at ${rate}/s`);
+    const run = await windowRun(world, workers, rate);
+    progress(
+      `  ${run.mails} mails, ${run.measuredRate.toFixed(1)}/s, most in any 1 s: ${run.busiest}`,
+    );
+    runs.push(run);
+  }
+  return runs;
 }
 
 /** The time the throughput target allows for `recipients`: 10,000 in 60 s. */
@@ -460,6 +588,7 @@ function rows(
   killed: Fault | undefined,
   price: ReturnType<typeof cost>,
   kills: number,
+  windows: readonly WindowRun[],
 ): Row[] {
   const area = 'Campaign';
   const result: Row[] = [
@@ -513,11 +642,12 @@ function rows(
     killed
       ? {
           area,
-          subject: `${killed.done} of ${kills} workers killed, ${n(killed.recipients)} recipients`,
+          subject: `${killed.done} of ${kills} workers killed and ${killed.slow} SES answers held past the timeout, ${n(killed.recipients)} recipients`,
           measured: `skipped ${killed.lost}, duplicates ${killed.duplicates}`,
           compared: `${killed.status} after ${s(killed.ms)}${killed.resumed ? ' (paused by the engine, resumed once)' : ''}`,
-          target: `skipped 0; duplicates ≤ ${killed.done * SENDS_IN_FLIGHT} (${SENDS_IN_FLIGHT} in flight a worker)`,
-          met: killed.lost === 0 && killed.duplicates <= killed.done * SENDS_IN_FLIGHT,
+          target: `skipped 0; duplicates ≤ ${killed.done * SENDS_IN_FLIGHT + killed.slow} (${SENDS_IN_FLIGHT} in flight a kill, 1 a held answer)`,
+          met:
+            killed.lost === 0 && killed.duplicates <= killed.done * SENDS_IN_FLIGHT + killed.slow,
         }
       : {
           area,
@@ -526,6 +656,28 @@ function rows(
           compared: '—',
           target: 'skipped 0',
         },
+    ...(killed
+      ? [
+          {
+            area,
+            subject: 'last mail to `sent` after the kills',
+            measured: Number.isNaN(killed.lastMailToSentMs)
+              ? 'not sent within 5 minutes'
+              : s(killed.lastMailToSentMs),
+            compared: 'the sweeper (every minute) recounts a run quiet for 20 s',
+            target: '≤ about 60 s (≤ 90 s: 20 s quiet and a sweep a minute)',
+            met: killed.lastMailToSentMs <= 90_000,
+          },
+        ]
+      : []),
+    ...windows.map((run) => ({
+      area,
+      subject: `one rate for ${run.workers} workers at R = ${run.rate}`,
+      measured: `${run.measuredRate.toFixed(1)} mails/s (${((run.measuredRate / run.rate) * 100).toFixed(0)}% of R); most in any 1 s: ${run.busiest}`,
+      compared: `${n(run.mails)} mails in 15 s, every accepted time of the local SES`,
+      target: `≥ ${(run.rate * 0.9).toFixed(0)}/s; ≤ ${Math.floor(run.rate)} in any 1 s`,
+      met: run.measuredRate >= run.rate * 0.9 && run.busiest <= Math.floor(run.rate),
+    })),
     {
       area,
       subject: 'AWS calls per recipient (throughput run)',
@@ -609,10 +761,18 @@ ${parts.table}
   execution environment in the middle of an invocation) at random moments (when the accepted
   count passes random points between 5% and 90% of the recipients). A killed batch comes back
   after the sends queue's visibility timeout (120 s), hence the run time. A kill can duplicate
-  at most the mails that worker had in flight: a worker sends at most ${SENDS_IN_FLIGHT} at once. Skipped and duplicates are read from the SES store
-  once every recipient has a mail or after 5 minutes; the campaign reaches \`sent\` only when
-  the sweeper recounts it (the killed invocation's uncounted outcomes), 6 minutes after the last
-  worker activity, which the bench does not wait for: the status shown is the one then.
+  at most the mails that worker had in flight: a worker sends at most ${SENDS_IN_FLIGHT} at once. During the same
+  send the local SES holds ${opts.slow} answers 4 s (\`slowAnswers\`), past the workers' 3 s
+  timeout: it took those mails, the workers heard nothing and send them again later (one
+  duplicate each at most). The bound is ${SENDS_IN_FLIGHT} a kill plus 1 a held answer. Skipped and duplicates are read
+  from the SES store once every recipient has a mail or after 5 minutes. "Last mail to
+  \`sent\`" is from the last accepted time of the local SES to the moment the campaign record
+  says \`sent\`: the sweeper's rule fires every minute and recounts a run quiet for 20 s.
+- **One rate for all workers**: a send to 1,020 subscribers at R = ${opts.windowRates.join(' and ')} for 15 s,
+  then cancelled, once on the stack as deployed (2 workers) and once on a stack synthesized
+  with \`-c campaignWorkers=4\`. Every time the local SES accepted a mail in those 15 s is read
+  (\`sendTimes\`); "most in any 1 s" slides a half-open second over all of them, and the rate
+  is the mails from the first to the last over that time.
 - **Calls per recipient**: every AWS call any function made from the send call to \`sent\`
   (\`cloud.endpoint.calls\`), divided by the recipients; calls are "calls" (a BatchWriteItem of
   25 items is one). DynamoDB: ${price.dynamoLines.join('; ')}. SQS: ${price.sqsLines.join('; ')}.
@@ -655,6 +815,35 @@ export function withCampaignSection(document: string, sectionText: string): stri
   return `${document.trimEnd()}\n\n${sectionText}`;
 }
 
+/** The bench's local stack, with `campaignWorkers` set by the synth's context when given. */
+function benchStack(workers?: number) {
+  return startLocalStack({
+    port: 0,
+    mailPort: 0,
+    seed: true,
+    demoSubscribers: false,
+    parameterCacheSeconds: 1,
+    sesMaxSendRate: 100_000,
+    ...(workers === undefined ? {} : { context: { campaignWorkers: String(workers) } }),
+  });
+}
+
+/** Runs `work` on a second stack whose workers' mapping allows `workers` at once. */
+async function withWorkers<T>(workers: number, work: (world: CampaignWorld) => Promise<T>) {
+  progress(`starting a stack with ${workers} campaign workers`);
+  const stack = await benchStack(workers);
+  stack.ses.setQuota({ max24HourSend: 10_000_000 });
+  const world = await campaignWorld(stack);
+  try {
+    world.setSettings();
+    await world.seed('window', 1_000, 4);
+    return await work(world);
+  } finally {
+    world.close();
+    await stack.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const opts = options();
   if (opts.help) {
@@ -679,6 +868,13 @@ async function main(): Promise<void> {
   });
   stack.ses.setQuota({ max24HourSend: 10_000_000 });
   const world = await campaignWorld(stack);
+  let stopped = false;
+  const stopMain = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    world.close();
+    await stack.stop();
+  };
   try {
     world.setSettings();
     progress(
@@ -708,12 +904,27 @@ async function main(): Promise<void> {
     progress(`  lost ${stormed.lost}, duplicates ${stormed.duplicates}, ${stormed.status}`);
     let killed: Fault | undefined;
     if (opts.kills > 0) {
-      progress(`workers killed: ${opts.kills} kills, ${n(opts.recipients)} recipients`);
-      killed = await kills(world, opts.recipients, opts.kills);
-      progress(`  skipped ${killed.lost}, duplicates ${killed.duplicates}, ${killed.status}`);
+      progress(
+        `workers killed: ${opts.kills} kills and ${opts.slow} held answers, ${n(opts.recipients)} recipients`,
+      );
+      killed = await kills(world, opts.recipients, opts.kills, opts.slow);
+      progress(
+        `  skipped ${killed.lost}, duplicates ${killed.duplicates}, ${killed.status}, last mail to sent ${s(killed.lastMailToSentMs)}`,
+      );
+    }
+    const windows: WindowRun[] = [];
+    if (opts.windowRates.length > 0) {
+      // The same stack's 2 workers (the template's default), then a stack synthesized for 4.
+      await world.seed('window', 1_000, 4);
+      windows.push(...(await windowRuns(world, 2, opts.windowRates)));
+      // One local SES per process: this stack stops before the next starts.
+      await stopMain();
+      windows.push(...(await withWorkers(4, (other) => windowRuns(other, 4, opts.windowRates))));
     }
     const price = cost(run);
-    const table = markdownTable(rows(run, cold, paced, stormed, killed, price, opts.kills));
+    const table = markdownTable(
+      rows(run, cold, paced, stormed, killed, price, opts.kills, windows),
+    );
     process.stdout.write(`\n${table}\n\n`);
     for (const line of [...price.dynamoLines, ...price.sqsLines]) process.stdout.write(`${line}\n`);
     if (logErrors.length > 0)
@@ -735,8 +946,7 @@ async function main(): Promise<void> {
       progress(`wrote the campaign section of ${opts.out}`);
     }
   } finally {
-    world.close();
-    await stack.stop();
+    await stopMain();
   }
   progress('done');
 }

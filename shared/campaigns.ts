@@ -1,3 +1,5 @@
+import type { CampaignMailer } from './adapters/mail/campaign-mailer-port.ts';
+import { SesCampaignMailer } from './adapters/mail/ses-campaign-mailer.ts';
 import type { CampaignScheduler } from './adapters/scheduler/campaign-scheduler-port.ts';
 import type { CampaignRecord } from './domain/campaign/campaign.ts';
 import { type NewsletterError, newsletterError } from './domain/errors.ts';
@@ -24,6 +26,7 @@ import {
 } from './runtime/environment.ts';
 import { createLogger } from './runtime/logger.ts';
 import { serviceParameters } from './runtime/parameters.ts';
+import { sesClient } from './runtime/ses-client.ts';
 
 /** Sending an issue in-process: trusted (no key), over explicit dependencies. */
 export interface CampaignOperations {
@@ -31,6 +34,8 @@ export interface CampaignOperations {
   send_newsletter(params: {
     id?: unknown;
     new_only?: unknown;
+    /** Goes on although the issue does not fit in the account's daily quota ([campaign.quota]). */
+    accept_quota?: unknown;
   }): Promise<CampaignRecord | NewsletterError>;
   /** Pauses a sending issue. */
   pause_newsletter(params: { id?: unknown }): Promise<CampaignRecord | NewsletterError>;
@@ -57,6 +62,8 @@ export interface CampaignOperations {
 /** What the campaign operations run on; scheduling needs a scheduler besides. */
 export interface CampaignOperationsDependencies extends CampaignDependencies {
   readonly scheduler?: CampaignScheduler;
+  /** SES's quota: with it, a send that does not fit in the daily quota says so first. */
+  readonly quota?: Pick<CampaignMailer, 'sendQuota'>;
 }
 
 /** The scheduler of `deps`, or the 500 naming it when the composition root gave none. */
@@ -101,7 +108,14 @@ export function createCampaigns(deps: CampaignOperationsDependencies): CampaignO
         if (typeof id !== 'number') return id;
         if (params.new_only !== undefined && typeof params.new_only !== 'boolean')
           return newsletterError('invalid_parameter', 'new_only must be true or false');
-        return sendNewsletter(deps, { id, newOnly: params.new_only === true });
+        if (params.accept_quota !== undefined && typeof params.accept_quota !== 'boolean')
+          return newsletterError('invalid_parameter', 'accept_quota must be true or false');
+        return sendNewsletter(deps, {
+          id,
+          newOnly: params.new_only === true,
+          ...(deps.quota ? { quota: deps.quota } : {}),
+          acceptQuota: params.accept_quota === true,
+        });
       }),
     test_newsletter: (params) =>
       runOperation(deps, 'test_newsletter', async () => {
@@ -147,6 +161,8 @@ function campaigns(): CampaignOperations {
       log: createLogger().log,
       metrics: NO_METRICS,
       scheduler: lazyScheduler(),
+      // Only GetSendQuota: the caller's role needs ses:GetSendQuota (docs/package.md).
+      quota: new SesCampaignMailer(sesClient(), { withDeliveries: '', withoutDeliveries: '' }),
     });
   }
   return defaults;
@@ -178,6 +194,7 @@ function lazyScheduler(): CampaignScheduler {
 export function send_newsletter(params: {
   id?: unknown;
   new_only?: unknown;
+  accept_quota?: unknown;
 }): Promise<CampaignRecord | NewsletterError> {
   return campaigns().send_newsletter(params);
 }

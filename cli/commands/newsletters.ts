@@ -152,6 +152,31 @@ async function scheduleDeps(services: Services): Promise<ScheduleDependencies> {
   return { ...(await campaignDeps(services, false)), scheduler };
 }
 
+/**
+ * Says that an issue does not fit in the daily quota and asks whether to go on
+ * ([campaign.quota]): on a terminal the answer is read from standard input; without one, the
+ * answer is no (`--yes` goes on without asking).
+ */
+async function confirmOverQuota(context: CliContext, message: string): Promise<boolean> {
+  writeLine(context.io.stderr, `warning: ${message}`);
+  const stdin = context.io.stdin as typeof context.io.stdin & { isTTY?: boolean };
+  if (!stdin.isTTY) return false;
+  context.io.stderr.write('Send it anyway? [y/N] ');
+  const answer = await firstLine(stdin);
+  return /^\s*y(es)?\s*$/i.test(answer);
+}
+
+/** The first line of a stream (what a person typed before Enter). */
+async function firstLine(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) {
+    text += String(chunk);
+    const end = text.indexOf('\n');
+    if (end !== -1) return text.slice(0, end);
+  }
+  return text;
+}
+
 /** An operation's error value, as the CLI reports it (exit code 1). */
 function failed(error: NewsletterError): never {
   throw new CliError(error.message);
@@ -279,13 +304,36 @@ export function registerNewslettersCommands(program: Command, context: CliContex
       '--new-only',
       'a sent issue: send it to the confirmed subscribers of its lists it has not reached yet',
     )
-    .action(async (id: number, options: { newOnly?: boolean }) => {
+    .option(
+      '--yes',
+      "go on without asking when the issue does not fit in the account's daily SES quota",
+    )
+    .action(async (id: number, options: { newOnly?: boolean; yes?: boolean }) => {
       const services = await context.services();
       const deps = await campaignDeps(services, true);
       const apiRoot = services.connection.apiRoot;
       const started = await runOperation(deps, 'send_newsletter', () =>
-        sendNewsletter(deps, { id, newOnly: options.newOnly === true }, apiRoot ? { apiRoot } : {}),
+        sendNewsletter(
+          deps,
+          {
+            id,
+            newOnly: options.newOnly === true,
+            quota: services.sendQuota(),
+            acceptQuota: options.yes === true,
+            confirmOverQuota: (message) => confirmOverQuota(context, message),
+            quotaUnknown: () =>
+              writeLine(
+                context.io.stderr,
+                "warning: SES's sending quota could not be read; sending anyway (a send that exhausts the daily quota pauses and goes on by itself).",
+              ),
+          },
+          apiRoot ? { apiRoot } : {},
+        ),
       );
+      if (isNewsletterError(started) && started.code === 'over_quota')
+        throw new CliError(
+          `Not sent: newsletter ${id} is as it was. Pass --yes to send it anyway.`,
+        );
       if (isNewsletterError(started)) failed(started);
       writeLine(
         context.io.stdout,

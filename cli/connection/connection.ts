@@ -26,6 +26,8 @@ export interface Connection {
   /** Undefined: the SDK's default (AWS_ENDPOINT_URL_DYNAMODB, or AWS itself). */
   readonly dynamodbEndpoint?: string;
   readonly ssmEndpoint?: string;
+  /** SES, for the account's quota (`GetSendQuota`): the local SES under `--local`. */
+  readonly sesEndpoint?: string;
   /** URL of the mailer's dead-letter queue (the stack's MailDeadLetters output). */
   readonly mailDeadLetters?: string;
   /** URL of the campaign planner's queue (the stack's CampaignQueue output). */
@@ -72,6 +74,7 @@ export async function resolveConnection(
       region: options.region ?? LOCAL_REGION,
       dynamodbEndpoint: options.endpointDynamodb ?? local.dynamodb,
       ssmEndpoint: options.endpointSsm ?? local.ssm,
+      ...(local.ses ? { sesEndpoint: local.ses } : {}),
       ...((options.deadLetterQueue ?? local.mail_dead_letters)
         ? { mailDeadLetters: options.deadLetterQueue ?? local.mail_dead_letters }
         : {}),

@@ -1,8 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SESClient } from '@aws-sdk/client-ses';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CampaignMailer } from '../../shared/adapters/mail/campaign-mailer-port.ts';
+import { SesCampaignMailer } from '../../shared/adapters/mail/ses-campaign-mailer.ts';
 import { SqsCampaignQueue } from '../../shared/adapters/queue/sqs-campaign-queue.ts';
 import { EventBridgeCampaignScheduler } from '../../shared/adapters/scheduler/eventbridge-campaign-scheduler.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
@@ -26,6 +29,7 @@ const CLIENT_OPTIONS = {
 /** The AWS clients of one run, created on first use and closed by `close`. */
 export class Services {
   #ssm?: SSMClient;
+  #ses?: SESClient;
   #sqs?: SQSClient;
   #scheduler?: SchedulerClient;
   #dynamo?: DynamoDBClient;
@@ -124,6 +128,17 @@ export class Services {
     return new EventBridgeCampaignScheduler(this.#scheduler, target);
   }
 
+  /** SES's quota of the account (`GetSendQuota`), for a send to say whether the issue fits. */
+  sendQuota(): Pick<CampaignMailer, 'sendQuota'> {
+    this.#ses ??= new SESClient({
+      ...this.clientConfig,
+      // A courtesy check before a send: one attempt, and a send goes on when it fails.
+      maxAttempts: 1,
+      ...(this.connection.sesEndpoint ? { endpoint: this.connection.sesEndpoint } : {}),
+    });
+    return new SesCampaignMailer(this.#ses, { withDeliveries: '', withoutDeliveries: '' });
+  }
+
   /** The stored settings, validated; throws a CliError when the parameter does not exist. */
   async settings(): Promise<StoredSettings> {
     const stored = await readSettings(this.ssm, this.connection.settingsParameter);
@@ -138,6 +153,7 @@ export class Services {
   /** Closes the clients' connections so the process can exit at once. */
   close(): void {
     this.#ssm?.destroy();
+    this.#ses?.destroy();
     this.#sqs?.destroy();
     this.#scheduler?.destroy();
     this.#dynamo?.destroy();

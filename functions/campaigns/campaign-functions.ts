@@ -76,13 +76,15 @@ export const campaignFunctions = [
     summary: 'Watches sending campaigns: stall alarms, recounts and repairs',
     trigger: { schedule: 'rate(1 minute)' },
     access: {
-      // Find sending campaigns (Query `recent`), read them (GetItem), recount their records
-      // (Query on the table), correct the counts or end the run (UpdateItem), queue a repair.
+      // Find sending and paused campaigns (Query `recent`), read them (GetItem), recount their
+      // records (Query on the table), correct the counts or end the run (UpdateItem), queue a
+      // repair or a resume; ask SES whether a campaign paused for the quota has room again.
       table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
       queries: ['recent'],
       sendsMail: false,
       settings: true,
       queues: ['plans'],
+      sendQuota: true,
     },
     paced: false,
   },

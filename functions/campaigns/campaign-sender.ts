@@ -35,7 +35,7 @@ const sender: SenderDependencies = {
   }),
   clock: SYSTEM_CLOCK,
   contents: new Map<number, StoredContent>(),
-  started: [],
+  slots: new Map<string, number[]>(),
 };
 
 /** The workers' queue: one chunk of recipients per invocation, paced ([campaign.claim]). */

@@ -1,17 +1,27 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { SESClient } from '@aws-sdk/client-ses';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import type { CampaignDependencies } from '../../shared/operations/campaign/campaign-dependencies.ts';
-import { sweepCampaigns } from '../../shared/operations/campaign/sweep-campaigns.ts';
+import { SesCampaignMailer } from '../../shared/adapters/mail/ses-campaign-mailer.ts';
+import {
+  type SweeperDependencies,
+  sweepCampaigns,
+} from '../../shared/operations/campaign/sweep-campaigns.ts';
 import { campaignQueue, campaignStore } from '../../shared/runtime/campaign-clients.ts';
+import { CLIENT_OPTIONS } from '../../shared/runtime/client-options.ts';
 import { readCampaignEnvironment, readEnvironment } from '../../shared/runtime/environment.ts';
 import { tableFunction } from '../http/table-function.ts';
 
 const { runtime, deps } = tableFunction({ background: true });
-const sweeper: CampaignDependencies = {
+const sweeper: SweeperDependencies = {
   ...deps,
   campaigns: campaignStore(readEnvironment()),
   queue: campaignQueue(readCampaignEnvironment()),
+  // Only GetSendQuota, for campaigns paused on the daily quota: no mail, no configuration set.
+  quota: new SesCampaignMailer(new SESClient(CLIENT_OPTIONS), {
+    withDeliveries: '',
+    withoutDeliveries: '',
+  }),
 };
 
 /** Every minute (an EventBridge rule): stalled campaigns counted, dead ones repaired ([campaign.sweep]). */

@@ -88,6 +88,14 @@ export interface LocalStackOptions {
    */
   readonly sesMaxSendRate?: number;
   /**
+   * The local SES's Max24HourSend (`SES_MAX_24_HOUR_SEND`), enforced as SES enforces it: a send
+   * once that many were taken in the last 24 hours is refused with `Throttling` ("Daily message
+   * quota exceeded"). Without it, 50,000 is reported and not enforced.
+   */
+  readonly sesMax24HourSend?: number;
+  /** Further deployment context for the synth (`-c key=value`), e.g. `campaignWorkers`. */
+  readonly context?: Readonly<Record<string, string>>;
+  /**
    * A DynamoDB Local that is already running, to use instead of starting one (the test suites
    * share one JVM per run: starting one costs about 2.5 s of both cores). The stack's table gets
    * a name of its own there and is deleted at `stop()`. Not with `dataDir`.
@@ -174,8 +182,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const sesPublisher: SesPublisher = (notification) => cloud?.publishSesEvent(notification);
     const ses = await startSesLocal({ port: options.mailPort, publish: sesPublisher });
     started.push(ses);
-    if (options.sesMaxSendRate !== undefined) {
-      ses.setQuota({ maxSendRate: options.sesMaxSendRate });
+    if (options.sesMaxSendRate !== undefined || options.sesMax24HourSend !== undefined) {
+      ses.setQuota({
+        ...(options.sesMaxSendRate !== undefined ? { maxSendRate: options.sesMaxSendRate } : {}),
+        ...(options.sesMax24HourSend !== undefined
+          ? { max24HourSend: options.sesMax24HourSend }
+          : {}),
+      });
       ses.enforceQuota(true);
     }
     const parameters = await startParameterStore(
@@ -198,6 +211,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         senderIdentity: LOCAL_SENDER_IDENTITY,
         parameterCacheSeconds: options.parameterCacheSeconds ?? 5,
         bundle: code === 'bundle',
+        ...(options.context ? { context: options.context } : {}),
       });
     }
 

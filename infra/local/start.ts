@@ -4,7 +4,8 @@
  * permissions. Environment: PORT (3000), MAIL_PORT (8005), DATA_DIR (.data), API_KEY
  * (generated once and kept in DATA_DIR), STAGE (api; `wp-json` serves the original's paths),
  * LOCAL_CODE (`bundle`, the default, or `source`: the TypeScript files, faster to start),
- * SES_MAX_SEND_RATE (the local SES's maximum sending rate, enforced as SES enforces it).
+ * SES_MAX_SEND_RATE and SES_MAX_24_HOUR_SEND (the local SES's maximum sending rate and daily
+ * quota, enforced as SES enforces them).
  */
 import type { CodeSource } from './cloud/lambda-host.ts';
 import { startLocalStack } from './local-stack.ts';
@@ -31,13 +32,18 @@ if (code !== 'bundle' && code !== 'source') {
   process.exit(2);
 }
 
-const sesRate = process.env.SES_MAX_SEND_RATE;
-if (sesRate !== undefined && sesRate !== '' && !(Number(sesRate) > 0)) {
-  process.stderr.write(
-    `SES_MAX_SEND_RATE must be a positive number, got ${JSON.stringify(sesRate)}\n`,
-  );
-  process.exit(2);
-}
+/** A positive number from the environment, or undefined when unset; exits on anything else. */
+const positive = (name: string): number | undefined => {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  if (!(Number(value) > 0)) {
+    process.stderr.write(`${name} must be a positive number, got ${JSON.stringify(value)}\n`);
+    process.exit(2);
+  }
+  return Number(value);
+};
+const sesRate = positive('SES_MAX_SEND_RATE');
+const sesDaily = positive('SES_MAX_24_HOUR_SEND');
 
 // This process seeds the table with the SDK; its Node-version notice is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -49,7 +55,8 @@ const options = {
   stage,
   code,
   ...(process.env.API_KEY ? { apiKey: process.env.API_KEY } : {}),
-  ...(sesRate ? { sesMaxSendRate: Number(sesRate) } : {}),
+  ...(sesRate ? { sesMaxSendRate: sesRate } : {}),
+  ...(sesDaily ? { sesMax24HourSend: sesDaily } : {}),
 };
 
 process.stdout.write(

@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   invalid_state: 409,
   /** API v2: the address is another subscriber's (the original: 400 and a bare string). */
   email_taken: 409,
+  over_quota: 409,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,

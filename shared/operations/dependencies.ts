@@ -30,6 +30,7 @@ export type MetricName =
   | 'CampaignSkips'
   | 'CampaignFailures'
   | 'CampaignThrottles'
+  | 'CampaignUnknownOutcomes'
   | 'CampaignsAutoPaused'
   | 'StalledCampaigns'
   | 'SchedulesMissed';

@@ -4,7 +4,9 @@
  */
 export const CLIENT_OPTIONS = {
   maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+  // Since @smithy/node-http-handler 4.x a requestTimeout alone only logs a warning when it
+  // passes; throwOnRequestTimeout makes it end the call, as the 3 s here mean.
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
 } as const;
 
 /**

@@ -548,6 +548,43 @@ describe('the whole scenario, from cdk.out', () => {
       { documented: false },
     );
 
+    // [campaign.quota] A send the daily quota paused: a day later the sweeper asks SES
+    // (GetSendQuota, its grant) and resumes it.
+    await operator('newsletters', 'copy', String(campaignId));
+    const quotaId = campaignId + 3;
+    const { sentLast24Hours } = service.ses.sendQuota();
+    service.ses.setQuota({ max24HourSend: sentLast24Hours + 1 });
+    service.ses.enforceQuota(true);
+    await operator('newsletters', 'send', String(quotaId), '--yes');
+    await service.stack.settled();
+    const paused = await db.send(
+      new GetCommand({
+        TableName: service.stack.tableName,
+        Key: { pk: `NEWSLETTER#${quotaId}`, sk: 'newsletter' },
+        ConsistentRead: true,
+      }),
+    );
+    expect(paused.Item).toMatchObject({ status: 'paused', pause_reason: 'quota' });
+    service.ses.ageSends(86_400_000);
+    service.ses.enforceQuota(false);
+    service.ses.setQuota({ max24HourSend: 50_000 });
+    await db.send(
+      new UpdateCommand({
+        TableName: service.stack.tableName,
+        Key: { pk: `NEWSLETTER#${quotaId}`, sk: 'newsletter' },
+        UpdateExpression: 'SET quota_checked_at = :then',
+        ExpressionAttributeValues: { ':then': new Date(Date.now() - 600_000).toISOString() },
+      }),
+    );
+    await step(
+      'campaign: the sweeper resumes a send the daily quota paused',
+      async () => {
+        await service.stack.cloud.fireRule(sweep.logicalId);
+        return undefined;
+      },
+      { documented: false },
+    );
+
     // API v2: each function with a good key (one read of it per container), a change of each
     // kind, and a wrong key (counted toward the client's rate limit, which reads the settings).
     // The keyless rate limit on, so a wrong key's count is made (the baseline turns it off).

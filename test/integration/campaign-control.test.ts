@@ -285,6 +285,7 @@ describe('[campaign.auto-pause] failed sends in a row pause the campaign, with a
         event: 'campaign_auto_paused',
         fields: {
           newsletter_id: issue.id,
+          reason: 'failures',
           consecutive_failures: paused.consecutive_failures,
         },
       },

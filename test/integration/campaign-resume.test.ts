@@ -8,7 +8,7 @@ import {
   pauseNewsletter,
   resumeNewsletter,
 } from '../../shared/operations/campaign/control-campaign.ts';
-import { pauseForFailures } from '../../shared/operations/campaign/finish-run.ts';
+import { pauseCampaign } from '../../shared/operations/campaign/finish-run.ts';
 import { campaignWorld, started } from '../support/campaign-world.ts';
 
 it('[campaign.resume] a resumed campaign no longer says why it was paused, whether failures or the operator paused it', async () => {
@@ -19,7 +19,7 @@ it('[campaign.resume] a resumed campaign no longer says why it was paused, wheth
   await started(world, issue.id);
   const reasons: unknown[] = [];
   // Act
-  await pauseForFailures(world.deps, await world.campaign(issue.id));
+  await pauseCampaign(world.deps, await world.campaign(issue.id), 'failures');
   reasons.push((await world.campaign(issue.id)).pause_reason);
   const afterFailures = await resumeNewsletter(world.deps, issue.id);
   await pauseNewsletter(world.deps, issue.id);

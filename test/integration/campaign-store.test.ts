@@ -44,7 +44,7 @@ const claim = (owner: string, now: number) => ({
 describe('[campaign.claim] the store lets only a pending recipient, or a lapsed claim, be taken', () => {
   it('refuses a second claim while the lease holds and lets the holder alone settle', async () => {
     const { campaigns, id } = await storeWithIssue();
-    await campaigns.putRecipients(id, 1, [1, 2], 2_000_000_000);
+    await campaigns.putRecipients(id, 1, [1, 2]);
     expect(await campaigns.claimRecipient(id, 1, claim('a', NOW))).toBe(true);
     expect(await campaigns.getRecipient(id, 1)).toMatchObject({
       state: 'sending',
@@ -92,7 +92,7 @@ describe('[campaign.claim] the store lets only a pending recipient, or a lapsed 
 
   it('skips a recipient whose claim lapsed, and keeps a failure’s error to 500 characters', async () => {
     const { campaigns, id } = await storeWithIssue();
-    await campaigns.putRecipients(id, 1, [1, 2], 2_000_000_000);
+    await campaigns.putRecipients(id, 1, [1, 2]);
     await campaigns.claimRecipient(id, 1, claim('a', NOW));
     expect(await campaigns.skipRecipient(id, 1, 'deleted', NOW + 60_001)).toBe(true);
     const skipped = await campaigns.getRecipient(id, 1);
@@ -114,7 +114,7 @@ describe('[campaign.claim] the store lets only a pending recipient, or a lapsed 
 
   it('pages the recipients in subscriber order and says whether more follow', async () => {
     const { campaigns, id } = await storeWithIssue();
-    await campaigns.putRecipients(id, 2, [3, 1, 2], 2_000_000_000);
+    await campaigns.putRecipients(id, 2, [3, 1, 2]);
     const first = await campaigns.recipientPage(id, 0, 2);
     expect(first.recipients.map((recipient) => recipient.subscriber_id)).toEqual([1, 2]);
     expect(first.recipients[0]).toMatchObject({ state: 'pending', run: 2, attempts: 0 });
@@ -124,19 +124,26 @@ describe('[campaign.claim] the store lets only a pending recipient, or a lapsed 
     expect(rest.more).toBe(false);
   });
 
-  it('releases a claim only for its holder, back to pending without owner, lease or link', async () => {
+  it('releases a claim only for its holder, back to pending without owner or lease; the link goes only when the mail surely did not', async () => {
     const { campaigns, id } = await storeWithIssue();
-    await campaigns.putRecipients(id, 1, [1], 2_000_000_000);
+    await campaigns.putRecipients(id, 1, [1]);
     await campaigns.claimRecipient(id, 1, claim('a', NOW));
-    await campaigns.releaseRecipient(id, 1, 'b');
+    await campaigns.releaseRecipient(id, 1, 'b', { tokenHash: 'hash-b', mayHaveBeenSent: false });
     expect(await campaigns.getRecipient(id, 1)).toMatchObject({ state: 'sending', owner: 'a' });
-    await campaigns.releaseRecipient(id, 1, 'a');
+    await campaigns.releaseRecipient(id, 1, 'a', { tokenHash: 'hash-a', mayHaveBeenSent: false });
     const released = await campaigns.getRecipient(id, 1);
     expect(released).toMatchObject({ state: 'pending', attempts: 1 });
     expect(released?.owner).toBeUndefined();
     expect(released?.lease_until).toBeUndefined();
-    expect(released?.token_hash).toBeUndefined();
+    expect(released?.token_hashes).toBeUndefined();
     expect(await campaigns.claimRecipient(id, 1, claim('b', NOW + 1_000))).toBe(true);
+    // [campaign.every-copy-link] A call with no answer may have mailed it: its link stays.
+    await campaigns.releaseRecipient(id, 1, 'b', { tokenHash: 'hash-b', mayHaveBeenSent: true });
+    expect(await campaigns.claimRecipient(id, 1, claim('c', NOW + 2_000))).toBe(true);
+    expect([...((await campaigns.getRecipient(id, 1))?.token_hashes ?? [])].sort()).toEqual([
+      'hash-b',
+      'hash-c',
+    ]);
   });
 });
 
@@ -516,5 +523,21 @@ describe('[campaign.sweep] the store finds the sending campaigns however many ne
     // although that page ended at the query's Limit and so said more might follow.
     expect(await campaigns.campaignsWithStatus(['sending'], 2)).toEqual([3, 1]);
     expect(requests).toEqual(['query:recent', 'query:recent', 'query:recent']);
+  });
+});
+
+describe('[campaign.pacing] workers in any container reserve from one time line of slots', () => {
+  it('a reservation starts after every slot reserved before, also by another container; a new run starts afresh', async () => {
+    const { campaigns, id, fresh } = await storeWithIssue();
+    // Another container: a store of its own, which has seen no reservation yet.
+    const other = new DynamoCampaignStore(fresh.client, fresh.tableName);
+    expect(await campaigns.reservePace(id, 1, 5, 100, NOW)).toBe(NOW);
+    expect(await other.reservePace(id, 1, 5, 100, NOW + 10)).toBe(NOW + 500);
+    // The first container's view is out of date: its write fails once, then goes after.
+    expect(await campaigns.reservePace(id, 1, 2, 100, NOW + 20)).toBe(NOW + 1_000);
+    // Long after the last slot, a reservation starts now: no burst of slots from the past.
+    expect(await other.reservePace(id, 1, 1, 100, NOW + 60_000)).toBe(NOW + 60_000);
+    // A send to the new is another run: its line starts at its own now.
+    expect(await campaigns.reservePace(id, 2, 1, 100, NOW + 30)).toBe(NOW + 30);
   });
 });

@@ -49,11 +49,19 @@ describe('[campaign.sweep] a campaign is stalled once it settled no mail for the
   it('counts from its last progress, not its start, from exactly the stall minutes on, and logs since when', async () => {
     const world = await campaignWorld();
     const { issue } = await sending(world, 3);
-    // Started long ago, but it settled a mail 2 minutes ago: not stalled.
+    // Started long ago, but it settled a mail 2 minutes ago: not stalled. Quiet and short of
+    // its total, it is recounted once ([campaign.complete]); its records are not all settled.
     const progress = world.clock.now() + 30 * MINUTE;
     world.clock.t = progress + 2 * MINUTE;
     await seen(world, issue.id, { progress, active: world.clock.now() });
-    expect(await sweepCampaigns(world.deps)).toEqual({ sending: 1, stalled: 0, repaired: 0 });
+    expect(await sweepCampaigns(world.deps)).toEqual({
+      sending: 1,
+      stalled: 0,
+      repaired: 0,
+      recounted: 1,
+      resumed: 0,
+    });
+    expect(await world.campaign(issue.id)).toMatchObject({ status: 'sending', sent: 0 });
     // A millisecond short of the stall minutes: still not.
     world.clock.t = progress + STALL_MS - 1;
     await seen(world, issue.id, { progress, active: world.clock.now() });
@@ -62,7 +70,13 @@ describe('[campaign.sweep] a campaign is stalled once it settled no mail for the
     // Exactly the stall minutes: stalled, and the line says since when.
     world.clock.t = progress + STALL_MS;
     await seen(world, issue.id, { progress, active: world.clock.now() });
-    expect(await sweepCampaigns(world.deps)).toEqual({ sending: 1, stalled: 1, repaired: 0 });
+    expect(await sweepCampaigns(world.deps)).toEqual({
+      sending: 1,
+      stalled: 1,
+      repaired: 0,
+      recounted: 0,
+      resumed: 0,
+    });
     expect(linesOf(world, 'campaign_stalled')).toEqual([
       {
         level: 'warn',
@@ -86,7 +100,7 @@ describe('[campaign.sweep] a campaign is stalled once it settled no mail for the
       },
     });
     const sweep = await sweepCampaigns({ ...world.deps, campaigns });
-    expect(sweep).toEqual({ sending: 2, stalled: 0, repaired: 0 });
+    expect(sweep).toEqual({ sending: 2, stalled: 0, repaired: 0, recounted: 0, resumed: 0 });
     expect(linesOf(world, 'campaign_stalled')).toEqual([]);
     expect(linesOf(world, 'campaign_repaired')).toEqual([]);
     expect(world.metrics.counts.StalledCampaigns).toBe(0);
@@ -100,9 +114,17 @@ describe('[campaign.sweep] a campaign no worker touched for 6 minutes is repaire
     const active = world.clock.now();
     world.clock.t = active + REPAIR_AFTER_MS - 1;
     await seen(world, issue.id, { progress: world.clock.now(), active });
-    expect(await sweepCampaigns(world.deps)).toMatchObject({ repaired: 0 });
+    expect(await sweepCampaigns(world.deps)).toMatchObject({
+      repaired: 0,
+      recounted: 0,
+      resumed: 0,
+    });
     world.clock.t = active + REPAIR_AFTER_MS;
-    expect(await sweepCampaigns(world.deps)).toMatchObject({ repaired: 1 });
+    expect(await sweepCampaigns(world.deps)).toMatchObject({
+      repaired: 1,
+      recounted: 0,
+      resumed: 0,
+    });
     expect((await world.campaign(issue.id)).active_at).toBe(
       new Date(world.clock.now()).toISOString(),
     );
@@ -132,7 +154,11 @@ describe('[campaign.sweep] a campaign no worker touched for 6 minutes is repaire
       set: { sent: 1, skipped: 2, failed: 4 },
     });
     world.clock.t += REPAIR_AFTER_MS;
-    expect(await sweepCampaigns(world.deps)).toMatchObject({ repaired: 1 });
+    expect(await sweepCampaigns(world.deps)).toMatchObject({
+      repaired: 1,
+      recounted: 0,
+      resumed: 0,
+    });
     expect(await world.campaign(issue.id)).toMatchObject({
       status: 'sending',
       sent: 3,

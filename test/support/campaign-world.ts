@@ -5,10 +5,12 @@
  * decide when each message is handled, twice if they like, or by a worker that dies.
  */
 import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
   CampaignMail,
   CampaignMailer,
   CampaignSendFailure,
+  SendQuota,
 } from '../../shared/adapters/mail/campaign-mailer-port.ts';
 import { CampaignSendError } from '../../shared/adapters/mail/campaign-mailer-port.ts';
 import type { CampaignQueue } from '../../shared/adapters/queue/campaign-queue-port.ts';
@@ -18,7 +20,7 @@ import type {
 } from '../../shared/adapters/store/campaign-store-port.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import type { CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
-import type { CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
+import type { AccountRefusal, CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
 import type {
   ChunkMessage,
   PlannerMessage,
@@ -42,6 +44,7 @@ import {
   type SenderDependencies,
   sendChunk,
 } from '../../shared/operations/campaign/send-recipients.ts';
+import type { SweeperDependencies } from '../../shared/operations/campaign/sweep-campaigns.ts';
 import { sendTestMail } from '../../shared/operations/campaign/test-send.ts';
 import { RecordingLogger, RecordingMetrics, testSettings } from './fixtures.ts';
 import { freshStore } from './local-dynamo.ts';
@@ -58,21 +61,48 @@ export class VirtualClock implements Clock {
 /** SES as the engine sees it: records what it takes, refuses as told. */
 export class FakeSes implements CampaignMailer {
   readonly mails: (CampaignMail & { readonly at: number; readonly messageId: string })[] = [];
-  /** How the next sends fail; checked before each send. */
-  failWith: ((mail: CampaignMail) => CampaignSendFailure | undefined) | undefined;
+  /**
+   * How the next sends fail; checked before each send. `unknown` takes the mail and then
+   * answers nothing (a call that timed out after SES took it).
+   */
+  failWith:
+    | ((
+        mail: CampaignMail,
+      ) =>
+        | CampaignSendFailure
+        | { readonly failure: CampaignSendFailure; readonly refusal: AccountRefusal }
+        | undefined)
+    | undefined;
   rate = 100;
   constructor(private readonly clock: VirtualClock) {}
 
   async send(mail: CampaignMail): Promise<string> {
-    const failure = this.failWith?.(mail);
-    if (failure) throw new CampaignSendError(failure, `fake SES: ${failure}`, { cause: failure });
+    const verdict = this.failWith?.(mail);
     const messageId = `msg-${randomUUID()}`;
+    if (verdict) {
+      const { failure, refusal } = typeof verdict === 'string' ? { failure: verdict } : verdict;
+      if (failure === 'unknown') this.mails.push({ ...mail, at: this.clock.now(), messageId });
+      throw new CampaignSendError(failure, `fake SES: ${failure}`, {
+        cause: failure,
+        ...(refusal ? { refusal } : {}),
+      });
+    }
     this.mails.push({ ...mail, at: this.clock.now(), messageId });
     return messageId;
   }
 
   async maxSendRate(): Promise<number> {
     return this.rate;
+  }
+
+  /** The daily quota GetSendQuota reports; `sentLast24Hours` counts the mails taken. */
+  max24HourSend = 50_000;
+  async sendQuota(): Promise<SendQuota> {
+    return {
+      maxSendRate: this.rate,
+      max24HourSend: this.max24HourSend,
+      sentLast24Hours: this.mails.filter((mail) => mail.at > this.clock.now() - 86_400_000).length,
+    };
   }
 
   /** How many mails each address got. */
@@ -121,6 +151,8 @@ export class MemoryQueues implements CampaignQueue {
 /** Everything a campaign test needs. */
 export interface CampaignWorld {
   readonly store: DynamoStore;
+  /** The table behind both stores, for what a test does behind the engine's back. */
+  readonly table: { readonly client: DynamoDBDocumentClient; readonly name: string };
   readonly campaigns: DynamoCampaignStore;
   readonly queues: MemoryQueues;
   readonly ses: FakeSes;
@@ -128,7 +160,7 @@ export interface CampaignWorld {
   readonly log: RecordingLogger;
   readonly metrics: RecordingMetrics;
   readonly current: { settings: Settings };
-  readonly deps: PlannerDependencies & SenderDependencies;
+  readonly deps: PlannerDependencies & SenderDependencies & SweeperDependencies;
   /** Subscribers written directly: `C` on `lists` unless told otherwise. */
   subscribe(
     count: number,
@@ -163,14 +195,14 @@ export async function campaignWorld(
   const log = new RecordingLogger();
   const metrics = new RecordingMetrics();
   const current = { settings: testSettings(settings) };
-  const deps: PlannerDependencies & SenderDependencies = {
+  const deps: PlannerDependencies & SenderDependencies & SweeperDependencies = {
     campaigns,
     queue: queues,
     quota: ses,
     mailer: ses,
     clock,
     contents: new Map<number, StoredContent>(),
-    started: [],
+    slots: new Map<string, number[]>(),
     settings: async () => current.settings,
     now: () => new Date(clock.now()),
     log,
@@ -180,6 +212,7 @@ export async function campaignWorld(
   let next = 0;
   const world: CampaignWorld = {
     store: fresh.store,
+    table: { client: fresh.client, name: fresh.tableName },
     campaigns,
     queues,
     ses,

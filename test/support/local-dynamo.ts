@@ -4,10 +4,11 @@ import {
   DynamoDBClient,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { createTable } from '../../infra/local/create-table.ts';
 import { type CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import { KEY, TTL_ATTRIBUTE } from '../../shared/adapters/store/table-design.ts';
 import { madeTable } from './made-tables.ts';
 
 /** Fake credentials: DynamoDB Local checks that requests are signed, not by whom. */
@@ -60,4 +61,41 @@ export function documentClient(endpoint: string): DynamoDBDocumentClient {
     new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS }),
     { marshallOptions: { removeUndefinedValues: true } },
   );
+}
+
+/**
+ * What DynamoDB's TTL process does, which DynamoDB Local does not: deletes every item whose
+ * TTL attribute is a time before `now` (epoch s). AWS deletes within days of that time; a test
+ * that moves its clock past a lifetime calls this to see what is left. The number deleted.
+ */
+export async function expireTtlItems(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  now: number,
+): Promise<number> {
+  let deleted = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        ConsistentRead: true,
+        FilterExpression: '#ttl < :now',
+        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':now': now },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      await client.send(
+        new DeleteCommand({
+          TableName: tableName,
+          Key: { [KEY.partition]: item[KEY.partition], [KEY.sort]: item[KEY.sort] },
+        }),
+      );
+      deleted += 1;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return deleted;
 }

@@ -318,7 +318,7 @@ export class NewsletterAlarms extends Construct {
             left: (['CampaignMailsSent', 'CampaignSkips', 'CampaignFailures'] as const).map(
               serviceMetric,
             ),
-            right: (['CampaignThrottles'] as const).map(serviceMetric),
+            right: (['CampaignThrottles', 'CampaignUnknownOutcomes'] as const).map(serviceMetric),
             width: 12,
           }),
           new GraphWidget({

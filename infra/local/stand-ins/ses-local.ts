@@ -112,9 +112,45 @@ export interface SesLocal {
   enforceQuota(enforce: boolean): void;
   /** Refuses every send for `ms` milliseconds as throttled (0 ends it): a throttle storm. */
   throttleStorm(ms: number): void;
+  /**
+   * Refuses every send as SES refuses one for the account or the sender, until called with
+   * undefined: `account_paused` (`AccountSendingPausedException`), `account_suspended` and
+   * `sender_unverified` (`MessageRejected` with SES's message for each).
+   */
+  refuseSends(refusal: LocalAccountRefusal | undefined): void;
+  /**
+   * Takes the next `count` sends and answers each only after `ms` milliseconds: a client whose
+   * timeout is shorter sees no answer for a mail SES took.
+   */
+  slowAnswers(count: number, ms: number): void;
+  /** Moves the account's sending history `ms` into the past: time passing for the daily quota. */
+  ageSends(ms: number): void;
+  /** When each recipient of the last 24 hours was accepted (epoch ms, oldest first). */
+  sendTimes(): number[];
   /** Closes the port, dropping open connections. Safe to call more than once. */
   stop(): Promise<void>;
 }
+
+/** Refusals about the account or the sender the stand-in can play. */
+export type LocalAccountRefusal = 'account_paused' | 'account_suspended' | 'sender_unverified';
+
+/** SES's error code and message for each, as its v1 API answers them. */
+const ACCOUNT_REFUSALS: Readonly<Record<LocalAccountRefusal, { code: string; message: string }>> = {
+  account_paused: {
+    code: 'AccountSendingPausedException',
+    message: 'Email sending is disabled for the account.',
+  },
+  account_suspended: {
+    code: 'MessageRejected',
+    message:
+      'Sending suspended for this account. For more information, please check the inbox of the email address associated with your AWS account.',
+  },
+  sender_unverified: {
+    code: 'MessageRejected',
+    message:
+      'Email address is not verified. The following identities failed the check in region US-EAST-1: ',
+  },
+};
 
 /** The account's sending quota, as GetSendQuota reports it. */
 export interface SendQuota {
@@ -169,6 +205,8 @@ const sending = {
   quota: { maxSendRate: 14, max24HourSend: 50_000 },
   enforce: false,
   stormUntil: 0,
+  refusal: undefined as LocalAccountRefusal | undefined,
+  slow: { count: 0, ms: 0 },
   /** Accepted (or being accepted) sends: when, and how many recipients. Oldest first. */
   sent: [] as { at: number; recipients: number }[],
 };
@@ -322,6 +360,21 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
     throttleStorm: (ms) => {
       sending.stormUntil = Date.now() + ms;
     },
+    refuseSends: (refusal) => {
+      sending.refusal = refusal;
+    },
+    slowAnswers: (count, ms) => {
+      sending.slow = { count, ms };
+    },
+    ageSends: (ms) => {
+      for (const entry of sending.sent) entry.at -= ms;
+    },
+    sendTimes: () => {
+      sentSince(Date.now() - DAY_MS, Date.now());
+      return sending.sent.flatMap((entry) =>
+        Array.from({ length: entry.recipients }, () => entry.at),
+      );
+    },
     stop: () => {
       stopping ??= (async () => {
         // Like SES becoming unreachable: no new connection is taken, and a send already
@@ -416,6 +469,18 @@ async function serveFront(
     (form !== undefined && action !== undefined && action !== null && SEND_ACTIONS.has(action)) ||
     (req.method === 'POST' && url.pathname === '/v2/email/outbound-emails');
   let admitted: { at: number; recipients: number } | undefined;
+  if (isSend && form && sending.refusal) {
+    // The account's or the sender's state is checked before the quota, as SES does.
+    const refusal = ACCOUNT_REFUSALS[sending.refusal];
+    const named = sending.refusal === 'sender_unverified' ? (form.get('Source') ?? '') : '';
+    queryError(res, refusal.code, `${refusal.message}${named}`);
+    return;
+  }
+  let holdAnswerMs = 0;
+  if (isSend && sending.slow.count > 0) {
+    sending.slow.count -= 1;
+    holdAnswerMs = sending.slow.ms;
+  }
   if (isSend) {
     const verdict = admit(form ? recipientsOf(form) : 1);
     if ('refused' in verdict) {
@@ -426,12 +491,20 @@ async function serveFront(
   }
   let accepted = false;
   try {
-    await forward(req, res, body, innerPort, agent, (answer) => {
-      accepted = true;
-      if (form && action === 'SendRawEmail' && configurationSet !== undefined) {
-        publishEvents(form, answer, configurationSet, publish);
-      }
-    });
+    await forward(
+      req,
+      res,
+      body,
+      innerPort,
+      agent,
+      (answer) => {
+        accepted = true;
+        if (form && action === 'SendRawEmail' && configurationSet !== undefined) {
+          publishEvents(form, answer, configurationSet, publish);
+        }
+      },
+      holdAnswerMs,
+    );
   } finally {
     // A send the store refused was not sent: it does not count against the quota.
     if (admitted && !accepted) admitted.recipients = 0;
@@ -628,6 +701,8 @@ async function forward(
   innerPort: number,
   agent: Agent,
   accepted: (answer: Buffer) => void = () => undefined,
+  /** How long to hold the answer to a send that was taken (a slow SES). */
+  holdAnswerMs = 0,
 ): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   for (const [key, value] of Object.entries(req.headers)) {
@@ -656,6 +731,7 @@ async function forward(
   if (status === 200) {
     captureRaw(req, body, answer);
     accepted(answer);
+    if (holdAnswerMs > 0) await new Promise((done) => setTimeout(done, holdAnswerMs));
   }
   const responseHeaders: Record<string, string | string[]> = {};
   for (const [key, value] of Object.entries(upstream.headers)) {

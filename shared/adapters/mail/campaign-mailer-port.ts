@@ -1,3 +1,4 @@
+import type { AccountRefusal } from '../../domain/campaign/campaign.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
 
 /** One campaign mail, rendered: the worker decided it is due and built its parts and link. */
@@ -20,10 +21,19 @@ export interface CampaignMail {
 /**
  * Why SES did not take a mail, as far as the campaign cares: `throttled` (over the sending
  * rate: SES drops the message, so it is put back and sent later), `unavailable` (SES could not
- * be reached or failed: the same, and it counts as a failure in a row), `rejected` (SES refused
- * this message: the recipient's attempt failed).
+ * be reached or failed: the same, and it counts as a failure in a row), `unknown` (the call got
+ * no answer: SES may have taken the mail, so it is put back and its link kept), `quota` (the
+ * account's daily quota is used up: the campaign pauses until there is room), `account` (a
+ * refusal about the account or the sender, the same for every recipient: the campaign
+ * pauses), `rejected` (SES refused this message, for its recipient: that attempt failed).
  */
-export type CampaignSendFailure = 'throttled' | 'unavailable' | 'rejected';
+export type CampaignSendFailure =
+  | 'throttled'
+  | 'unavailable'
+  | 'unknown'
+  | 'quota'
+  | 'account'
+  | 'rejected';
 
 /** SES did not take a campaign mail. */
 export class CampaignSendError extends Error {
@@ -31,10 +41,23 @@ export class CampaignSendError extends Error {
   constructor(
     readonly failure: CampaignSendFailure,
     message: string,
-    options: { readonly cause: unknown },
+    options: { readonly cause: unknown; readonly refusal?: AccountRefusal },
   ) {
-    super(message, options);
+    super(message, { cause: options.cause });
+    this.refusal = options.refusal;
   }
+  /** For an `account` failure, what SES refused. */
+  readonly refusal: AccountRefusal | undefined;
+}
+
+/** SES's sending quota (GetSendQuota). */
+export interface SendQuota {
+  /** Mails per second the account may send. */
+  readonly maxSendRate: number;
+  /** Mails per 24 hours the account may send. */
+  readonly max24HourSend: number;
+  /** Mails it sent in the last 24 hours. */
+  readonly sentLast24Hours: number;
 }
 
 /** Sends campaign mail. */
@@ -43,4 +66,6 @@ export interface CampaignMailer {
   send(mail: CampaignMail, sender: Settings['sender']): Promise<string>;
   /** The account's maximum send rate (mails per second), SES `GetSendQuota`. */
   maxSendRate(): Promise<number>;
+  /** The account's whole quota and what it sent in the last 24 hours, SES `GetSendQuota`. */
+  sendQuota(): Promise<SendQuota>;
 }

@@ -1,4 +1,5 @@
 import { GetSendQuotaCommand, type SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
+import type { AccountRefusal } from '../../domain/campaign/campaign.ts';
 import { DependencyError } from '../../domain/errors.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
 import { buildMime } from './build-mime.ts';
@@ -7,20 +8,79 @@ import {
   type CampaignMailer,
   CampaignSendError,
   type CampaignSendFailure,
+  type SendQuota,
 } from './campaign-mailer-port.ts';
 
 /** SES's answers that mean "over the sending rate" (`Throttling: Maximum sending rate exceeded`). */
 const THROTTLED = /Throttl|MaxSendingRateExceeded|TooManyRequests/;
 
-/** How a failed SES call counts for a campaign. */
-export function classifySesFailure(error: unknown): CampaignSendFailure {
-  if (!(error instanceof Error)) return 'unavailable';
-  if (THROTTLED.test(error.name) || /Maximum sending rate exceeded/i.test(error.message))
-    return 'throttled';
+/** How a failed SES call counts for a campaign, and for an account refusal, which one. */
+export interface SesFailure {
+  readonly failure: CampaignSendFailure;
+  readonly refusal?: AccountRefusal;
+}
+
+/**
+ * Refusals about the account or the sender, by SES's error name: every mail of the campaign
+ * would be refused alike ([campaign.account-refusal]).
+ */
+const ACCOUNT_ERRORS: Readonly<Record<string, AccountRefusal>> = {
+  AccountSendingPausedException: 'account_paused',
+  ConfigurationSetSendingPausedException: 'account_paused',
+  ConfigurationSetDoesNotExist: 'configuration_set',
+  ConfigurationSetDoesNotExistException: 'configuration_set',
+  MailFromDomainNotVerified: 'sender_unverified',
+  MailFromDomainNotVerifiedException: 'sender_unverified',
+  AccessDenied: 'access_denied',
+  AccessDeniedException: 'access_denied',
+  InvalidClientTokenId: 'access_denied',
+  UnrecognizedClientException: 'access_denied',
+  SignatureDoesNotMatch: 'access_denied',
+  ExpiredToken: 'access_denied',
+  ExpiredTokenException: 'access_denied',
+};
+
+/**
+ * How a failed SES call counts for a campaign ([campaign.quota], [campaign.account-refusal],
+ * [campaign.unknown-outcome]). The daily quota and the rate share SES's error name
+ * (`Throttling`); the message tells them apart. `MessageRejected` is about the recipient
+ * unless its message names an unverified identity (the sender's, or in the sandbox any
+ * recipient's: the account's state, not the person's) or a suspended account. A call that timed
+ * out or lost its connection after it was sent has no known outcome.
+ */
+export function classifySesFailure(error: unknown, recipient = ''): SesFailure {
+  if (!(error instanceof Error)) return { failure: 'unavailable' };
+  const { name, message } = error;
+  if (/daily message quota exceeded/i.test(message)) return { failure: 'quota' };
+  if (THROTTLED.test(name) || /Maximum sending rate exceeded/i.test(message))
+    return { failure: 'throttled' };
+  const refusal = ACCOUNT_ERRORS[name];
+  if (refusal) return { failure: 'account', refusal };
+  if (name === 'MessageRejected') {
+    if (/suspended|sending paused|sending is paused/i.test(message))
+      return { failure: 'account', refusal: 'account_suspended' };
+    if (/not verified/i.test(message))
+      return {
+        failure: 'account',
+        refusal:
+          recipient !== '' && message.toLowerCase().includes(recipient.toLowerCase())
+            ? 'sandbox'
+            : 'sender_unverified',
+      };
+    return { failure: 'rejected' };
+  }
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  if (status === undefined || status >= 500 || /ServiceUnavailable/.test(error.name))
-    return 'unavailable';
-  return 'rejected';
+  if (status === undefined) {
+    // Refused before a connection was made: SES never saw the mail.
+    if (/did not establish a connection|ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(message))
+      return { failure: 'unavailable' };
+    // Sent, and then no answer: SES may have taken it.
+    if (name === 'TimeoutError' || /ECONNRESET|socket hang up|EPIPE/.test(message))
+      return { failure: 'unknown' };
+    return { failure: 'unavailable' };
+  }
+  if (status >= 500 || /ServiceUnavailable/.test(name)) return { failure: 'unavailable' };
+  return { failure: 'rejected' };
 }
 
 /** The stack's configuration set (every event), and the campaign one (no deliveries). */
@@ -68,19 +128,28 @@ export class SesCampaignMailer implements CampaignMailer {
       );
       return output.MessageId ?? '';
     } catch (error) {
-      const failure = classifySesFailure(error);
+      const { failure, refusal } = classifySesFailure(error, mail.to);
       // The error name only: SES messages can quote the recipient, and the message is logged.
       const reason = error instanceof Error ? error.name : typeof error;
       throw new CampaignSendError(failure, `SES did not take the campaign mail (${reason})`, {
         cause: error,
+        ...(refusal ? { refusal } : {}),
       });
     }
   }
 
   async maxSendRate(): Promise<number> {
+    return (await this.sendQuota()).maxSendRate;
+  }
+
+  async sendQuota(): Promise<SendQuota> {
     try {
       const output = await this.client.send(new GetSendQuotaCommand({}));
-      return Number(output.MaxSendRate ?? 0);
+      return {
+        maxSendRate: Number(output.MaxSendRate ?? 0),
+        max24HourSend: Number(output.Max24HourSend ?? 0),
+        sentLast24Hours: Number(output.SentLast24Hours ?? 0),
+      };
     } catch (error) {
       throw new DependencyError('ses', { cause: error });
     }

@@ -63,6 +63,8 @@ export interface CampaignFields {
   readonly walk: number;
   readonly scheduled_at: string;
   readonly schedule_missed_at: string;
+  readonly quota_checked_at: string;
+  readonly recounted_at: string;
 }
 
 /** Counters an update may add to. */
@@ -90,6 +92,8 @@ export interface CampaignUpdate {
     readonly scheduledAt?: string;
     /** Whether the issue is private: a write that lists it decides on what it read. */
     readonly private?: boolean;
+    /** Why it stands paused: a resume by the sweeper acts only on the pause it looked at. */
+    readonly pauseReason?: PauseReason;
   };
   readonly set?: Partial<CampaignFields>;
   readonly add?: Partial<Record<CampaignCounter, number>>;
@@ -107,6 +111,17 @@ export interface RecipientClaim {
   /** The hash of the unsubscribe link's secret the mail will carry, and when it dies. */
   readonly tokenHash: string;
   readonly linkExpiresAt: number;
+}
+
+/** What becomes of the link of an attempt given back unsent. */
+export interface RecipientRelease {
+  /** The hash the claim added. */
+  readonly tokenHash?: string;
+  /**
+   * Whether SES may have taken the mail (a call that timed out): then its link stays valid,
+   * since the copy may be in a mailbox.
+   */
+  readonly mayHaveBeenSent: boolean;
 }
 
 /** How one attempt ended for a claimed recipient. */
@@ -172,13 +187,11 @@ export interface CampaignStore {
 
   /** Which of these subscribers already have a recipient record of the issue. */
   existingRecipients(newsletterId: number, subscriberIds: readonly number[]): Promise<Set<number>>;
-  /** Writes `pending` recipient records (batched, unconditional: only the planner writes them). */
-  putRecipients(
-    newsletterId: number,
-    run: number,
-    subscriberIds: readonly number[],
-    expiresAt: number,
-  ): Promise<void>;
+  /**
+   * Writes `pending` recipient records (batched, unconditional: only the planner writes them).
+   * They last as long as their issue ([campaign.recipients-last]): no expiry.
+   */
+  putRecipients(newsletterId: number, run: number, subscriberIds: readonly number[]): Promise<void>;
   /** Recipient records with subscriber ids after `after`, in id order. */
   recipientPage(
     newsletterId: number,
@@ -207,8 +220,24 @@ export interface CampaignStore {
     outcome: RecipientOutcome,
     at: Date,
   ): Promise<boolean>;
-  /** Gives a claimed recipient back, unsent (SES throttled or was away). */
-  releaseRecipient(newsletterId: number, subscriberId: number, owner: string): Promise<void>;
+  /** Gives a claimed recipient back, unsent (SES throttled, was away, or did not answer). */
+  releaseRecipient(
+    newsletterId: number,
+    subscriberId: number,
+    owner: string,
+    link: RecipientRelease,
+  ): Promise<void>;
+  /**
+   * Reserves `slots` send slots `spacingMs` apart for an issue's run, after every slot any
+   * worker reserved before and not before `now`: the time of the first (epoch ms).
+   */
+  reservePace(
+    newsletterId: number,
+    run: number,
+    slots: number,
+    spacingMs: number,
+    now: number,
+  ): Promise<number>;
   /** How many recipient records of the issue are in each state (reads them all). */
   countRecipients(newsletterId: number): Promise<Record<RecipientState, number>>;
   /** Ids of the newest issues with one of these statuses (the `recent` index), newest first. */

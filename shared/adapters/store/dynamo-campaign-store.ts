@@ -28,14 +28,10 @@ import type {
   ReadOptions,
   RecipientClaim,
   RecipientOutcome,
+  RecipientRelease,
   StoredContent,
 } from './campaign-store-port.ts';
-import {
-  type CapacityListener,
-  CONDITION_FAILED,
-  DynamoRequests,
-  epochSeconds,
-} from './dynamo-requests.ts';
+import { type CapacityListener, CONDITION_FAILED, DynamoRequests } from './dynamo-requests.ts';
 import { fromSubscriberItem } from './subscriber-item.ts';
 import { INDEX, KEY, keys, recipientSortKey, TTL_ATTRIBUTE } from './table-design.ts';
 
@@ -48,6 +44,8 @@ const BATCH_WRITE_ITEMS = 25;
 const BATCH_PARALLEL = 4;
 /** Rounds of retrying what a batch call left unprocessed (throttling) before giving up. */
 const UNPROCESSED_ROUNDS = 8;
+/** Tries at reserving send slots before the worker gives up (each loses to another worker). */
+const PACE_ATTEMPTS = 50;
 
 /**
  * The campaign part of the single-table design (docs/storage.md, "Campaigns"): the campaign's
@@ -56,6 +54,8 @@ const UNPROCESSED_ROUNDS = 8;
  */
 export class DynamoCampaignStore implements CampaignStore {
   readonly #requests: DynamoRequests;
+  /** The last pace reservation seen per issue: the next one's condition, in this container. */
+  readonly #paceSeen = new Map<number, { run: number; next: number }>();
 
   /**
    * `pause` waits before a batch's unprocessed part is sent again; tests pass one that records
@@ -273,6 +273,8 @@ export class DynamoCampaignStore implements CampaignStore {
           : `(attribute_not_exists(${privacy}) OR ${privacy} = ${value(false)})`,
       );
     }
+    if (update.expect.pauseReason !== undefined)
+      conditions.push(`${name('pause_reason')} = ${value(update.expect.pauseReason)}`);
     if (update.expect.planPage !== undefined) {
       const page = name('plan_page');
       conditions.push(
@@ -427,7 +429,6 @@ export class DynamoCampaignStore implements CampaignStore {
     newsletterId: number,
     run: number,
     subscriberIds: readonly number[],
-    expiresAt: number,
   ): Promise<void> {
     const items = subscriberIds.map((id) => ({
       PutRequest: {
@@ -437,7 +438,6 @@ export class DynamoCampaignStore implements CampaignStore {
           run,
           state: 'pending' satisfies RecipientState,
           attempts: 0,
-          [TTL_ATTRIBUTE]: expiresAt,
         },
       },
     }));
@@ -503,9 +503,12 @@ export class DynamoCampaignStore implements CampaignStore {
       new UpdateCommand({
         TableName: this.table,
         Key: keys.recipient(newsletterId, subscriberId),
+        // The link's hash joins the hashes of earlier attempts: a copy mailed by an attempt whose
+        // outcome was lost keeps a working link ([campaign.every-copy-link]). A record planned
+        // before recipient records lasted as long as their issue loses its expiry here.
         UpdateExpression:
-          'SET #state = :sending, lease_until = :lease, #owner = :owner, token_hash = :hash, ' +
-          'link_expires_at = :link, #expires = :link ADD attempts :one',
+          'SET #state = :sending, lease_until = :lease, #owner = :owner, link_expires_at = :link ' +
+          'ADD attempts :one, token_hashes :hash REMOVE #expires',
         // Pending, or claimed by an attempt whose lease lapsed (its worker died mid-send): never
         // one that is settled, nor one another worker holds.
         ConditionExpression:
@@ -521,7 +524,7 @@ export class DynamoCampaignStore implements CampaignStore {
           ':pending': 'pending',
           ':lease': claim.leaseUntil,
           ':owner': claim.owner,
-          ':hash': claim.tokenHash,
+          ':hash': new Set([claim.tokenHash]),
           ':link': claim.linkExpiresAt,
           ':now': claim.now,
           ':one': 1,
@@ -542,7 +545,7 @@ export class DynamoCampaignStore implements CampaignStore {
         TableName: this.table,
         Key: keys.recipient(newsletterId, subscriberId),
         UpdateExpression:
-          'SET #state = :skipped, reason = :reason, #at = :at REMOVE lease_until, #owner',
+          'SET #state = :skipped, reason = :reason, #at = :at REMOVE lease_until, #owner, #expires',
         ConditionExpression:
           'attribute_exists(#pk) AND (#state = :pending OR (#state = :sending AND lease_until < :now))',
         ExpressionAttributeNames: {
@@ -550,6 +553,7 @@ export class DynamoCampaignStore implements CampaignStore {
           '#state': 'state',
           '#owner': 'owner',
           '#at': 'at',
+          '#expires': TTL_ATTRIBUTE,
         },
         ExpressionAttributeValues: {
           ':skipped': 'skipped',
@@ -598,23 +602,77 @@ export class DynamoCampaignStore implements CampaignStore {
     );
   }
 
-  async releaseRecipient(newsletterId: number, subscriberId: number, owner: string): Promise<void> {
+  async releaseRecipient(
+    newsletterId: number,
+    subscriberId: number,
+    owner: string,
+    link: RecipientRelease,
+  ): Promise<void> {
+    // A mail SES surely did not take carries a link nobody holds: its hash goes. One whose
+    // outcome is unknown may be in a mailbox: its link must go on working.
+    const forget = link.tokenHash !== undefined && !link.mayHaveBeenSent;
     await this.#requests.conditional(
       'releaseRecipient',
       new UpdateCommand({
         TableName: this.table,
         Key: keys.recipient(newsletterId, subscriberId),
-        UpdateExpression:
-          'SET #state = :pending REMOVE lease_until, #owner, token_hash, link_expires_at',
+        UpdateExpression: `SET #state = :pending REMOVE lease_until, #owner${forget ? ' DELETE token_hashes :hash' : ''}`,
         ConditionExpression: '#state = :sending AND #owner = :owner',
         ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
         ExpressionAttributeValues: {
           ':pending': 'pending',
           ':sending': 'sending',
           ':owner': owner,
+          ...(forget ? { ':hash': new Set([link.tokenHash]) } : {}),
         },
       }),
     );
+  }
+
+  async reservePace(
+    newsletterId: number,
+    run: number,
+    slots: number,
+    spacingMs: number,
+    now: number,
+  ): Promise<number> {
+    let seen = this.#paceSeen.get(newsletterId);
+    for (let attempt = 0; attempt < PACE_ATTEMPTS; attempt += 1) {
+      const start = seen && seen.run === run ? Math.max(now, seen.next) : now;
+      const next = start + slots * spacingMs;
+      try {
+        await this.#requests.send(
+          'reservePace',
+          new UpdateCommand({
+            TableName: this.table,
+            Key: keys.newsletterPace(newsletterId),
+            UpdateExpression: 'SET next_at = :next, #run = :run',
+            // Another worker's reservation since this one's view fails the write and returns
+            // what it reserved, so the next try starts after it: no extra read.
+            ConditionExpression:
+              seen === undefined
+                ? 'attribute_not_exists(next_at)'
+                : '(#run = :run AND next_at = :seen) OR #run <> :run',
+            ExpressionAttributeNames: { '#run': 'run' },
+            ExpressionAttributeValues: {
+              ':next': next,
+              ':run': run,
+              ...(seen === undefined ? {} : { ':seen': seen.next }),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        this.#paceSeen.set(newsletterId, { run, next });
+        return start;
+      } catch (error) {
+        if (!(error instanceof Error) || !CONDITION_FAILED.has(error.name)) throw error;
+        const old = (error as { Item?: Record<string, { N?: string } | number> }).Item;
+        seen = { run: attributeNumber(old?.run), next: attributeNumber(old?.next_at) };
+      }
+    }
+    throw new DependencyError('dynamodb', {
+      cause: new Error(`no pace reserved for newsletter ${newsletterId} in ${PACE_ATTEMPTS} tries`),
+    });
   }
 
   async countRecipients(newsletterId: number): Promise<Record<RecipientState, number>> {
@@ -752,11 +810,6 @@ export class DynamoCampaignStore implements CampaignStore {
   }
 }
 
-/** The recipient's expiry when planned: the link lifetime and a month to get round to it. */
-export function plannedRecipientExpiry(now: Date, linkLifetimeDays: number): number {
-  return epochSeconds(now) + (linkLifetimeDays + 30) * 86_400;
-}
-
 function fromCampaignItem(item: Item): CampaignRecord {
   const number = (field: string): number => Number(item[field] ?? 0);
   const text = (field: string): string | undefined =>
@@ -770,6 +823,8 @@ function fromCampaignItem(item: Item): CampaignRecord {
   const url = text('url');
   const scheduledAt = text('scheduled_at');
   const scheduleMissedAt = text('schedule_missed_at');
+  const quotaCheckedAt = text('quota_checked_at');
+  const recountedAt = text('recounted_at');
   return {
     id: number('id'),
     subject: String(item.subject ?? ''),
@@ -799,6 +854,8 @@ function fromCampaignItem(item: Item): CampaignRecord {
     walk: number('walk'),
     ...(scheduledAt ? { scheduled_at: scheduledAt } : {}),
     ...(scheduleMissedAt ? { schedule_missed_at: scheduleMissedAt } : {}),
+    ...(quotaCheckedAt ? { quota_checked_at: quotaCheckedAt } : {}),
+    ...(recountedAt ? { recounted_at: recountedAt } : {}),
   };
 }
 
@@ -814,6 +871,8 @@ function fromRecipientItem(newsletterId: number, item: Item): RecipientRecord {
     error: optional<string>('error', 'string'),
     token_hash: optional<string>('token_hash', 'string'),
     link_expires_at: optional<number>('link_expires_at', 'number'),
+    token_hashes:
+      item.token_hashes instanceof Set ? [...(item.token_hashes as Set<string>)] : undefined,
     unsubscribed_at: optional<string>('unsubscribed_at', 'string'),
     bounced_at: optional<string>('bounced_at', 'string'),
     complained_at: optional<string>('complained_at', 'string'),
@@ -826,6 +885,12 @@ function fromRecipientItem(newsletterId: number, item: Item): RecipientRecord {
     attempts: Number(item.attempts ?? 0),
     ...Object.fromEntries(Object.entries(entries).filter(([, each]) => each !== undefined)),
   };
+}
+
+/** A number attribute of an item DynamoDB returned unconverted (an error's ALL_OLD). */
+function attributeNumber(value: { N?: string } | number | undefined): number {
+  if (typeof value === 'number') return value;
+  return Number(value?.N ?? 0);
 }
 
 function slices<T>(items: readonly T[], size: number): T[][] {

@@ -54,6 +54,11 @@ export const keys = {
     [KEY.partition]: `NEWSLETTER#${id}`,
     [KEY.sort]: 'content',
   }),
+  /**
+   * Where an issue's workers reserve their send slots, so that together they keep one rate
+   * ([campaign.pacing]).
+   */
+  newsletterPace: (id: number) => ({ [KEY.partition]: `NEWSLETTER#${id}`, [KEY.sort]: 'pace' }),
   counter: (sequence: 'subscriber' | 'newsletter') => ({
     [KEY.partition]: `COUNTER#${sequence}`,
     [KEY.sort]: 'counter',

@@ -6,8 +6,23 @@ import type { NewsletterIssueRecord } from '../newsletter-issue.ts';
  */
 export const CAMPAIGN_SES_SHARE = 0.8;
 
-/** Why a campaign stands paused: an operator's command, or failures in a row. */
-export type PauseReason = 'operator' | 'failures';
+/**
+ * What SES refused about the account or the sender rather than a recipient
+ * ([campaign.account-refusal]): every mail would be refused alike, so the campaign pauses.
+ */
+export type AccountRefusal =
+  | 'account_paused'
+  | 'account_suspended'
+  | 'sender_unverified'
+  | 'sandbox'
+  | 'configuration_set'
+  | 'access_denied';
+
+/**
+ * Why a campaign stands paused: an operator's command, failures in a row, the account's daily
+ * quota used up ([campaign.quota]), or a refusal about the account or the sender.
+ */
+export type PauseReason = 'operator' | 'failures' | 'quota' | AccountRefusal;
 
 /**
  * A newsletter issue with the state of its sending (docs/storage.md, "Campaigns"): one run at a
@@ -52,6 +67,10 @@ export interface CampaignRecord extends NewsletterIssueRecord {
    * `scheduled` for the operator to send, or unschedule, by hand.
    */
   readonly schedule_missed_at?: string;
+  /** When the sweeper last asked SES whether a campaign paused for the quota has room again. */
+  readonly quota_checked_at?: string;
+  /** When the sweeper last recounted the records of a quiet run ([campaign.complete]). */
+  readonly recounted_at?: string;
   /** Generation of the requeue walk: a resume starts a new one, older walk messages are dropped. */
   readonly walk: number;
 }

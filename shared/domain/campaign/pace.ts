@@ -1,52 +1,49 @@
 /**
- * Pacing of one campaign worker ([campaign.pacing]). A run's rate R (mails per second, all
- * workers together) is split over the N workers the queue's event source mapping allows at
- * most. Each worker keeps a sliding window: at most `perWindow` sends started in any
- * `windowMs`, and sends spread evenly inside it. So N workers together never start more than
- * N × floor(R / N) ≤ R sends in any second, measured where they start.
+ * One rate for a whole campaign ([campaign.pacing]). A run's rate R (mails per second, all
+ * workers together) is cut into send slots `spacingMs` apart on one time line that every
+ * worker reserves from (the campaign store's pace item): each reservation takes the next
+ * `block` slots after every slot reserved before, so no two slots of the campaign are closer
+ * than `spacingMs`, in whichever worker or container they were reserved. A worker sends at a
+ * slot's time, or drops the slot once it is more than LATE_SLOT_MS late. So the sends of any
+ * 1-second window started at slots inside an open span of 1,000 + LATE_SLOT_MS ms, which
+ * holds fewer than (1,000 + WINDOW_SLACK_MS) / spacingMs = floor(R) slots: at most R, for any
+ * number of workers, with WINDOW_SLACK_MS − LATE_SLOT_MS left for the send's latency to vary.
  */
 export interface Pace {
-  /** Sends one worker may start in any window. */
-  readonly perWindow: number;
-  readonly windowMs: number;
-  /** The least time between two sends of one worker. */
+  /** Time between two slots of the campaign, whichever workers take them. */
   readonly spacingMs: number;
+  /** Slots one reservation takes: about a second of one worker's share. */
+  readonly block: number;
 }
 
-/**
- * Slack added to every window: a send's latency to SES varies by a few milliseconds, so two
- * sends started exactly a window apart may land in the same second at SES.
- */
-export const WINDOW_SLACK_MS = 20;
+/** Slack added to the second that floor(R) slots span (latency of a send varies). */
+export const WINDOW_SLACK_MS = 25;
+/** How late a slot may still be used; a later one is dropped, never sent in a bunch. */
+export const LATE_SLOT_MS = 15;
 
-/** The pace of one of `workers` workers sharing `rate` mails per second. */
+/** The pace of a run at `rate` mails per second sent by up to `workers` workers. */
 export function paceFor(rate: number, workers: number): Pace {
   if (!(rate > 0) || !Number.isInteger(workers) || workers < 1)
     throw new RangeError(`no pace for rate ${rate} over ${workers} workers`);
-  const share = rate / workers;
-  if (share >= 1) {
-    const perWindow = Math.floor(share);
-    const windowMs = 1000 + WINDOW_SLACK_MS;
-    return { perWindow, windowMs, spacingMs: windowMs / perWindow };
-  }
-  // Below one mail per second each: one mail per however many seconds it takes.
-  const windowMs = Math.ceil(1000 / share) + WINDOW_SLACK_MS;
-  return { perWindow: 1, windowMs, spacingMs: windowMs };
+  // Whole mails per window: 11.2 per second allows 11 in any second, never 12.
+  const perWindow = rate >= 1 ? Math.floor(rate) : rate;
+  const spacingMs = (1000 + WINDOW_SLACK_MS) / perWindow;
+  return { spacingMs, block: Math.max(1, Math.min(50, Math.ceil(rate / workers))) };
+}
+
+/** The times of `count` slots from `start`, `spacingMs` apart. */
+export function slotTimes(start: number, count: number, pace: Pace): number[] {
+  return Array.from({ length: count }, (_, index) => start + index * pace.spacingMs);
 }
 
 /**
- * How long a worker waits before its next send may start, given when its recent sends started
- * (epoch ms, oldest first; only the last `pace.perWindow` matter) and the time now.
+ * Takes the next slot of `slots` (ascending, epoch ms) that is not too late at `now`, dropping
+ * the late ones: undefined when none is left.
  */
-export function waitBeforeNext(started: readonly number[], now: number, pace: Pace): number {
-  if (started.length === 0) return 0;
-  const last = started[started.length - 1] ?? now;
-  const spacing = last + pace.spacingMs - now;
-  const window =
-    started.length >= pace.perWindow
-      ? (started[started.length - pace.perWindow] ?? now) + pace.windowMs - now
-      : 0;
-  // The window is the bound (rounded up); the spacing only smooths, and rounding it up too
-  // would cost a millisecond per send at high rates.
-  return Math.max(0, Math.floor(spacing), Math.ceil(window));
+export function takeSlot(slots: number[], now: number): number | undefined {
+  while (slots.length > 0) {
+    const slot = slots.shift() as number;
+    if (now - slot <= LATE_SLOT_MS) return slot;
+  }
+  return undefined;
 }

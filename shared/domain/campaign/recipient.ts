@@ -38,8 +38,16 @@ export interface RecipientRecord {
   readonly message_id?: string;
   readonly reason?: SkipReason;
   readonly error?: string;
-  /** SHA-256 of the secret of the unsubscribe link its mail carries; the secret is not stored. */
+  /**
+   * SHA-256 of the secret of the unsubscribe link its mail carries (records from before
+   * `token_hashes`); the secret is not stored.
+   */
   readonly token_hash?: string;
+  /**
+   * The hashes of the links of every copy that may have gone out: a mail sent again after a
+   * crash or an unanswered call carries a new link, and the first copy's goes on working.
+   */
+  readonly token_hashes?: readonly string[];
   /** Epoch s after which that link stops working. */
   readonly link_expires_at?: number;
   /** When the person unsubscribed through this issue's link (ISO). */

@@ -28,8 +28,16 @@ export async function campaignLinkHolder(
   const token = parseCampaignLink(raw);
   if (!token) return undefined;
   const recipient = await deps.campaigns.getRecipient(token.newsletterId, token.subscriberId);
-  if (!recipient?.token_hash || !sameHash(recipient.token_hash, campaignLinkHash(token)))
-    return undefined;
+  if (!recipient) return undefined;
+  // Every copy's link ([campaign.every-copy-link]): each is compared in constant time, all of
+  // them, so the time taken does not tell which matched.
+  const hash = campaignLinkHash(token);
+  const known = [
+    ...(recipient.token_hashes ?? []),
+    ...(recipient.token_hash ? [recipient.token_hash] : []),
+  ];
+  const matches = known.filter((stored) => sameHash(stored, hash));
+  if (matches.length === 0) return undefined;
   if ((recipient.link_expires_at ?? 0) * 1000 <= deps.now().getTime()) return undefined;
   const email = (await deps.campaigns.emailsOf([token.subscriberId])).get(token.subscriberId);
   if (!email) return undefined;

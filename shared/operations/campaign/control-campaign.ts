@@ -1,12 +1,19 @@
+import type { SendQuota } from '../../adapters/mail/campaign-mailer-port.ts';
 import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
 import {
   type CampaignAction,
   invalidTransition,
   transitionOf,
 } from '../../domain/campaign/campaign-status.ts';
-import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
+import {
+  DependencyError,
+  describeError,
+  type NewsletterError,
+  newsletterError,
+} from '../../domain/errors.ts';
 import type { CallContext } from '../dependencies.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
+import { overQuota, overQuotaMessage, type QuotaSource, quotaFit } from './quota-fit.ts';
 import { restartWork } from './restart-work.ts';
 
 /** What the send needs to know of its caller: where links point when the settings say nothing. */
@@ -23,6 +30,16 @@ export interface SendOptions {
    * does not send at the old time.
    */
   readonly scheduledAt?: string;
+  /**
+   * With SES's quota at hand, a send that does not fit in what the account may still send in
+   * 24 hours is refused (`over_quota`, saying so) unless accepted ([campaign.quota]).
+   */
+  readonly quota?: QuotaSource;
+  readonly acceptQuota?: boolean;
+  /** Asked, when given, whether to go on with an issue that does not fit (a person at a CLI). */
+  readonly confirmOverQuota?: (message: string) => Promise<boolean>;
+  /** Told when SES's quota could not be read: the send goes on without the check. */
+  readonly quotaUnknown?: () => void;
 }
 
 export const notFound = (id: number): NewsletterError =>
@@ -54,6 +71,10 @@ export async function sendNewsletter(
     return invalidTransition(id, current.status, action);
   const linkBase = await readyToSend(deps, current, context);
   if (typeof linkBase !== 'string') return linkBase;
+  if (options.quota && !options.acceptQuota) {
+    const refusal = await checkQuota(deps, current, options.quota, options);
+    if (refusal) return refusal;
+  }
   const now = deps.now().toISOString();
   const started = await deps.campaigns.updateCampaign(id, {
     expect: {
@@ -87,6 +108,33 @@ export async function sendNewsletter(
   });
   await queueFirstPage(deps, started);
   return started;
+}
+
+/**
+ * The refusal of a send that does not fit in the account's daily quota and was not accepted
+ * ([campaign.quota]); undefined to go on. SES's quota is a courtesy check: when SES cannot be
+ * asked, the send goes on (a quota refusal still pauses it), and the caller is told.
+ */
+async function checkQuota(
+  deps: CampaignDependencies,
+  issue: CampaignRecord,
+  source: QuotaSource,
+  options: SendOptions,
+): Promise<NewsletterError | undefined> {
+  let quota: SendQuota;
+  try {
+    quota = await source.sendQuota();
+  } catch (error) {
+    if (!(error instanceof DependencyError)) throw error;
+    deps.log.warn('send_quota_unknown', { newsletter_id: issue.id, cause: describeError(error) });
+    options.quotaUnknown?.();
+    return undefined;
+  }
+  const fit = await quotaFit(deps, issue, options.newOnly === true, quota);
+  if (fit.fits) return undefined;
+  const message = overQuotaMessage(issue.id, fit);
+  if (options.confirmOverQuota && (await options.confirmOverQuota(message))) return undefined;
+  return overQuota(issue.id, fit);
 }
 
 /**

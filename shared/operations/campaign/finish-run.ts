@@ -1,4 +1,5 @@
-import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
+import type { CampaignFields } from '../../adapters/store/campaign-store-port.ts';
+import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
 
 /**
@@ -10,12 +11,16 @@ import type { CampaignDependencies } from './campaign-dependencies.ts';
 export async function completeRun(
   deps: Pick<CampaignDependencies, 'campaigns' | 'now' | 'log'>,
   campaign: CampaignRecord,
+  /** Counts recounted from the records, written in the same write that ends the run. */
+  counts: Partial<
+    Pick<CampaignFields, 'total' | 'sent' | 'skipped' | 'failed' | 'recounted_at'>
+  > = {},
 ): Promise<CampaignRecord | undefined> {
   let current = campaign;
   for (;;) {
     const done = await deps.campaigns.updateCampaign(current.id, {
       expect: { statuses: ['sending'], run: current.run, private: current.private },
-      set: { status: 'sent', sent_at: deps.now().toISOString() },
+      set: { ...counts, status: 'sent', sent_at: deps.now().toISOString() },
       remove: ['pause_reason'],
       listPublicly: !current.private,
     });
@@ -39,21 +44,31 @@ export async function completeRun(
 }
 
 /**
- * Pauses a campaign after too many failed sends in a row ([campaign.auto-pause]); the alarm on
- * CampaignsAutoPaused tells the operator, who resumes once the cause is gone.
+ * Pauses a sending campaign on its own ([campaign.auto-pause], [campaign.quota],
+ * [campaign.account-refusal]): after too many failed sends in a row, when the account's daily
+ * quota is used up, or when SES refuses the account or the sender. Nobody is counted failed for
+ * the last two; the alarm on CampaignsAutoPaused tells the operator. A campaign paused for the
+ * quota goes on by itself once SES has room again (the sweeper asks); any other is resumed by
+ * the operator once the cause is gone.
  */
-export async function pauseForFailures(
-  deps: Pick<CampaignDependencies, 'campaigns' | 'log' | 'metrics'>,
+export async function pauseCampaign(
+  deps: Pick<CampaignDependencies, 'campaigns' | 'log' | 'metrics' | 'now'>,
   campaign: CampaignRecord,
+  reason: Exclude<PauseReason, 'operator'>,
 ): Promise<void> {
   const paused = await deps.campaigns.updateCampaign(campaign.id, {
     expect: { statuses: ['sending'], run: campaign.run },
-    set: { status: 'paused', pause_reason: 'failures' },
+    set: {
+      status: 'paused',
+      pause_reason: reason,
+      ...(reason === 'quota' ? { quota_checked_at: deps.now().toISOString() } : {}),
+    },
   });
   if (!paused) return;
   deps.metrics.count('CampaignsAutoPaused', 1, { newsletter: String(campaign.id) });
   deps.log.error('campaign_auto_paused', {
     newsletter_id: campaign.id,
+    reason,
     consecutive_failures: campaign.consecutive_failures,
   });
 }

@@ -1,4 +1,3 @@
-import { plannedRecipientExpiry } from '../../adapters/store/dynamo-campaign-store.ts';
 import {
   type CampaignRecord,
   campaignRate,
@@ -82,7 +81,6 @@ export async function planPage(
     id,
     campaign.run,
     recipients.map((recipient) => recipient.id),
-    plannedRecipientExpiry(deps.now(), settings.unsubscribe_link_lifetime_days),
   );
   const committed = await deps.campaigns.updateCampaign(id, {
     expect: { statuses: ['sending'], run: campaign.run, planPage: message.page },

@@ -1,4 +1,4 @@
-import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
+import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
 import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
 
@@ -13,9 +13,11 @@ export async function restartWork(
   deps: Pick<CampaignDependencies, 'campaigns' | 'queue' | 'now'>,
   id: number,
   from: readonly NewsletterIssueStatus[],
+  /** Only a campaign paused for this reason (the sweeper's resume after the quota). */
+  pauseReason?: PauseReason,
 ): Promise<CampaignRecord | undefined> {
   const campaign = await deps.campaigns.updateCampaign(id, {
-    expect: { statuses: from },
+    expect: { statuses: from, ...(pauseReason ? { pauseReason } : {}) },
     set: { status: 'sending', consecutive_failures: 0, active_at: deps.now().toISOString() },
     add: { walk: 1 },
     remove: ['pause_reason'],

@@ -1,10 +1,16 @@
 import type { CampaignMailer } from '../../adapters/mail/campaign-mailer-port.ts';
 import { CampaignSendError } from '../../adapters/mail/campaign-mailer-port.ts';
 import type { StoredContent } from '../../adapters/store/campaign-store-port.ts';
-import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
+import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
 import { isRunComplete } from '../../domain/campaign/campaign.ts';
 import { mintCampaignLink } from '../../domain/campaign/campaign-link.ts';
-import { type Pace, paceFor, waitBeforeNext } from '../../domain/campaign/pace.ts';
+import {
+  LATE_SLOT_MS,
+  type Pace,
+  paceFor,
+  slotTimes,
+  takeSlot,
+} from '../../domain/campaign/pace.ts';
 import { recheckRecipient, type SkipReason } from '../../domain/campaign/recipient.ts';
 import { renderCampaign } from '../../domain/campaign/render-campaign.ts';
 import { webVersionUrlOf } from '../../domain/campaign/web-version.ts';
@@ -18,7 +24,7 @@ import { pageLink } from '../../domain/links.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
 import type { CampaignDependencies, Clock } from './campaign-dependencies.ts';
-import { completeRun, pauseForFailures } from './finish-run.ts';
+import { completeRun, pauseCampaign } from './finish-run.ts';
 
 /** Sends in flight at once per invocation: also the most one crash of a worker may repeat. */
 export const SENDS_IN_FLIGHT = 4;
@@ -37,8 +43,11 @@ export interface SenderDependencies extends CampaignDependencies {
   readonly clock: Clock;
   /** The issues' content, read once per container: it cannot change once sending starts. */
   readonly contents: Map<number, StoredContent>;
-  /** When this container's recent sends started (epoch ms), for the pacing across invocations. */
-  readonly started: number[];
+  /**
+   * Send slots this container reserved and has not used yet, by `<issue>/<run>` (epoch ms,
+   * ascending): a chunk that follows in the same container uses them ([campaign.pacing]).
+   */
+  readonly slots: Map<string, number[]>;
 }
 
 /** How one invocation of a worker runs. */
@@ -67,21 +76,23 @@ export interface ChunkOutcome {
     | 'throttled'
     | 'unavailable'
     | 'deadline'
-    | 'failures';
+    | 'failures'
+    | 'quota'
+    | 'account';
 }
 
 /** Time kept free before the deadline: a send in flight and the writes after it. */
 const DEADLINE_MARGIN_MS = 6_000;
-/** How often a worker re-reads whether its campaign is still sending (pause acts within it). */
+/**
+ * How often a worker records what it settled on the campaign, and so learns whether it is
+ * still sending (a pause acts within it, and the counts an operator watches move every second).
+ */
 const STATUS_CHECK_MS = 1_000;
 /** Longest pause of a pacing wait before the worker looks at its campaign's status again. */
 const WAIT_STEP_MS = 250;
 /** Backoff of work put back after a throttle or an outage: 2 s doubling, at most 5 minutes. */
 const BACKOFF_BASE_SECONDS = 2;
 const BACKOFF_MAX_SECONDS = 300;
-
-/** Pacing history kept per container: only the latest sends matter. */
-const HISTORY = 1_000;
 
 /**
  * Sends one chunk of a campaign's recipients ([campaign.claim], [campaign.recheck],
@@ -132,10 +143,16 @@ class ChunkRun {
   failuresInRow = 0;
   anySuccess = false;
   stopped: ChunkOutcome['stopped'];
+  /** What to pause the campaign for, when the chunk stopped on SES's word about the account. */
+  pauseFor: Exclude<PauseReason, 'operator'> | undefined;
   readonly leftovers: ChunkRecipient[] = [];
   readonly skipReasons = new Map<SkipReason, number>();
+  /** Outcomes settled since the last flush, and whether a send succeeded among them. */
+  #unflushed = { sent: 0, skipped: 0, failed: 0, failures: 0, anySuccess: false };
   #checkedAt: number;
   #checking: Promise<void> | undefined;
+  #reserving: Promise<void> | undefined;
+  readonly #slotKey: string;
 
   constructor(
     readonly deps: SenderDependencies,
@@ -146,11 +163,12 @@ class ChunkRun {
     readonly pace: Pace,
   ) {
     this.#checkedAt = deps.clock.now();
+    this.#slotKey = `${campaign.id}/${campaign.run}`;
   }
 
   /** Recipients go in groups small enough that their subscribers are read just before. */
   async sendAll(recipients: readonly ChunkRecipient[]): Promise<void> {
-    const group = Math.max(this.invocation.inFlight, Math.min(25, this.pace.perWindow));
+    const group = Math.max(this.invocation.inFlight, Math.min(25, this.pace.block));
     for (let start = 0; start < recipients.length; start += group) {
       const members = recipients.slice(start, start + group);
       if (await this.#shouldStop()) {
@@ -174,7 +192,11 @@ class ChunkRun {
     }
   }
 
-  /** Whether to start no more sends: the campaign left `sending`, or time is short. */
+  /**
+   * Whether to start no more sends: the campaign left `sending`, or time is short. About every
+   * second the outcomes settled since the last time are added to the campaign's counts, and
+   * the answer says whether it is still sending: one write serves both.
+   */
   async #shouldStop(): Promise<boolean> {
     if (this.stopped) return true;
     if (this.deps.clock.now() > this.invocation.deadline - DEADLINE_MARGIN_MS) {
@@ -182,7 +204,7 @@ class ChunkRun {
       return true;
     }
     if (this.deps.clock.now() - this.#checkedAt >= STATUS_CHECK_MS) {
-      this.#checking ??= this.deps.campaigns.getCampaign(this.campaign.id).then((now) => {
+      this.#checking ??= this.#flush().then((now) => {
         this.#checkedAt = this.deps.clock.now();
         this.#checking = undefined;
         if (now?.status !== 'sending' || now.run !== this.campaign.run) this.stopped ??= 'paused';
@@ -206,12 +228,9 @@ class ChunkRun {
     if (!decision.send) {
       if (await this.deps.campaigns.skipRecipient(id, recipient.id, decision.reason, clock.now())) {
         this.skipped += 1;
+        this.#unflushed.skipped += 1;
         this.skipReasons.set(decision.reason, (this.skipReasons.get(decision.reason) ?? 0) + 1);
       }
-      return;
-    }
-    if (!(await this.#paced())) {
-      this.leftovers.push(recipient);
       return;
     }
     const now = clock.now();
@@ -243,6 +262,15 @@ class ChunkRun {
       },
       { unsubscribeUrl, ...(webVersionUrl ? { webVersionUrl } : {}) },
     );
+    // Claimed and rendered first, so that the send starts at its slot's time.
+    if (!(await this.#paced())) {
+      await this.deps.campaigns.releaseRecipient(id, recipient.id, this.invocation.owner, {
+        tokenHash: link.hash,
+        mayHaveBeenSent: false,
+      });
+      this.leftovers.push(recipient);
+      return;
+    }
     let messageId: string;
     try {
       messageId = await this.deps.mailer.send(
@@ -256,12 +284,17 @@ class ChunkRun {
         this.settings.sender,
       );
     } catch (error) {
-      await this.#failed(recipient, error);
+      await this.#failed(recipient, error, link.hash);
       return;
     }
     this.anySuccess = true;
     this.failuresInRow = 0;
-    if (await this.#recordSent(recipient, messageId)) this.sent += 1;
+    this.#unflushed.anySuccess = true;
+    this.#unflushed.failures = 0;
+    if (await this.#recordSent(recipient, messageId)) {
+      this.sent += 1;
+      this.#unflushed.sent += 1;
+    }
   }
 
   /**
@@ -293,31 +326,71 @@ class ChunkRun {
     }
   }
 
-  /** Waits for this worker's next send slot; false when the chunk stopped meanwhile. */
+  /**
+   * Waits for the next send slot of the campaign ([campaign.pacing]): one this container
+   * reserved and has not used, or one of a new reservation; false when the chunk stopped.
+   */
   async #paced(): Promise<boolean> {
     const clock = this.deps.clock;
+    let slot: number | undefined;
     for (;;) {
-      if (await this.#shouldStop()) return false;
-      const wait = waitBeforeNext(this.deps.started, clock.now(), this.pace);
-      if (wait === 0) {
-        // Taken at once, before any await: two lanes never get the same slot.
-        this.deps.started.push(clock.now());
-        if (this.deps.started.length > HISTORY) this.deps.started.splice(0, HISTORY / 2);
-        return true;
+      if (await this.#shouldStop()) {
+        // Unused, it may still serve the container's next chunk.
+        if (slot !== undefined) this.deps.slots.get(this.#slotKey)?.unshift(slot);
+        return false;
       }
-      await clock.sleep(Math.min(wait, WAIT_STEP_MS));
+      if (slot === undefined) {
+        // Taken at once, before any await: two lanes never get the same slot.
+        slot = takeSlot(this.deps.slots.get(this.#slotKey) ?? [], clock.now());
+        if (slot === undefined) {
+          this.#reserving ??= this.#reserve().finally(() => {
+            this.#reserving = undefined;
+          });
+          await this.#reserving;
+        }
+        continue;
+      }
+      const early = slot - clock.now();
+      if (early > 0) {
+        await clock.sleep(Math.min(early, WAIT_STEP_MS));
+        continue;
+      }
+      // A status check just now may have made it late: a late slot is dropped, not used.
+      if (-early <= LATE_SLOT_MS) return true;
+      slot = undefined;
+    }
+  }
+
+  /** Reserves the next block of the campaign's slots for this container. */
+  async #reserve(): Promise<void> {
+    const start = await this.deps.campaigns.reservePace(
+      this.campaign.id,
+      this.campaign.run,
+      this.pace.block,
+      this.pace.spacingMs,
+      this.deps.clock.now(),
+    );
+    const slots = this.deps.slots.get(this.#slotKey) ?? [];
+    slots.push(...slotTimes(start, this.pace.block, this.pace));
+    this.deps.slots.set(this.#slotKey, slots);
+    // Slots of runs this container no longer sends are dropped with their runs.
+    if (this.deps.slots.size > 16) {
+      for (const key of this.deps.slots.keys()) {
+        if (key !== this.#slotKey) this.deps.slots.delete(key);
+      }
     }
   }
 
   /** Stops the chunk once the failures in a row, with those before it, reach the limit. */
   #countFailure(): void {
     this.failuresInRow += 1;
+    this.#unflushed.failures += 1;
     const before = this.anySuccess ? 0 : this.campaign.consecutive_failures;
     if (before + this.failuresInRow >= this.settings.campaign.failure_limit)
       this.stopped ??= 'failures';
   }
 
-  async #failed(recipient: ChunkRecipient, error: unknown): Promise<void> {
+  async #failed(recipient: ChunkRecipient, error: unknown, tokenHash: string): Promise<void> {
     const id = this.campaign.id;
     const failure = error instanceof CampaignSendError ? error.failure : 'rejected';
     const newsletter = { newsletter: String(id) };
@@ -336,24 +409,51 @@ class ChunkRun {
           { state: 'failed', error: describeError(error) },
           this.deps.now(),
         )
-      )
+      ) {
         this.failed += 1;
+        this.#unflushed.failed += 1;
+      }
       return;
     }
-    // Not sent: SES drops what it throttles, so the mail goes back on the queue, never lost.
-    await this.deps.campaigns.releaseRecipient(id, recipient.id, this.invocation.owner);
+    // Not sent, or not known to be: the recipient goes back, never lost. A call with no answer
+    // may have been taken by SES: its copy may be in a mailbox, so its link stays valid
+    // ([campaign.unknown-outcome]).
+    await this.deps.campaigns.releaseRecipient(id, recipient.id, this.invocation.owner, {
+      tokenHash,
+      mayHaveBeenSent: failure === 'unknown',
+    });
     this.leftovers.push(recipient);
-    if (failure === 'throttled') {
-      this.deps.metrics.count('CampaignThrottles', 1, newsletter);
-      this.stopped ??= 'throttled';
-    } else {
-      this.#countFailure();
-      this.deps.log.warn('campaign_ses_unavailable', {
-        newsletter_id: id,
-        cause: describeError(error),
-      });
-      this.stopped ??= 'unavailable';
+    switch (failure) {
+      case 'throttled':
+        this.deps.metrics.count('CampaignThrottles', 1, newsletter);
+        this.stopped ??= 'throttled';
+        return;
+      case 'quota':
+        // The account's daily quota: nothing more goes out until it has room again.
+        this.stopped ??= 'quota';
+        this.pauseFor ??= 'quota';
+        return;
+      case 'account': {
+        const refusal = error instanceof CampaignSendError ? error.refusal : undefined;
+        this.stopped ??= 'account';
+        this.pauseFor ??= refusal ?? 'account_paused';
+        this.deps.log.error('campaign_account_refused', {
+          newsletter_id: id,
+          refusal: this.pauseFor,
+          cause: describeError(error),
+        });
+        return;
+      }
+      case 'unknown':
+        this.deps.metrics.count('CampaignUnknownOutcomes', 1, newsletter);
+        break;
     }
+    this.#countFailure();
+    this.deps.log.warn('campaign_ses_unavailable', {
+      newsletter_id: id,
+      cause: describeError(error),
+    });
+    this.stopped ??= 'unavailable';
   }
 
   /** Puts the unsent back, counts what was settled, and ends the run or pauses it if due. */
@@ -389,6 +489,33 @@ class ChunkRun {
     };
   }
 
+  /**
+   * Adds the outcomes settled since the last flush to the campaign's counts; the campaign as
+   * it is after (undefined when it is no longer this run, or ended).
+   */
+  async #flush(): Promise<CampaignRecord | undefined> {
+    const done = this.#unflushed;
+    this.#unflushed = { sent: 0, skipped: 0, failed: 0, failures: 0, anySuccess: false };
+    const now = this.deps.now().toISOString();
+    const settledAny = done.sent + done.skipped + done.failed > 0;
+    return this.deps.campaigns.updateCampaign(this.campaign.id, {
+      // Counted whatever the campaign became meanwhile: these recipients were settled. A run
+      // the sweeper ended (`sent`, recounted from the records) counted them already.
+      expect: { statuses: ['sending', 'paused', 'cancelled'], run: this.campaign.run },
+      add: {
+        sent: done.sent,
+        skipped: done.skipped,
+        failed: done.failed,
+        ...(!done.anySuccess && done.failures > 0 ? { consecutive_failures: done.failures } : {}),
+      },
+      set: {
+        active_at: now,
+        ...(settledAny ? { progress_at: now } : {}),
+        ...(done.anySuccess ? { consecutive_failures: done.failures } : {}),
+      },
+    });
+  }
+
   async #count(): Promise<void> {
     const id = this.campaign.id;
     const newsletter = { newsletter: String(id) };
@@ -397,28 +524,17 @@ class ChunkRun {
     if (this.failed) this.deps.metrics.count('CampaignFailures', this.failed, newsletter);
     for (const [reason, count] of this.skipReasons)
       this.deps.log.info('campaign_skips', { newsletter_id: id, reason, count });
-    const now = this.deps.now().toISOString();
-    const settledAny = this.sent + this.skipped + this.failed > 0;
-    const after = await this.deps.campaigns.updateCampaign(id, {
-      // Counted whatever the campaign became meanwhile: these recipients were settled.
-      expect: { statuses: ['sending', 'paused', 'cancelled'], run: this.campaign.run },
-      add: {
-        sent: this.sent,
-        skipped: this.skipped,
-        failed: this.failed,
-        ...(!this.anySuccess && this.failuresInRow > 0
-          ? { consecutive_failures: this.failuresInRow }
-          : {}),
-      },
-      set: {
-        active_at: now,
-        ...(settledAny ? { progress_at: now } : {}),
-        ...(this.anySuccess ? { consecutive_failures: this.failuresInRow } : {}),
-      },
-    });
+    // A flush of the lanes' own may still be on its way: its write first, then this one.
+    await this.#checking;
+    const after = await this.#flush();
     if (after?.status !== 'sending') return;
-    if (after.consecutive_failures >= this.settings.campaign.failure_limit && !isRunComplete(after))
-      await pauseForFailures(this.deps, after);
+    if (this.pauseFor !== undefined && !isRunComplete(after))
+      await pauseCampaign(this.deps, after, this.pauseFor);
+    else if (
+      after.consecutive_failures >= this.settings.campaign.failure_limit &&
+      !isRunComplete(after)
+    )
+      await pauseCampaign(this.deps, after, 'failures');
     else if (isRunComplete(after)) await completeRun(this.deps, after);
   }
 }

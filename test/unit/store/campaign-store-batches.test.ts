@@ -9,10 +9,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import {
-  DynamoCampaignStore,
-  plannedRecipientExpiry,
-} from '../../../shared/adapters/store/dynamo-campaign-store.ts';
+import { DynamoCampaignStore } from '../../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DependencyError } from '../../../shared/domain/errors.ts';
 
 const TABLE = 'Newsletter';
@@ -60,7 +57,7 @@ describe('[campaign.plan] a batch DynamoDB handles in part is sent again until a
   it('writes every recipient record once when a write leaves some unprocessed', async () => {
     const client = new PartialClient(3);
     const pauses: number[] = [];
-    await storeOver(client, pauses).putRecipients(7, 1, ids(30), 2e9);
+    await storeOver(client, pauses).putRecipients(7, 1, ids(30));
     expect(
       client.written.map((item) => item.subscriber_id).sort((a, b) => Number(a) - Number(b)),
     ).toEqual(ids(30));
@@ -84,7 +81,7 @@ describe('[campaign.plan] a batch DynamoDB handles in part is sent again until a
     const backoff = [50, 100, 200, 400, 800, 1000, 1000];
     const writes = new PartialClient(Number.POSITIVE_INFINITY);
     const writePauses: number[] = [];
-    const written = storeOver(writes, writePauses).putRecipients(7, 1, [1], 2e9);
+    const written = storeOver(writes, writePauses).putRecipients(7, 1, [1]);
     await expect(written).rejects.toBeInstanceOf(DependencyError);
     await expect(written).rejects.toMatchObject({
       dependency: 'dynamodb',
@@ -105,19 +102,15 @@ describe('[campaign.plan] a batch DynamoDB handles in part is sent again until a
   });
 });
 
-describe('[campaign.plan] a planned recipient record outlives the link its mail will carry', () => {
-  it('expires the link lifetime and 30 days after it is planned, to the second', () => {
-    const planned = new Date('2026-11-22T10:00:00.750Z');
-    const seconds = Date.parse('2026-11-22T10:00:00.000Z') / 1000;
-    expect(plannedRecipientExpiry(planned, 30)).toBe(seconds + 60 * 86_400);
-    expect(plannedRecipientExpiry(planned, 365)).toBe(seconds + 395 * 86_400);
-  });
-
-  it('is written with that expiry, for every record of the batch', async () => {
+describe('[campaign.recipients-last] a planned recipient record lasts as long as its issue', () => {
+  it('is written with no expiry, for every record of the batch', async () => {
     const client = new PartialClient(0);
-    await storeOver(client).putRecipients(7, 1, ids(3), 1_800_000_000);
+    await storeOver(client).putRecipients(7, 1, ids(3));
+    expect(client.written).toHaveLength(3);
     expect(client.written.map((item) => item.expires_at)).toEqual([
-      1_800_000_000, 1_800_000_000, 1_800_000_000,
+      undefined,
+      undefined,
+      undefined,
     ]);
   });
 });
