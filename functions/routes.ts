@@ -21,11 +21,15 @@ import {
   V2EmptySchema,
   V2ExtraFieldSchema,
   V2IdRequestSchema,
+  V2IssueSchema,
+  V2IssueWriteSchema,
   V2ListSchema,
   V2NewsletterSchema,
   V2PageRequestSchema,
+  V2ReportSchema,
   V2SubscriberQuerySchema,
   V2SubscriberWriteSchema,
+  V2TestSendSchema,
 } from '../shared/domain/v2/v2-shapes.ts';
 import { V2SubscriberSchema } from '../shared/domain/v2/v2-subscriber.ts';
 import { DeleteResultSchema } from '../shared/operations/delete-subscriber.ts';
@@ -149,6 +153,35 @@ function settingsRoute(name: string, path: string, summary: string, response: v.
   } as const satisfies Route;
 }
 
+/**
+ * A v2 route of our extension that works on one issue (`/issues/{id}/...`), for a write key,
+ * or a read key for the report ([v2.issues]).
+ */
+function issueRoute(
+  name: string,
+  method: 'POST' | 'PUT' | 'GET',
+  path: string,
+  summary: string,
+  access: RouteAccess,
+  request: v.GenericSchema = V2IdRequestSchema,
+  response: v.GenericSchema = method === 'GET' ? V2ReportSchema : V2IssueSchema,
+) {
+  return {
+    name,
+    methods: [method],
+    path,
+    version: 'v2',
+    key: 'none',
+    clientKey: { [method]: method === 'GET' ? 'read' : 'write' },
+    cors: false,
+    formPage: false,
+    summary,
+    access,
+    request,
+    response,
+  } as const satisfies Route;
+}
+
 /** The routes of `{stage}/newsletter/v2`: the original's API v2 (decisions part 11). */
 const V2_ROUTES = [
   {
@@ -266,6 +299,81 @@ const V2_ROUTES = [
     response: V2NewsletterSchema,
   },
   settingsRoute('v2-test', '/test', 'v2: checks a key; answers {}', V2EmptySchema),
+  issueRoute(
+    'v2-issues',
+    'POST',
+    '/issues',
+    'v2 (ours): create a draft issue',
+    // The key check; an id (UpdateItem), the issue and its content (a transaction of puts).
+    { table: [...KEY_CHECK, 'dynamodb:PutItem'], queries: [], sendsMail: false, settings: true },
+    V2IssueWriteSchema,
+  ),
+  issueRoute(
+    'v2-issue',
+    'PUT',
+    '/issues/{id}',
+    'v2 (ours): edit an issue: subject, HTML, text, lists, private, url',
+    // The key check; the issue read, then its update and its content's put in a transaction.
+    { table: [...KEY_CHECK, 'dynamodb:PutItem'], queries: [], sendsMail: false, settings: true },
+    V2IssueWriteSchema,
+  ),
+  issueRoute(
+    'v2-issue-copy',
+    'POST',
+    '/issues/{id}/copy',
+    'v2 (ours): copy an issue into a new draft',
+    { table: [...KEY_CHECK, 'dynamodb:PutItem'], queries: [], sendsMail: false, settings: true },
+  ),
+  issueRoute(
+    'v2-issue-test',
+    'POST',
+    '/issues/{id}/test',
+    'v2 (ours): send an issue as a test to at most 5 addresses',
+    // The issue read; the test queued for the workers on the planner's queue.
+    { table: KEY_CHECK, queries: [], sendsMail: false, settings: true, queues: ['plans'] },
+    V2IssueWriteSchema,
+    V2TestSendSchema,
+  ),
+  issueRoute(
+    'v2-issue-send',
+    'POST',
+    '/issues/{id}/send',
+    'v2 (ours): send an issue to its lists (new_only: to those it has not reached)',
+    { table: KEY_CHECK, queries: [], sendsMail: false, settings: true, queues: ['plans'] },
+  ),
+  issueRoute('v2-issue-pause', 'POST', '/issues/{id}/pause', 'v2 (ours): pause a sending issue', {
+    table: KEY_CHECK,
+    queries: [],
+    sendsMail: false,
+    settings: true,
+  }),
+  issueRoute('v2-issue-resume', 'POST', '/issues/{id}/resume', 'v2 (ours): resume a paused issue', {
+    table: KEY_CHECK,
+    queries: [],
+    sendsMail: false,
+    settings: true,
+    queues: ['plans'],
+  }),
+  issueRoute(
+    'v2-issue-cancel',
+    'POST',
+    '/issues/{id}/cancel',
+    'v2 (ours): cancel a scheduled, sending or paused issue',
+    { table: KEY_CHECK, queries: [], sendsMail: false, settings: true },
+  ),
+  issueRoute(
+    'v2-issue-report',
+    'GET',
+    '/issues/{id}/report',
+    "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV",
+    // The issue; its recipient records (a Query of its partition); their addresses by id.
+    {
+      table: [...KEY_CHECK, 'dynamodb:Query'],
+      queries: [INDEX.recent.name],
+      sendsMail: false,
+      settings: true,
+    },
+  ),
 ] as const satisfies readonly Route[];
 
 /** Every route of `{api_root}`; the first six are the interface's endpoints, then the pages. */

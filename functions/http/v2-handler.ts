@@ -17,6 +17,7 @@ import { requestClient, trustedProxyHops } from './client-address.ts';
 import { clientCredentials } from './client-credentials.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
+import { header } from './headers.ts';
 import { methodNotAllowed } from './method-guard.ts';
 import { nestBracketedFields } from './nested-fields.ts';
 import { observability, requestIdOf } from './observability.ts';
@@ -28,6 +29,8 @@ export interface V2Answer {
   readonly status?: 200 | 201;
   readonly body: unknown;
   readonly headers?: Readonly<Record<string, string>>;
+  /** A body that is not JSON (a CSV report); `headers` then say its type. */
+  readonly text?: string;
 }
 
 /** Who calls a v2 route: the key (absent: anonymous) and the request's context. */
@@ -35,10 +38,17 @@ export interface V2Caller extends CallContext {
   readonly key?: ClientKeyRecord;
 }
 
+/** What of the request an operation may look at besides its parameters. */
+export interface V2Request {
+  /** The `Accept` header: a report answers CSV to `text/csv`. */
+  readonly accept?: string;
+}
+
 /** What one method of a v2 route does once its caller is known. */
 export type V2Operation = (
   params: RequestParameters,
   caller: V2Caller,
+  request: V2Request,
 ) => Promise<V2Answer | NewsletterError>;
 
 const JSON_HEADERS = {
@@ -89,7 +99,7 @@ export function v2Handler(
     return {
       statusCode: answer.status ?? 200,
       headers: { ...JSON_HEADERS, ...answer.headers },
-      body: JSON.stringify(answer.body),
+      body: answer.text ?? JSON.stringify(answer.body),
     };
   });
 }
@@ -127,12 +137,17 @@ async function answerOf(
   }
   // Mails of a v2 call link to the pages of v1, which serve the links.
   const apiRoot = apiRootOf(event, routePath)?.replace(/\/v2$/, '/v1');
-  return operation(params, {
-    trusted: key !== undefined,
-    channel: key ? 'api' : 'public_form',
-    ...(key ? { key } : {}),
-    ...(apiRoot ? { apiRoot } : {}),
-    apiRootPath: apiRootPathOf(event, routePath).replace(/\/v2$/, '/v1'),
-    ...client,
-  });
+  const accept = header(event, 'accept');
+  return operation(
+    params,
+    {
+      trusted: key !== undefined,
+      channel: key ? 'api' : 'public_form',
+      ...(key ? { key } : {}),
+      ...(apiRoot ? { apiRoot } : {}),
+      apiRootPath: apiRootPathOf(event, routePath).replace(/\/v2$/, '/v1'),
+      ...client,
+    },
+    accept === undefined ? {} : { accept },
+  );
 }

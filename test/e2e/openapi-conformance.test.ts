@@ -164,6 +164,28 @@ describe('API v2 answers as its OpenAPI description says', () => {
     expect(await v2('GET', '/newsletters', '/newsletters', '')).toBe(200);
     expect(await v2('GET', '/newsletters/{id}', '/newsletters/2', '')).toBe(200);
     expect(await v2('GET', '/test', '/test')).toBe(200);
+    const html = '<p>Hi {name}</p><p><a href="{unsubscription_url}">Leave</a></p>';
+    expect(await v2('POST', '/issues', '/issues', key, { subject: 'oa', html, lists: [4] })).toBe(
+      201,
+    );
+    const issues = (await (await fetch(`${root}/newsletters?${key}&per_page=1`)).json()) as {
+      id: number;
+    }[];
+    const id = issues[0]?.id ?? 0;
+    expect(await v2('PUT', '/issues/{id}', `/issues/${id}`, key, { subject: 'oa 2' })).toBe(200);
+    expect(await v2('POST', '/issues/{id}/copy', `/issues/${id}/copy`, key, {})).toBe(201);
+    expect(
+      await v2('POST', '/issues/{id}/test', `/issues/${id}/test`, key, { to: ['t@example.com'] }),
+    ).toBe(200);
+    expect(await v2('POST', '/issues/{id}/pause', `/issues/${id}/pause`, key, {})).toBe(409);
+    expect(await v2('POST', '/issues/{id}/send', `/issues/${id}/send`, key, {})).toBe(200);
+    expect(await v2('GET', '/issues/{id}/report', `/issues/${id}/report`)).toBe(200);
+    // Pause, resume and cancel of a send that may have ended already: each answers as described.
+    for (const action of ['pause', 'resume', 'cancel']) {
+      const status = await v2('POST', `/issues/{id}/${action}`, `/issues/${id}/${action}`, key, {});
+      expect([200, 409]).toContain(status);
+      if (status === 409) seen.add(`POST /issues/{id}/${action}`);
+    }
     expect(await v2('GET', '/test', '/test', '')).toBe(401);
     expect(await v2('POST', '/subscribers', '/subscribers', key, { email: 'bad' })).toBe(400);
     for (const route of routes.filter((r) => 'version' in r && r.version === 'v2')) {

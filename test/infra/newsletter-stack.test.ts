@@ -109,6 +109,10 @@ describe('functions', () => {
         ...(publicPaths.includes(`${'version' in route ? route.version : 'v1'}${route.path}`)
           ? { [CORS_ORIGINS_ENV]: '*' }
           : {}),
+        // The v2 routes that start or test a send queue work on the planner's queue.
+        ...((route.access as { queues?: readonly string[] }).queues?.includes('plans')
+          ? { [ENV.campaignPlans]: expect.anything() }
+          : {}),
       });
     }
   });

@@ -164,4 +164,14 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
   { path: '/newsletters', methods: { GET: 'optional' }, cors: true },
   { path: '/newsletters/{id}', methods: { GET: 'optional' }, cors: true },
   { path: '/test', methods: { GET: 'read' }, cors: false },
+  // Our extension (decisions part 11): issues over HTTP, write keys for changes, read for reports.
+  { path: '/issues', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}', methods: { PUT: 'write' }, cors: false },
+  { path: '/issues/{id}/copy', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/test', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/send', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/pause', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/resume', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/cancel', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/report', methods: { GET: 'read' }, cors: false },
 ];

@@ -89,3 +89,47 @@ export const V2SubscriberWriteSchema = v.looseObject({
   ),
   extra_fields: v.optional(v.array(v.object({ id: v.string(), value: v.string() }))),
 });
+
+/** An issue as the management routes answer it (ours). */
+export const V2IssueSchema = v.pipe(
+  v.strictObject({
+    id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    subject: v.string(),
+    status: v.picklist(['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled']),
+    private: v.boolean(),
+    lists: v.array(v.number()),
+    url: v.optional(v.string()),
+    scheduled_at: v.optional(v.string()),
+    sent_on: v.nullable(v.string()),
+    total: v.number(),
+    sent: v.number(),
+    skipped: v.number(),
+    failed: v.number(),
+    warnings: v.optional(v.array(v.string())),
+  }),
+  v.title('V2Issue'),
+);
+
+/** A test send's answer: the issue and who it goes to. */
+export const V2TestSendSchema = v.pipe(
+  v.strictObject({ newsletter_id: v.number(), to: v.array(v.string()) }),
+  v.title('V2TestSend'),
+);
+
+/** The body of an issue write. */
+export const V2IssueWriteSchema = v.looseObject({
+  subject: v.optional(v.string()),
+  html: v.optional(v.string()),
+  text: v.optional(v.string()),
+  lists: v.optional(v.array(v.number())),
+  private: v.optional(v.boolean()),
+  url: v.optional(v.nullable(v.string())),
+  to: v.optional(v.array(v.string())),
+  new_only: v.optional(v.boolean()),
+});
+
+/** An issue's report as JSON (`Accept: text/csv`: one row per recipient instead). */
+export const V2ReportSchema = v.pipe(
+  v.looseObject({ newsletter_id: v.number() }),
+  v.title('V2Report'),
+);
