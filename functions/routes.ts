@@ -533,11 +533,12 @@ export const routes = [
     formPage: false,
     summary: 'The web version of a sent, public newsletter, as an HTML page without personal data',
     access: {
-      // The issue (its status and privacy), then its content: two reads, nothing about anyone.
+      // The issue (its status and privacy), then its content: two reads, nothing about anyone;
+      // the settings for what an empty tag reads as (campaign.tag_fallbacks).
       table: ['dynamodb:GetItem'],
       queries: [],
       sendsMail: false,
-      settings: false,
+      settings: true,
     },
     request: ViewRequestSchema,
     response: 'html-document',

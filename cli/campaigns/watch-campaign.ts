@@ -15,34 +15,85 @@ export interface WatchClock {
 export interface WatchFigures {
   readonly settled: number;
   readonly total: number;
-  /** Mails per second over the last readings. */
+  /** Mails per second recorded over the last readings; 0 until two readings span a change. */
   readonly rate: number;
-  /** Seconds left at that rate; undefined while unknown. */
+  /** Seconds left at the campaign's pace (or, without one, at the recorded rate); undefined while unknown. */
   readonly secondsLeft?: number;
 }
 
-/** Readings kept for the rate: about the last ten seconds at one a second. */
-const WINDOW = 10;
+/** How far back the readings for the rate reach: about the last ten seconds. */
+const WINDOW_MS = 10_000;
 
 /**
- * The figures of a campaign from its recent readings (oldest first): how far it is, the rate
- * of the last readings and the time left at that rate.
+ * The figures of a campaign from its recent readings (oldest first) and its pace
+ * ([campaign.watch]). The rate is what the recorded counts moved over the readings; readings
+ * at the start where nothing moved yet are left out but the last of them (a watch started
+ * while planning would otherwise show half the rate), while a stall later in the window
+ * lowers the rate, as it should. The time left comes from the campaign's pace (`pace`, its
+ * `rate` in mails per second, all workers together), not from the recorded rate, which a
+ * throttle or a chunk boundary makes jump: it is known as soon as the pace is.
  */
 export function watchFigures(
   readings: readonly { readonly at: number; readonly settled: number }[],
   total: number,
+  pace?: number,
 ): WatchFigures {
   const last = readings.at(-1);
-  const first = readings[0];
   const done = last?.settled ?? 0;
-  if (!last || !first || last.at <= first.at) return { settled: done, total, rate: 0 };
-  const rate = ((last.settled - first.settled) * 1000) / (last.at - first.at);
+  let from = 0;
+  while (from + 1 < readings.length && readings[from + 1]?.settled === readings[from]?.settled)
+    from += 1;
+  const first = readings[from];
+  const rate =
+    last && first && last.at > first.at
+      ? ((last.settled - first.settled) * 1000) / (last.at - first.at)
+      : 0;
+  const speed = pace !== undefined && pace > 0 ? pace : rate;
   return {
     settled: done,
     total,
     rate,
-    ...(rate > 0 ? { secondsLeft: Math.max(0, (total - done) / rate) } : {}),
+    ...(speed > 0 ? { secondsLeft: Math.max(0, total - done) / speed } : {}),
   };
+}
+
+/** `1,503`: counts as the summary prints them. */
+function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** `45 s`, `2 min 10 s`, `1 h 5 min`: a duration as a person says it. */
+export function spokenDuration(seconds: number): string {
+  const whole = Math.max(0, Math.round(seconds));
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = whole % 60;
+  if (h > 0) return m > 0 ? `${h} h ${m} min` : `${h} h`;
+  if (m > 0) return s > 0 ? `${m} min ${s} s` : `${m} min`;
+  return `${s} s`;
+}
+
+/**
+ * The line a watch ends with ([campaign.watch]): `sent 1,503 of 1,503 in 2 min 10 s, 11.6 per
+ * second`, skipped and failed named when there are any; the time runs from the run's start to
+ * `sent_at`, or to `now` while it is not sent. Undefined for an issue never sent.
+ */
+export function watchSummary(
+  campaign: Pick<
+    CampaignRecord,
+    'run' | 'sent' | 'skipped' | 'failed' | 'total' | 'started_at' | 'sent_at'
+  >,
+  now: number,
+): string | undefined {
+  if (campaign.run === 0 || !campaign.started_at) return undefined;
+  const end = campaign.sent_at ? Date.parse(campaign.sent_at) : now;
+  const seconds = Math.max(0, (end - Date.parse(campaign.started_at)) / 1000);
+  const others = [
+    ...(campaign.skipped > 0 ? [`${count(campaign.skipped)} skipped`] : []),
+    ...(campaign.failed > 0 ? [`${count(campaign.failed)} failed`] : []),
+  ];
+  const perSecond = seconds > 0 ? `, ${(campaign.sent / seconds).toFixed(1)} per second` : '';
+  return `sent ${count(campaign.sent)} of ${count(campaign.total)}${others.length > 0 ? ` (${others.join(', ')})` : ''} in ${spokenDuration(seconds)}${perSecond}`;
 }
 
 /** `h:mm:ss`. */
@@ -77,9 +128,11 @@ export async function watchCampaign(
   );
   let lines = 0;
   for (;;) {
-    readings.push({ at: clock.now(), settled: settled(campaign) });
-    if (readings.length > WINDOW) readings.shift();
-    const figures = watchFigures(readings, campaign.total);
+    const at = clock.now();
+    readings.push({ at, settled: settled(campaign) });
+    // The oldest kept reading is the last one at least WINDOW_MS old, whatever the interval.
+    while (readings.length > 2 && (readings[1]?.at ?? at) <= at - WINDOW_MS) readings.shift();
+    const figures = watchFigures(readings, campaign.total, campaign.rate);
     const payload = {
       id,
       sent: campaign.sent,

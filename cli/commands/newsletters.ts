@@ -1,5 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
+import {
+  DEFAULT_SCHEDULE_LATENESS_MINUTES,
+  isScheduleOverdue,
+} from '../../shared/domain/campaign/campaign-schedule.ts';
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import { isPublicIssue } from '../../shared/domain/newsletter-issue.ts';
 import type { CampaignDependencies } from '../../shared/operations/campaign/campaign-dependencies.ts';
@@ -25,7 +29,7 @@ import { testNewsletter } from '../../shared/operations/campaign/test-send.ts';
 import { NO_METRICS } from '../../shared/operations/dependencies.ts';
 import { NEWSLETTERS_LIMIT } from '../../shared/operations/list-newsletters.ts';
 import { runOperation } from '../../shared/operations/run-operation.ts';
-import { watchCampaign } from '../campaigns/watch-campaign.ts';
+import { watchCampaign, watchSummary } from '../campaigns/watch-campaign.ts';
 import { writeReport } from '../campaigns/write-report.ts';
 import { CliError, EXIT } from '../cli-error.ts';
 import type { Services } from '../connection/services.ts';
@@ -80,14 +84,23 @@ function describe(issue: CampaignRecord): string {
 
 /**
  * The status as the listing shows it: a scheduled issue with its time, and MISSED when its
- * schedule fired too late to send ([campaign.schedule-late]).
+ * schedule fired too late to send ([campaign.schedule-late]), or when it is still scheduled
+ * more than the lateness after its time, whatever the cause ([campaign.schedule-overdue]).
  */
-function statusOf(issue: CampaignRecord): string {
+function statusOf(issue: CampaignRecord, now: Date, latenessMinutes: number): string {
   if (issue.status !== 'scheduled') return issue.status;
   const at = issue.scheduled_at ? ` ${issue.scheduled_at}` : '';
-  return issue.schedule_missed_at
-    ? `scheduled${at} (MISSED: fired ${issue.schedule_missed_at})`
+  if (issue.schedule_missed_at) return `scheduled${at} (MISSED: fired ${issue.schedule_missed_at})`;
+  return isScheduleOverdue(issue, now, latenessMinutes)
+    ? `scheduled${at} (MISSED: not started ${latenessMinutes} min after its time)`
     : `scheduled${at}`;
+}
+
+/** The settings' schedule lateness, read only when the listing shows a scheduled issue. */
+async function latenessFor(issues: readonly CampaignRecord[], services: Services) {
+  if (!issues.some((issue) => issue.status === 'scheduled'))
+    return DEFAULT_SCHEDULE_LATENESS_MINUTES;
+  return (await services.settings()).settings.campaign.schedule_lateness_minutes;
 }
 
 /** Progress of a run as one phrase: "120 of 500 sent, 3 skipped, 0 failed". */
@@ -217,9 +230,11 @@ export function registerNewslettersCommands(program: Command, context: CliContex
         writeLine(context.io.stdout, 'No newsletters yet.');
         return;
       }
+      const lateness = await latenessFor(issues, services);
+      const now = new Date();
       const rows = issues.map((issue) => [
         String(issue.id),
-        statusOf(issue),
+        statusOf(issue, now, lateness),
         issue.private ? 'yes' : 'no',
         isPublicIssue(issue) ? 'yes' : 'no',
         issue.lists.join(',') || '-',
@@ -399,6 +414,14 @@ export function registerNewslettersCommands(program: Command, context: CliContex
       );
       if (isNewsletterError(queued)) failed(queued);
       writeLine(context.io.stdout, `Test of newsletter ${id} queued for ${queued.to.join(', ')}.`);
+      // What a reader without those values sees ([campaign.empty-values]), so the test is read
+      // knowing it: a test to a non-subscriber shows these where it has no sample.
+      const fallbacks = Object.entries((await deps.settings()).campaign.tag_fallbacks);
+      if (fallbacks.length > 0)
+        writeLine(
+          context.io.stdout,
+          `Empty values read as: ${fallbacks.map(([tag, text]) => `{${tag}} "${text}"`).join(', ')} (campaign.tag_fallbacks).`,
+        );
     });
 
   newsletters
@@ -419,6 +442,8 @@ export function registerNewslettersCommands(program: Command, context: CliContex
       );
       if (!last) throw new CliError(`Newsletter ${id} does not exist.`);
       writeLine(context.io.stdout, `Newsletter ${id} is ${last.status}: ${progress(last)}.`);
+      const summary = watchSummary(last, Date.now());
+      if (summary) writeLine(context.io.stdout, summary);
     });
 
   newsletters

@@ -44,13 +44,14 @@ export interface Connection {
   readonly description: string;
 }
 
-/** EventBridge Scheduler as the CLI reaches it: the stack's group, target and role. */
+/** EventBridge Scheduler as the CLI reaches it: the stack's group, target, role and dead letters. */
 export interface SchedulerConnection {
   /** Undefined: AWS itself; the local scheduler under `--local`. */
   readonly endpoint?: string;
   readonly group: string;
   readonly functionArn: string;
   readonly roleArn: string;
+  readonly deadLetterArn: string;
 }
 
 /** Credentials the local stand-ins accept: DynamoDB Local checks a signature, not who made it. */
@@ -91,6 +92,7 @@ export async function resolveConnection(
               group: local.scheduler.group,
               functionArn: local.scheduler.target,
               roleArn: local.scheduler.role,
+              deadLetterArn: local.scheduler.dead_letters,
             },
           }
         : {}),
@@ -132,5 +134,8 @@ function schedulerFrom(env: NodeJS.ProcessEnv): { scheduler?: SchedulerConnectio
   const group = env[ENV.scheduleGroup];
   const functionArn = env[ENV.scheduleTarget];
   const roleArn = env[ENV.scheduleRole];
-  return group && functionArn && roleArn ? { scheduler: { group, functionArn, roleArn } } : {};
+  const deadLetterArn = env[ENV.scheduleDeadLetters];
+  return group && functionArn && roleArn && deadLetterArn
+    ? { scheduler: { group, functionArn, roleArn, deadLetterArn } }
+    : {};
 }

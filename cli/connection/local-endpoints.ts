@@ -26,13 +26,17 @@ const LocalEndpointsSchema = v.looseObject({
   mail_dead_letters: v.optional(url),
   /** The campaign planner's queue at the SQS stand-in. */
   campaign_queue: v.optional(url),
-  /** The local EventBridge Scheduler, its schedule group, the function and role schedules use. */
+  /**
+   * The local EventBridge Scheduler, its schedule group, the function and role schedules use,
+   * and the ARN of their dead-letter queue.
+   */
   scheduler: v.optional(
     v.looseObject({
       endpoint: url,
       group: v.pipe(v.string(), v.minLength(1)),
       target: v.pipe(v.string(), v.minLength(1)),
       role: v.pipe(v.string(), v.minLength(1)),
+      dead_letters: v.pipe(v.string(), v.minLength(1)),
     }),
   ),
   /** Table name, `newsletter` under npm start. */

@@ -118,7 +118,7 @@ export class Services {
     const target = this.connection.scheduler;
     if (!target) {
       throw new CliError(
-        `No scheduler configured: set ${ENV.scheduleGroup}, ${ENV.scheduleTarget} and ${ENV.scheduleRole} (the stack's CampaignScheduleGroup, CampaignScheduleTarget and CampaignScheduleRole outputs), or use --local.`,
+        `No scheduler configured: set ${ENV.scheduleGroup}, ${ENV.scheduleTarget}, ${ENV.scheduleRole} and ${ENV.scheduleDeadLetters} (the stack's CampaignScheduleGroup, CampaignScheduleTarget, CampaignScheduleRole and CampaignScheduleDeadLetters outputs), or use --local.`,
       );
     }
     this.#scheduler ??= new SchedulerClient({

@@ -76,9 +76,10 @@ export const campaignFunctions = [
     summary: 'Watches sending campaigns: stall alarms, recounts and repairs',
     trigger: { schedule: 'rate(1 minute)' },
     access: {
-      // Find sending and paused campaigns (Query `recent`), read them (GetItem), recount their
-      // records (Query on the table), correct the counts or end the run (UpdateItem), queue a
-      // repair or a resume; ask SES whether a campaign paused for the quota has room again.
+      // Find sending, paused and scheduled campaigns (Query `recent`), read them (GetItem),
+      // recount their records (Query on the table), correct the counts or end the run
+      // (UpdateItem), queue a repair or a resume; ask SES whether a campaign paused for the
+      // quota has room again.
       table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
       queries: ['recent'],
       sendsMail: false,

@@ -228,6 +228,7 @@ export class NewsletterStack extends Stack {
         feedbackDeadLetters,
       ],
       campaignDeadLetterQueues: this.campaigns.deadLetters,
+      scheduleDeadLetterQueue: this.campaigns.schedules.deadLetters,
       table: this.table,
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
     });
@@ -265,6 +266,10 @@ export class NewsletterStack extends Stack {
     new CfnOutput(this, 'CampaignScheduleRole', {
       description: `The role schedules invoke it with (pass it: iam:PassRole): ${ENV.scheduleRole}`,
       value: schedules.role.roleArn,
+    });
+    new CfnOutput(this, 'CampaignScheduleDeadLetters', {
+      description: `ARN of the queue of scheduled sends that did not start: ${ENV.scheduleDeadLetters}`,
+      value: schedules.deadLetters.queueArn,
     });
     new CfnOutput(this, 'FeedbackDeadLetters', {
       description: 'SES events the feedback function failed to apply after its retries',

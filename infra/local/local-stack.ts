@@ -148,6 +148,8 @@ export interface LocalEndpoints {
     readonly group: string;
     readonly target: string;
     readonly role: string;
+    /** ARN of the schedules' dead-letter queue (their DeadLetterConfig). */
+    readonly dead_letters: string;
   };
   readonly table: string;
   readonly api_root: string;
@@ -424,6 +426,9 @@ function schedulerOf(cloud: LocalCloud): Pick<LocalEndpoints, 'scheduler'> {
   const group = cloud.stack.output('CampaignScheduleGroup');
   const target = cloud.stack.output('CampaignScheduleTarget');
   const role = cloud.stack.output('CampaignScheduleRole');
-  if (!cloud.scheduler || !group || !target || !role) return {};
-  return { scheduler: { endpoint: cloud.scheduler.url, group, target, role } };
+  const deadLetters = cloud.stack.output('CampaignScheduleDeadLetters');
+  if (!cloud.scheduler || !group || !target || !role || !deadLetters) return {};
+  return {
+    scheduler: { endpoint: cloud.scheduler.url, group, target, role, dead_letters: deadLetters },
+  };
 }

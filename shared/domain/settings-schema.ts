@@ -45,6 +45,32 @@ const RequiredFieldSchema = v.pipe(
   ),
 );
 
+/**
+ * Tags a campaign may give a fallback for ([campaign.empty-values]): the values a person may
+ * leave empty (the web version leaves `email` empty too), never `{unsubscription_url}`.
+ */
+const FallbackTagSchema = v.pipe(
+  v.string(),
+  v.regex(
+    /^(name|surname|email|profile_[A-Za-z0-9_]{1,32})$/,
+    'must be name, surname, email or profile_<id>',
+  ),
+);
+
+/**
+ * A tag's fallback: operator text filled in as a value is (escaped in HTML), so one line of at
+ * most 100 characters, without controls, line separators or bidi controls (a value has them
+ * cleaned away; here the operator is there to fix it), and not blank.
+ */
+const FallbackSchema = v.pipe(
+  text(100),
+  v.regex(/\S/, 'must not be blank'),
+  v.regex(
+    /^[^\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]*$/u,
+    'must be one line without control characters',
+  ),
+);
+
 /** A cooldown below this would let a form mail an address every few seconds. */
 export const MIN_RESEND_COOLDOWN_MINUTES = 5;
 
@@ -182,6 +208,12 @@ export const SettingsSchema = v.pipe(
           v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(24 * 60)),
           15,
         ),
+        /**
+         * What a tag renders as when the value is empty ([campaign.empty-values]), e.g.
+         * `{"name": "reader"}`: "Hello {name}," reads "Hello reader," to a subscriber without a
+         * name and on the web version. A tag without one renders empty.
+         */
+        tag_fallbacks: v.optional(v.record(FallbackTagSchema, FallbackSchema), {}),
       }),
       { failure_limit: 20, stall_minutes: 10, schedule_lateness_minutes: 15 },
     ),
@@ -194,7 +226,26 @@ export const SettingsSchema = v.pipe(
     (s) => new Set(s.profile_fields.map((f) => f.id)).size === s.profile_fields.length,
     'profile_fields: ids must be unique',
   ),
+  v.check(
+    (s) => _unknownFallbackTag(s) === undefined,
+    (issue) =>
+      `campaign.tag_fallbacks: ${_unknownFallbackTag(issue.input as _FallbackTags) ?? ''} names no field of profile_fields`,
+  ),
 );
+
+/** What the fallback check reads of the settings. */
+interface _FallbackTags {
+  readonly profile_fields: readonly { readonly id: string }[];
+  readonly campaign: { readonly tag_fallbacks: Readonly<Record<string, string>> };
+}
+
+/** The first `profile_<id>` fallback whose field the settings do not define. */
+function _unknownFallbackTag(settings: _FallbackTags): string | undefined {
+  const fields = new Set(settings.profile_fields.map((field) => `profile_${field.id}`));
+  return Object.keys(settings.campaign.tag_fallbacks).find(
+    (tag) => tag.startsWith('profile_') && !fields.has(tag),
+  );
+}
 
 /** Settings as the domain layer uses them, defaults filled in. */
 export type Settings = v.InferOutput<typeof SettingsSchema>;

@@ -33,7 +33,8 @@ export type MetricName =
   | 'CampaignUnknownOutcomes'
   | 'CampaignsAutoPaused'
   | 'StalledCampaigns'
-  | 'SchedulesMissed';
+  | 'SchedulesMissed'
+  | 'OverdueSchedules';
 
 /** What a metric may be broken down by besides the service: one campaign's figures. */
 export interface MetricDimensions {

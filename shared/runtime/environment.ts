@@ -32,6 +32,8 @@ export const ENV = {
   scheduleTarget: 'NEWSLETTER_SCHEDULE_TARGET',
   /** ARN of the role EventBridge Scheduler invokes it with (the stack's CampaignScheduleRole output). */
   scheduleRole: 'NEWSLETTER_SCHEDULE_ROLE',
+  /** ARN of the queue of firings that did not start (the stack's CampaignScheduleDeadLetters output). */
+  scheduleDeadLetters: 'NEWSLETTER_SCHEDULE_DEAD_LETTERS',
 } as const;
 
 /** Defaults used where an operator sets nothing. */
@@ -124,11 +126,15 @@ export function readCampaignEnvironment(env: NodeJS.ProcessEnv = process.env): C
   return { plansQueue, workers, ...(sendsQueue ? { sendsQueue } : {}) };
 }
 
-/** Where scheduled sends go: the stack's schedule group, the starter function and the role. */
+/**
+ * Where scheduled sends go: the stack's schedule group, the starter function, the role, and the
+ * queue a firing that could not be delivered goes to.
+ */
 export interface SchedulerEnvironment {
   readonly group: string;
   readonly functionArn: string;
   readonly roleArn: string;
+  readonly deadLetterArn: string;
 }
 
 /** Reads the scheduler variables; throws naming the first one missing. */
@@ -144,5 +150,6 @@ export function readSchedulerEnvironment(
     group: read(ENV.scheduleGroup, 'the schedule group'),
     functionArn: read(ENV.scheduleTarget, "the campaign starter's ARN"),
     roleArn: read(ENV.scheduleRole, "the scheduler role's ARN"),
+    deadLetterArn: read(ENV.scheduleDeadLetters, "the schedules' dead-letter queue ARN"),
   };
 }

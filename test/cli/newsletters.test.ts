@@ -12,7 +12,7 @@ import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { NewsletterIssue } from '../../shared/domain/newsletter-issue.ts';
 import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
 import { RecordingLogger, RecordingMetrics, testSettings } from '../support/fixtures.ts';
-import { type CliWorld, cliWorld } from './cli-harness.ts';
+import { CLI_SETTINGS, type CliWorld, cliWorld } from './cli-harness.ts';
 
 let world: CliWorld;
 let newsletter: NewsletterOperations;
@@ -212,6 +212,29 @@ describe('[campaign.lifecycle] newsletters send, pause, resume, cancel', () => {
     expect(result.stderr).toMatch(/No campaign queue configured/);
     expect((await world.store.getNewsletterIssue(1))?.status).toBe('draft');
   });
+
+  it('[campaign.empty-values] names the settings’ tag fallbacks the test will show', async () => {
+    await world.close();
+    world = await cliWorld({
+      ...CLI_SETTINGS,
+      campaign: { tag_fallbacks: { name: 'reader', profile_city: 'your city' } },
+    });
+    const html = await file('issue.html', HTML);
+    await world.cli(['newsletters', 'create', '--subject', 'T', '--html', html, '--lists', '1']);
+    const queued = await world.cli([
+      '--campaign-queue',
+      queueUrl,
+      'newsletters',
+      'test',
+      '1',
+      '--to',
+      'a@example.com',
+    ]);
+    expect(queued.stdout).toBe(
+      'Test of newsletter 1 queued for a@example.com.\n' +
+        'Empty values read as: {name} "reader", {profile_city} "your city" (campaign.tag_fallbacks).\n',
+    );
+  });
 });
 
 describe('[campaign.listing] newsletters list', () => {
@@ -238,6 +261,42 @@ describe('[campaign.listing] newsletters list', () => {
   it('says so when there are none', async () => {
     const result = await world.cli(['newsletters', 'list']);
     expect(result.stdout).toBe('No newsletters yet.\n');
+  });
+
+  it('[campaign.schedule-overdue] marks MISSED an issue still scheduled past the lateness, whatever the cause', async () => {
+    // Arrange: three scheduled issues, as a schedule that never fired (or whose starter failed
+    // before its write) leaves them: 20 and 10 minutes past their time, and one fired late.
+    const { DynamoCampaignStore } = await import(
+      '../../shared/adapters/store/dynamo-campaign-store.ts'
+    );
+    const store = new DynamoCampaignStore(world.client, world.tableName);
+    const ago = (minutes: number) =>
+      `${new Date(Date.now() - minutes * 60_000).toISOString().slice(0, 19)}Z`;
+    const times = [ago(20), ago(10), ago(30)];
+    for (const [index, at] of times.entries()) {
+      await world.cli(['newsletters', 'create', '--subject', `S${index}`]);
+      await store.updateCampaign(index + 1, {
+        expect: { statuses: ['draft'] },
+        set: {
+          status: 'scheduled',
+          scheduled_at: at,
+          ...(index === 2 ? { schedule_missed_at: '2026-11-22T10:00:00.000Z' } : {}),
+        },
+      });
+    }
+    // Act
+    const list = await world.cli(['newsletters', 'list']);
+    // Assert: the default lateness is 15 minutes.
+    expect(list.stdout).toMatch(
+      new RegExp(
+        `^1\\s+scheduled ${times[0]} \\(MISSED: not started 15 min after its time\\)\\s`,
+        'm',
+      ),
+    );
+    expect(list.stdout).toMatch(new RegExp(`^2\\s+scheduled ${times[1]}\\s+no`, 'm'));
+    expect(list.stdout).toMatch(
+      new RegExp(`^3\\s+scheduled ${times[2]} \\(MISSED: fired 2026-11-22T10:00:00.000Z\\)`, 'm'),
+    );
   });
 });
 

@@ -782,6 +782,8 @@ describe('the whole scenario, from cdk.out', () => {
     expect(deadLetters.sort((a, b) => a.queue.localeCompare(b.queue))).toEqual([
       // The campaign engine gives up on nothing in the scenario: throttles are requeued.
       { queue: 'CampaignsPlanDeadLetters.fifo', batches: [] },
+      // Every firing of the scenario is delivered ([campaign.schedule-dead-letters]).
+      { queue: 'CampaignsScheduleDeadLetters', batches: [] },
       { queue: 'CampaignsSendDeadLetters', batches: [] },
       { queue: 'MailerDeadLetters', batches: [1] },
       { queue: 'SesFeedbackDeadLetters', batches: ['soft-2'] },

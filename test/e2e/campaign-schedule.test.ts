@@ -8,6 +8,7 @@
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Denial } from '../../infra/local/cloud/aws-endpoint.ts';
 import type { DeployedFunction } from '../../infra/local/cloud/deployed-stack.ts';
 import { EventBridgeCampaignScheduler } from '../../shared/adapters/scheduler/eventbridge-campaign-scheduler.ts';
 import { scheduleTimeText } from '../../shared/domain/campaign/campaign-schedule.ts';
@@ -79,22 +80,6 @@ describe('[campaign.schedule] schedule → the schedule fires → the issue is s
     ]);
     expect(service.stack.denials).toEqual([]);
   });
-
-  it('fires with the stack’s scheduler role, whose one grant is needed and enough', async () => {
-    const roleArn = service.stack.endpoints.scheduler?.role ?? '';
-    const schedulerRole = service.stack.cloud.stack.role(roleArn);
-    if (!schedulerRole) throw new Error('no scheduler role in the stack');
-    const calls = scheduler().calls;
-    expect(calls.length).toBeGreaterThan(0);
-    expect(calls.every((call) => call.allowed)).toBe(true);
-    const asCaller = { roleArn, policy: schedulerRole.policy } as DeployedFunction;
-    expect(await unusedGrants(asCaller, schedulerRole.policy, calls)).toEqual([]);
-    const without = await callsFailingWithout(asCaller, schedulerRole.policy, calls);
-    expect(without.map(({ grant, failing }) => [grant.action, failing.length > 0])).toEqual([
-      ['lambda:InvokeFunction', true],
-    ]);
-    expect(schedulerRole.trustedServices).toEqual(['scheduler.amazonaws.com']);
-  });
 });
 
 describe('[campaign.schedule] unschedule', () => {
@@ -137,6 +122,7 @@ describe('[campaign.schedule-late] a schedule that fires late', () => {
           group: target.group,
           functionArn: target.target,
           roleArn: target.role,
+          deadLetterArn: target.dead_letters,
         }),
         queue: {
           plan: () => Promise.reject(new Error('scheduling queues nothing')),
@@ -178,5 +164,75 @@ describe('[campaign.schedule-late] a schedule that fires late', () => {
     await operator.cliOk('newsletters', 'send', String(id));
     await service.stack.settled();
     expect(await operator.campaigns.getCampaign(id)).toMatchObject({ status: 'sent', sent: 2 });
+  });
+});
+
+describe('[campaign.schedule-dead-letters] a firing the Scheduler cannot deliver', () => {
+  it('is tried again, then its input goes to the schedules’ dead-letter queue with the scheduler role', async () => {
+    // Arrange: a schedule whose target the scheduler role may not invoke (the sweeper).
+    const target = service.stack.endpoints.scheduler;
+    if (!target) throw new Error('npm start published no scheduler');
+    const sweeper = service.stack.cloud.stack
+      .functions()
+      .find((fn) => fn.logicalId.startsWith('CampaignsCampaignSweeper'));
+    if (!sweeper) throw new Error('no sweeper in the stack');
+    const client = new SchedulerClient({
+      endpoint: target.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
+    });
+    const at = inAnHour();
+    const input = { newsletter_id: 99, at };
+    await new EventBridgeCampaignScheduler(client, {
+      group: target.group,
+      functionArn: sweeper.functionArn,
+      roleArn: target.role,
+      deadLetterArn: target.dead_letters,
+    }).create('misdirected', new Date(at), input);
+    client.destroy();
+    const before = scheduler().calls.length;
+    // Act
+    clock.now = new Date(at);
+    const fired = await scheduler().fireDue();
+    // Assert: four refused deliveries (RetryPolicy 3), one denial, the input in the queue.
+    expect(fired).toMatchObject([{ denied: true, deadLettered: true }]);
+    expect(
+      scheduler()
+        .calls.slice(before)
+        .map((call) => [call.operation, call.allowed]),
+    ).toEqual([
+      ['Invoke', false],
+      ['Invoke', false],
+      ['Invoke', false],
+      ['Invoke', false],
+      ['SendMessage', true],
+    ]);
+    const queueName = target.dead_letters.split(':').at(-1) ?? '';
+    expect(service.stack.sqs.messages(queueName)).toEqual([JSON.stringify(input)]);
+    // The one refusal this test causes on purpose, taken off the list that fails the file.
+    const denials = service.stack.denials as Denial[];
+    expect(denials.map((denial) => [denial.action, denial.resource])).toEqual([
+      ['lambda:InvokeFunction', sweeper.functionArn],
+    ]);
+    denials.splice(0);
+  });
+});
+
+describe('[campaign.schedule-dead-letters] the scheduler role', () => {
+  it('has two grants, each needed by a call the Scheduler made, and no more', async () => {
+    const roleArn = service.stack.endpoints.scheduler?.role ?? '';
+    const schedulerRole = service.stack.cloud.stack.role(roleArn);
+    if (!schedulerRole) throw new Error('no scheduler role in the stack');
+    // The firings of this file: allowed invocations, refused ones, one dead letter.
+    const calls = scheduler().calls;
+    expect(calls.some((call) => call.allowed && call.operation === 'Invoke')).toBe(true);
+    const asCaller = { roleArn, policy: schedulerRole.policy } as DeployedFunction;
+    expect(await unusedGrants(asCaller, schedulerRole.policy, calls)).toEqual([]);
+    const without = await callsFailingWithout(asCaller, schedulerRole.policy, calls);
+    expect(without.map(({ grant, failing }) => [grant.action, failing.length > 0])).toEqual([
+      ['lambda:InvokeFunction', true],
+      ['sqs:SendMessage', true],
+    ]);
+    expect(schedulerRole.trustedServices).toEqual(['scheduler.amazonaws.com']);
   });
 });

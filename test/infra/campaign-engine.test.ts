@@ -233,7 +233,8 @@ describe('[campaign.schedule] scheduled sends: a schedule group, and a role that
     ]);
   });
 
-  it('grants the role lambda:InvokeFunction on the starter and nothing else', () => {
+  it('grants the role lambda:InvokeFunction on the starter, sqs:SendMessage on its dead letters, nothing else', () => {
+    const [deadId] = named('CampaignsScheduleDeadLetters');
     const statements = statementsOfRole(roleId);
     expect(statements).toEqual([
       {
@@ -241,6 +242,12 @@ describe('[campaign.schedule] scheduled sends: a schedule group, and a role that
         Effect: 'Allow',
         Action: 'lambda:InvokeFunction',
         Resource: { 'Fn::GetAtt': [starterId, 'Arn'] },
+      },
+      {
+        Sid: 'DeadLetters',
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: { 'Fn::GetAtt': [deadId, 'Arn'] },
       },
     ]);
     expect(role.Properties.ManagedPolicyArns).toBeUndefined();
@@ -269,5 +276,53 @@ describe('[campaign.schedule-late] a schedule that fired late raises an alarm', 
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       TreatMissingData: 'notBreaching',
     });
+  });
+});
+
+describe('[campaign.schedule-dead-letters] scheduled sends that did not start go to a queue with an alarm', () => {
+  const [deadId, dead] = named('CampaignsScheduleDeadLetters');
+
+  it('is a standard queue (the Scheduler takes no FIFO one), encrypted, kept 14 days, printed for the CLI', () => {
+    expect(dead.Properties.FifoQueue).toBeUndefined();
+    expect(dead.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 14 * 86_400,
+    });
+    template.hasOutput('CampaignScheduleDeadLetters', {
+      Value: { 'Fn::GetAtt': [deadId, 'Arn'] },
+    });
+  });
+
+  it('alarms from the first message, and on any issue overdue (OverdueSchedules)', () => {
+    const alarms = [...resourcesOfType(template, 'AWS::CloudWatch::Alarm').values()];
+    const onQueue = alarms.filter((alarm) => JSON.stringify(alarm.Properties).includes(deadId));
+    expect(onQueue.map((alarm) => alarm.Properties)).toEqual([
+      expect.objectContaining({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      }),
+    ]);
+    const overdue = alarms.filter((alarm) => alarm.Properties.MetricName === 'OverdueSchedules');
+    expect(overdue.map((alarm) => alarm.Properties)).toEqual([
+      expect.objectContaining({
+        Statistic: 'Maximum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      }),
+    ]);
+  });
+
+  it('[campaign.schedule-overdue] leaves the sweeper’s grants as they were: reading scheduled issues needs none more', () => {
+    const actions = statementsOfFunction('CampaignsCampaignSweeper')
+      .flatMap((statement) => list(statement.Action))
+      .filter((action) => action.startsWith('dynamodb:'));
+    expect([...new Set(actions)].sort()).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
   });
 });

@@ -489,6 +489,7 @@ describe('outputs', () => {
     expect(Object.keys(template.toJSON().Outputs ?? {}).sort()).toEqual([
       'ApiRoot',
       'CampaignQueue',
+      'CampaignScheduleDeadLetters',
       'CampaignScheduleGroup',
       'CampaignScheduleRole',
       'CampaignScheduleTarget',

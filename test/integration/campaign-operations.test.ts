@@ -180,6 +180,30 @@ describe('[campaign.copy] a copy is a new draft of the same content', () => {
 });
 
 describe('[campaign.test-send] a test mail looks like the real one, and changes nothing', () => {
+  it("[campaign.empty-values] shows the settings' fallbacks: to a subscriber without a name, and for a non-subscriber", async () => {
+    const world = await campaignWorld({
+      campaign: { tag_fallbacks: { name: 'reader', profile_company: 'your company' } },
+    });
+    const [nameless] = await world.subscribe(1, { name: '' });
+    const issue = await world.issue({
+      html: '<p>Hello {name} {surname}, from {profile_company}</p> {unsubscription_url}',
+    });
+    await testNewsletter(world.deps, issue.id, [nameless?.email, 'editor@example.org']);
+    await world.planOne();
+    expect(await world.sendOne()).toMatchObject({ sent: 2 });
+    const [toNameless, toEditor] = world.ses.mails;
+    // A tag with a fallback reads as it will for whoever left it empty; the others get samples.
+    expect(toEditor?.html).toContain('Hello reader Sample-Surname, from your company');
+    expect(toNameless?.html).toMatch(/Hello reader \S*, from your company/);
+    expect(toNameless?.text).toMatch(/Hello reader \S*, from your company/);
+    // The real mail reads the same.
+    await sendNewsletter(world.deps, { id: issue.id });
+    await world.drain();
+    const real = world.ses.mails.at(-1);
+    expect(real?.subject).toBe(issue.subject);
+    expect(real?.html).toMatch(/Hello reader \S*, from your company/);
+  });
+
   it('goes to at most 5 addresses, marked, personalised for a subscriber, with sample values otherwise, and records nothing', async () => {
     const world = await campaignWorld();
     // Soft bounces counted: a real mail to Ada would ask SES for its delivery event.

@@ -11,7 +11,11 @@ import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Denial } from '../../infra/local/cloud/aws-endpoint.ts';
 import type { DeployedFunction, DeployedRole } from '../../infra/local/cloud/deployed-stack.ts';
-import { type LocalScheduler, startLocalScheduler } from '../../infra/local/cloud/scheduler.ts';
+import {
+  type DeadLetterEvent,
+  type LocalScheduler,
+  startLocalScheduler,
+} from '../../infra/local/cloud/scheduler.ts';
 import { EventBridgeCampaignScheduler } from '../../shared/adapters/scheduler/eventbridge-campaign-scheduler.ts';
 import { DependencyError } from '../../shared/domain/errors.ts';
 
@@ -20,6 +24,7 @@ const STARTER_ARN = `arn:aws:lambda:us-east-1:${ACCOUNT}:function:Newsletter-Sta
 const OTHER_ARN = `arn:aws:lambda:us-east-1:${ACCOUNT}:function:Newsletter-Other`;
 const ROLE_ARN = `arn:aws:iam::${ACCOUNT}:role/Newsletter-SchedulerRole`;
 const GROUP = 'Newsletter-ScheduleGroup';
+const DEAD_LETTERS_ARN = `arn:aws:sqs:us-east-1:${ACCOUNT}:Newsletter-ScheduleDeadLetters`;
 
 const fn = (logicalId: string, functionArn: string) =>
   ({ logicalId, functionArn, functionName: functionArn.split(':').at(-1) }) as DeployedFunction;
@@ -36,6 +41,12 @@ const role = (overrides: Partial<DeployedRole> = {}): DeployedRole => ({
         Effect: 'Allow',
         Action: 'lambda:InvokeFunction',
         Resource: STARTER_ARN,
+      },
+      {
+        Sid: 'DeadLetters',
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: DEAD_LETTERS_ARN,
       },
     ],
   },
@@ -54,6 +65,7 @@ async function scheduler(options: { role?: DeployedRole; file?: string } = {}) {
   const clock = { now: new Date('2026-11-22T10:00:00Z') };
   const invocations: { fn: string; event: unknown }[] = [];
   const denials: Denial[] = [];
+  const deadLetters: DeadLetterEvent[] = [];
   running = await startLocalScheduler({
     groups: [GROUP],
     functions: [fn('Starter', STARTER_ARN), fn('Other', OTHER_ARN)],
@@ -66,6 +78,9 @@ async function scheduler(options: { role?: DeployedRole; file?: string } = {}) {
     runSchedules: false,
     now: () => clock.now,
     onDenied: (denial) => denials.push(denial),
+    sendToDeadLetters: async (event) => {
+      deadLetters.push(event);
+    },
     ...(options.file ? { file: options.file } : {}),
   });
   client = new SchedulerClient({
@@ -78,8 +93,9 @@ async function scheduler(options: { role?: DeployedRole; file?: string } = {}) {
       group,
       functionArn: target,
       roleArn,
+      deadLetterArn: DEAD_LETTERS_ARN,
     });
-  return { scheduler: running, clock, invocations, denials, adapter };
+  return { scheduler: running, clock, invocations, denials, deadLetters, adapter };
 }
 
 const INPUT = { newsletter_id: 7, at: '2026-11-23T09:00:00Z', api_root: 'http://x/api' };
@@ -98,7 +114,13 @@ describe('[campaign.schedule] the local Scheduler fires a one-time schedule at i
       ScheduleExpressionTimezone: 'UTC',
       ActionAfterCompletion: 'DELETE',
       FlexibleTimeWindow: { Mode: 'OFF' },
-      Target: { Arn: STARTER_ARN, RoleArn: ROLE_ARN, Input: JSON.stringify(INPUT) },
+      Target: {
+        Arn: STARTER_ARN,
+        RoleArn: ROLE_ARN,
+        Input: JSON.stringify(INPUT),
+        RetryPolicy: { MaximumRetryAttempts: 3 },
+        DeadLetterConfig: { Arn: DEAD_LETTERS_ARN },
+      },
     });
     // Act: a second early, nothing; at the time, it fires.
     clock.now = new Date('2026-11-23T08:59:59Z');
@@ -176,7 +198,9 @@ describe('[campaign.schedule] a firing is allowed by the schedule role alone, as
     const { scheduler: local, clock, invocations, denials, adapter } = await scheduler();
     await adapter(OTHER_ARN).create('other', AT, INPUT);
     clock.now = AT;
-    expect(await local.fireDue()).toMatchObject([{ denied: true, attempts: 0 }]);
+    expect(await local.fireDue()).toMatchObject([
+      { denied: true, attempts: 0, deadLettered: true },
+    ]);
     expect(invocations).toEqual([]);
     expect(denials.map((denial) => denial.message)).toEqual([
       `${ROLE_ARN} is not authorized to perform: lambda:InvokeFunction on resource: ${OTHER_ARN} because no identity-based policy allows the lambda:InvokeFunction action`,
@@ -202,9 +226,109 @@ describe('[campaign.schedule] a firing is allowed by the schedule role alone, as
       clock.now = AT;
       await local.fireDue();
       expect(invocations).toEqual([]);
-      expect(denials).toHaveLength(1);
+      // Without a trust nothing more is tried; without grants the dead letters are refused too.
+      expect(denials.map((denial) => denial.action)).toEqual(
+        denied.trustedServices.includes('scheduler.amazonaws.com')
+          ? ['lambda:InvokeFunction', 'sqs:SendMessage']
+          : ['lambda:InvokeFunction'],
+      );
       await local.stop();
       client?.destroy();
     }
+  });
+});
+
+describe('[campaign.schedule-dead-letters] a firing the Scheduler gives up on goes to the dead letters', () => {
+  it('tries as the RetryPolicy says, then sends the input to the queue with the schedule role', async () => {
+    // Arrange: the role may send to the queue but not invoke this target.
+    const {
+      scheduler: local,
+      clock,
+      invocations,
+      denials,
+      deadLetters,
+      adapter,
+    } = await scheduler();
+    await adapter(OTHER_ARN).create('newsletter-7-20261123T090000Z', AT, INPUT);
+    clock.now = AT;
+    // Act
+    const fired = await local.fireDue();
+    // Assert: 1 + 3 deliveries refused, one denial reported, the input dead-lettered.
+    expect(fired).toMatchObject([{ denied: true, deadLettered: true }]);
+    expect(invocations).toEqual([]);
+    expect(denials.map((denial) => denial.action)).toEqual(['lambda:InvokeFunction']);
+    expect(local.calls.map((call) => [call.operation, call.attempt, call.allowed])).toEqual([
+      ['Invoke', 1, false],
+      ['Invoke', 2, false],
+      ['Invoke', 3, false],
+      ['Invoke', 4, false],
+      ['SendMessage', 1, true],
+    ]);
+    expect(deadLetters).toEqual([
+      {
+        queueArn: DEAD_LETTERS_ARN,
+        roleArn: ROLE_ARN,
+        body: JSON.stringify(INPUT),
+        attributes: {
+          ERROR_CODE: 'AccessDeniedException',
+          ERROR_MESSAGE: expect.stringContaining('lambda:InvokeFunction'),
+          EXHAUSTED_RETRY_CONDITION: 'MaximumRetryAttempts',
+          RETRY_ATTEMPTS: '3',
+          SCHEDULE_ARN: expect.stringContaining('schedule/Newsletter-ScheduleGroup/newsletter-7-'),
+          TARGET_ARN: OTHER_ARN,
+        },
+      },
+    ]);
+    expect(local.schedules()).toEqual([]);
+  });
+
+  it('reports a role without sqs:SendMessage on the queue as a denial, and sends nothing', async () => {
+    const invokeOnly = role({
+      policy: {
+        Version: '2012-10-17',
+        Statement: [
+          { Sid: 'Other', Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: STARTER_ARN },
+        ],
+      },
+    });
+    const {
+      scheduler: local,
+      clock,
+      denials,
+      deadLetters,
+      adapter,
+    } = await scheduler({
+      role: invokeOnly,
+    });
+    await adapter(OTHER_ARN).create('s', AT, INPUT);
+    clock.now = AT;
+    expect(await local.fireDue()).toMatchObject([{ denied: true, deadLettered: false }]);
+    expect(deadLetters).toEqual([]);
+    expect(denials.map((denial) => [denial.action, denial.resource])).toEqual([
+      ['lambda:InvokeFunction', OTHER_ARN],
+      ['sqs:SendMessage', DEAD_LETTERS_ARN],
+    ]);
+    expect(denials[1]?.message).toBe(
+      `${ROLE_ARN} is not authorized to perform: sqs:SendMessage on resource: ${DEAD_LETTERS_ARN} because no identity-based policy allows the sqs:SendMessage action`,
+    );
+  });
+
+  it('sends nothing to the dead letters for a firing it delivered, and refuses a queue that is no ARN', async () => {
+    const { scheduler: local, clock, deadLetters, adapter } = await scheduler();
+    await adapter().create('s', AT, INPUT);
+    clock.now = AT;
+    expect(await local.fireDue()).toEqual([
+      expect.not.objectContaining({ deadLettered: expect.anything() }),
+    ]);
+    expect(deadLetters).toEqual([]);
+    const bad = new EventBridgeCampaignScheduler(client as SchedulerClient, {
+      group: GROUP,
+      functionArn: STARTER_ARN,
+      roleArn: ROLE_ARN,
+      deadLetterArn: 'https://sqs.us-east-1.amazonaws.com/123456789012/q',
+    });
+    const refused = await bad.create('t', AT, INPUT).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DependencyError);
+    expect(((refused as DependencyError).cause as Error).name).toBe('ValidationException');
   });
 });

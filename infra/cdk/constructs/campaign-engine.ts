@@ -59,14 +59,18 @@ export class CampaignEngine extends Construct {
   readonly sweep: Rule;
   /**
    * Scheduled sends: the group their one-time schedules go in, the role EventBridge Scheduler
-   * invokes with (lambda:InvokeFunction on the starter, nothing else), and the starter.
-   * Schedules are created by whoever schedules, with their own credentials
+   * invokes with (lambda:InvokeFunction on the starter, sqs:SendMessage on the dead letters,
+   * nothing else), the starter, and the schedules' dead-letter queue (their DeadLetterConfig:
+   * a firing the Scheduler could not deliver, [campaign.schedule-dead-letters]; a starter that
+   * fails is Lambda's to retry, and the sweeper's overdue check reports the issue either way,
+   * [campaign.schedule-overdue]). Schedules are created by whoever schedules, with their own credentials
    * (scheduler:CreateSchedule on the group, iam:PassRole on the role), not by a function.
    */
   readonly schedules: {
     readonly group: CfnScheduleGroup;
     readonly role: Role;
     readonly starter: NewsletterFunction;
+    readonly deadLetters: Queue;
   };
 
   constructor(scope: Construct, id: string, props: CampaignEngineProps) {
@@ -188,12 +192,20 @@ export class CampaignEngine extends Construct {
   }
 
   /**
-   * The schedule group and the scheduler's role for the starter. The role trusts
-   * scheduler.amazonaws.com only for schedules of this account (aws:SourceAccount), and may
-   * invoke the starter and nothing else.
+   * The schedule group, the scheduler's role for the starter and the dead letters of firings.
+   * The role trusts scheduler.amazonaws.com only for schedules of this account
+   * (aws:SourceAccount), and may invoke the starter and send to the dead letters, nothing else.
    */
   #scheduledSends(starter: NewsletterFunction): CampaignEngine['schedules'] {
     const group = new CfnScheduleGroup(this, 'ScheduleGroup', {});
+    // Standard, not FIFO: the Scheduler refuses a FIFO queue as a schedule's dead-letter queue.
+    const deadLetters = deadLetterQueue(
+      this,
+      'ScheduleDeadLetters',
+      'This queue is itself the dead-letter queue of the scheduled sends (their ' +
+        'DeadLetterConfig); an operator reads it and sends or unschedules the issue ' +
+        '(docs/deploy.md, "Operating").',
+    );
     const role = new Role(this, 'SchedulerRole', {
       description: 'EventBridge Scheduler invokes the campaign starter with this role',
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
@@ -207,7 +219,15 @@ export class CampaignEngine extends Construct {
         resources: [starter.functionArn],
       }),
     );
-    return { group, role, starter };
+    // The Scheduler sends a firing it could not deliver with the schedule's role.
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        sid: 'DeadLetters',
+        actions: ['sqs:SendMessage'],
+        resources: [deadLetters.queueArn],
+      }),
+    );
+    return { group, role, starter, deadLetters };
   }
 }
 

@@ -31,6 +31,8 @@ export interface NewsletterAlarmsProps {
   readonly deadLetterQueues: readonly IQueue[];
   /** Queues that receive campaign work given up on (it stays pending in its records). */
   readonly campaignDeadLetterQueues: readonly IQueue[];
+  /** The queue of scheduled sends that did not start ([campaign.schedule-dead-letters]). */
+  readonly scheduleDeadLetterQueue?: IQueue;
   /** An SNS topic the alarms notify (an existing one; the stack creates none). */
   readonly alarmTopicArn?: string;
 }
@@ -240,6 +242,32 @@ export class NewsletterAlarms extends Construct {
           'scheduled_send_failed, with the reason the send could not start), then ' +
           '`newsletters send ID` to send it now or `unschedule ID`.',
       ),
+      // [campaign.schedule-overdue] a state, not an event: in alarm while any issue is overdue.
+      campaignAlarm(
+        'CampaignScheduleOverdue',
+        serviceMetric('OverdueSchedules').with({ statistic: 'Maximum' }),
+        "An issue is still scheduled more than the settings' campaign.schedule_lateness_minutes " +
+          'after its time, whatever the cause (the schedule fired late, never fired, or its ' +
+          'starter failed): `npx newsletter newsletters list` shows it MISSED. Read the ' +
+          'schedule_overdue line and the schedule dead letters, then `newsletters send ID` to ' +
+          'send it now or `unschedule ID`; the alarm clears once no issue is overdue.',
+      ),
+      ...(props.scheduleDeadLetterQueue
+        ? [
+            campaignAlarm(
+              'CampaignScheduleDeadLetters',
+              props.scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+                period: PERIOD,
+                statistic: 'Maximum',
+              }),
+              'A scheduled send did not start: EventBridge Scheduler could not invoke the ' +
+                'campaign starter after its retries (the message attributes say why; its body ' +
+                'names the newsletter_id and its time). Mend the cause (the scheduler role, ' +
+                'the starter), then `npx newsletter newsletters send ID` or `unschedule ID`, ' +
+                'and delete the message.',
+            ),
+          ]
+        : []),
       ...props.campaignDeadLetterQueues.map((queue, index) =>
         campaignAlarm(
           `CampaignDeadLetters${index ? index + 1 : ''}`,
@@ -327,6 +355,7 @@ export class NewsletterAlarms extends Construct {
               serviceMetric('StalledCampaigns').with({ statistic: 'Maximum' }),
               serviceMetric('CampaignsAutoPaused'),
               serviceMetric('SchedulesMissed'),
+              serviceMetric('OverdueSchedules').with({ statistic: 'Maximum' }),
             ],
             width: 12,
           }),

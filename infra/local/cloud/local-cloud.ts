@@ -53,7 +53,7 @@ import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import { type CodeSource, type InvocationResult, LambdaHost } from './lambda-host.ts';
 import { type QueueMappings, startQueueMappings } from './queue-mappings.ts';
 import { type RuleTargetOutcome, startRuleSchedules } from './rule-schedules.ts';
-import { type LocalScheduler, startLocalScheduler } from './scheduler.ts';
+import { type DeadLetterEvent, type LocalScheduler, startLocalScheduler } from './scheduler.ts';
 import { type StreamMappings, startStreamMappings } from './stream-mappings.ts';
 import { startTopicDeliveries } from './topic-deliveries.ts';
 
@@ -405,6 +405,44 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     stopping.push(async () => rules.stop());
     let scheduler: LocalScheduler | undefined;
     const groups = stack.ofType('AWS::Scheduler::ScheduleGroup');
+    const schedulerClients = new Map<string, SQSClient>();
+    stopping.push(async () => {
+      for (const client of schedulerClients.values()) client.destroy();
+    });
+    /**
+     * The Scheduler sends a firing it gave up on to the schedule's dead-letter queue with the
+     * schedule's role, through the endpoint (which checks that role's policy again).
+     */
+    const sendScheduleDeadLetter = async (event: DeadLetterEvent): Promise<void> => {
+      const role = stack.role(event.roleArn);
+      if (!role) throw new Error(`the Scheduler has no role ${event.roleArn}`);
+      let sqs = schedulerClients.get(event.roleArn);
+      if (!sqs) {
+        sqs = new SQSClient({
+          endpoint: endpoint.url,
+          region: LOCAL_REGION,
+          maxAttempts: 3,
+          credentials: endpoint.register({
+            name: `scheduler (${event.roleArn})`,
+            roleArn: role.roleArn,
+            policy: role.policy,
+          }),
+        });
+        schedulerClients.set(event.roleArn, sqs);
+      }
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: `${endpoint.url}/${LOCAL_ACCOUNT}/${event.queueArn.split(':').at(-1) ?? ''}`,
+          MessageBody: event.body,
+          MessageAttributes: Object.fromEntries(
+            Object.entries(event.attributes).map(([name, value]) => [
+              name,
+              { DataType: 'String', StringValue: value },
+            ]),
+          ),
+        }),
+      );
+    };
     if (groups.length > 0) {
       const running = await startLocalScheduler({
         ...asyncInvocation,
@@ -414,6 +452,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
         runSchedules: options.runSchedules ?? true,
         ...(options.schedulerNow ? { now: options.schedulerNow } : {}),
         ...(options.schedulesFile ? { file: options.schedulesFile } : {}),
+        sendToDeadLetters: (event) => sendScheduleDeadLetter(event),
       });
       scheduler = running;
       stopping.push(() => running.stop());

@@ -9,8 +9,14 @@
  * be a role of the stack that trusts scheduler.amazonaws.com, and its policy must allow
  * lambda:InvokeFunction on the target, evaluated by the same IAM evaluator as every other call.
  * A refused firing is reported as a denial and invokes nothing. The invocation is Lambda's
- * asynchronous one, as the Scheduler's is. Once fired, a schedule with
- * `ActionAfterCompletion: DELETE` is deleted; one with `NONE` stays, completed.
+ * asynchronous one, as the Scheduler's is (a function that fails is Lambda's to retry, then its
+ * on-failure destination's). A delivery the Scheduler cannot make is tried again as the
+ * schedule's `RetryPolicy` allows (`MaximumRetryAttempts`, 185 when not given; locally without
+ * waiting, as nothing changes in between), then, when the schedule has a `DeadLetterConfig`,
+ * the Scheduler sends its input to that queue with the schedule's role, as AWS does: the role
+ * must be allowed sqs:SendMessage on it, or that refusal is reported as a denial too. Once
+ * fired, a schedule with `ActionAfterCompletion: DELETE` is deleted; one with `NONE` stays,
+ * completed.
  *
  * Time is the cloud's clock: under `npm start` due schedules fire within a second; tests move
  * their clock and call `fireDue`.
@@ -39,6 +45,10 @@ export interface LocalSchedule {
   readonly input: string;
   readonly deleteAfterCompletion: boolean;
   readonly state: 'ENABLED' | 'COMPLETED';
+  /** Deliveries tried again after the first (its RetryPolicy's MaximumRetryAttempts). */
+  readonly retries?: number;
+  /** The queue a delivery given up on goes to (its DeadLetterConfig), if any. */
+  readonly deadLetterArn?: string;
 }
 
 /** What one firing did. */
@@ -48,6 +58,20 @@ export interface ScheduleFiring {
   readonly denied: boolean;
   readonly attempts: number;
   readonly result?: InvocationResult;
+  /**
+   * Whether a refused firing reached the schedule's dead-letter queue; absent when nothing was
+   * refused or the schedule has none.
+   */
+  readonly deadLettered?: boolean;
+}
+
+/** What the Scheduler sends to a schedule's dead-letter queue: the input, errors as attributes. */
+export interface DeadLetterEvent {
+  readonly queueArn: string;
+  /** The role the Scheduler sends with (the schedule's, already found allowed). */
+  readonly roleArn: string;
+  readonly body: string;
+  readonly attributes: Readonly<Record<string, string>>;
 }
 
 /** How to run the Scheduler. */
@@ -61,6 +85,8 @@ export interface LocalSchedulerOptions extends AsyncInvocation {
   readonly now?: () => Date;
   readonly onDenied?: (denial: Denial) => void;
   readonly onError?: (error: unknown) => void;
+  /** Puts a dead-letter event on its queue (the SQS stand-in); absent, nothing is sent. */
+  readonly sendToDeadLetters?: (event: DeadLetterEvent) => Promise<void>;
   /**
    * Where schedules are kept across restarts (npm start's DATA_DIR), as the Scheduler keeps
    * them through an outage: one whose time passed while the service was down fires at start,
@@ -86,6 +112,10 @@ export interface LocalScheduler {
 
 /** `at(2026-12-01T09:00:00)`: the one form of expression the service creates. */
 const AT = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/;
+/** The Scheduler takes a standard queue of SQS as a dead-letter queue, by ARN. */
+const QUEUE_ARN = /^arn:aws(-[a-z]+)?:sqs:[a-z0-9-]+:\d{12}:[a-zA-Z0-9_-]+$/;
+/** MaximumRetryAttempts when a schedule's RetryPolicy gives none (AWS's default). */
+const DEFAULT_RETRIES = 185;
 const NAME = /^[0-9a-zA-Z-_.]{1,64}$/;
 
 class SchedulerError extends Error {
@@ -153,6 +183,14 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
         400,
         `Target ${targetArn} is not a function of the stack`,
       );
+    const retryPolicy = (target.RetryPolicy ?? {}) as { MaximumRetryAttempts?: unknown };
+    const retries = retryPolicy.MaximumRetryAttempts ?? DEFAULT_RETRIES;
+    if (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0 || retries > 185)
+      throw new SchedulerError('ValidationException', 400, 'invalid MaximumRetryAttempts');
+    const deadLetter = target.DeadLetterConfig as { Arn?: unknown } | undefined;
+    const deadLetterArn = deadLetter === undefined ? undefined : String(deadLetter.Arn ?? '');
+    if (deadLetterArn !== undefined && !QUEUE_ARN.test(deadLetterArn))
+      throw new SchedulerError('ValidationException', 400, 'invalid DeadLetterConfig Arn');
     const schedule: LocalSchedule = {
       name,
       group,
@@ -164,6 +202,8 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
       input: typeof target.Input === 'string' ? target.Input : '{}',
       deleteAfterCompletion: body.ActionAfterCompletion === 'DELETE',
       state: 'ENABLED',
+      retries,
+      ...(deadLetterArn !== undefined ? { deadLetterArn } : {}),
     };
     schedules.set(key(group, name), schedule);
     save();
@@ -181,10 +221,29 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
     return schedule;
   };
 
-  /** What IAM decides when the Scheduler assumes the role and invokes the target. */
-  const authorize = async (schedule: LocalSchedule): Promise<boolean> => {
+  /**
+   * What IAM decides when the Scheduler assumes the schedule's role and calls `operation`
+   * (invoking the target, or sending to the dead letters): recorded as a call, and a refusal
+   * reported as a denial when `report` (once per firing, not per retry) and returned.
+   */
+  const authorize = async (
+    schedule: LocalSchedule,
+    call: {
+      readonly service: string;
+      readonly operation: string;
+      readonly action: string;
+      readonly resource: string;
+      readonly summary: string;
+      readonly attempt: number;
+    },
+    report: boolean,
+  ): Promise<{
+    readonly allowed: boolean;
+    readonly trusted: boolean;
+    readonly message: string;
+  }> => {
     const role = options.roleOf(schedule.roleArn);
-    const request = { action: 'lambda:InvokeFunction', resource: schedule.targetArn };
+    const request = { action: call.action, resource: call.resource };
     const trusted = role?.trustedServices.includes('scheduler.amazonaws.com') === true;
     const verdict =
       role && trusted ? await evaluate(role.roleArn, role.policy, request) : undefined;
@@ -196,23 +255,91 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
     };
     calls.push({
       caller: `scheduler (${schedule.roleArn})`,
-      service: 'lambda',
-      operation: 'Invoke',
-      summary: `Invoke ${functionByArn.get(schedule.targetArn)?.functionName ?? schedule.targetArn}`,
-      attempt: 1,
+      service: call.service,
+      operation: call.operation,
+      summary: call.summary,
+      attempt: call.attempt,
       authorizations: [authorization],
       allowed,
     });
-    if (!allowed)
+    const message = trusted
+      ? `${schedule.roleArn} is not authorized to perform: ${call.action} on resource: ${call.resource} because no identity-based policy allows the ${call.action} action`
+      : `scheduler.amazonaws.com is not authorized to perform: sts:AssumeRole on resource: ${schedule.roleArn}`;
+    // A role the Scheduler cannot assume is not tried again: its refusal is reported at once.
+    if (!allowed && (report || !trusted))
       options.onDenied?.({
         caller: `scheduler.amazonaws.com (${schedule.roleArn})`,
-        action: request.action,
-        resource: request.resource,
-        message: trusted
-          ? `${schedule.roleArn} is not authorized to perform: lambda:InvokeFunction on resource: ${request.resource} because no identity-based policy allows the lambda:InvokeFunction action`
-          : `scheduler.amazonaws.com is not authorized to perform: sts:AssumeRole on resource: ${schedule.roleArn}`,
+        action: call.action,
+        resource: call.resource,
+        message,
       });
-    return allowed;
+    return { allowed, trusted, message };
+  };
+
+  /** Invoking the target, tried as the RetryPolicy allows; the last refusal is reported. */
+  const deliver = async (schedule: LocalSchedule) => {
+    const retries = schedule.retries ?? DEFAULT_RETRIES;
+    for (let attempt = 1; ; attempt += 1) {
+      const verdict = await authorize(
+        schedule,
+        {
+          service: 'lambda',
+          operation: 'Invoke',
+          action: 'lambda:InvokeFunction',
+          resource: schedule.targetArn,
+          summary: `Invoke ${functionByArn.get(schedule.targetArn)?.functionName ?? schedule.targetArn}`,
+          attempt,
+        },
+        attempt > retries,
+      );
+      // A role the Scheduler cannot assume is not retried: nothing can be sent with it.
+      if (verdict.allowed || !verdict.trusted || attempt > retries)
+        return { ...verdict, attempts: attempt };
+    }
+  };
+
+  /**
+   * A delivery given up on goes to the schedule's dead-letter queue with the schedule's role:
+   * the input as the body, what failed as message attributes. True once the queue has it.
+   */
+  const deadLetter = async (
+    schedule: LocalSchedule,
+    failure: { readonly code: string; readonly message: string; readonly attempts: number },
+  ): Promise<boolean> => {
+    const queueArn = schedule.deadLetterArn;
+    if (!queueArn) return false;
+    const verdict = await authorize(
+      schedule,
+      {
+        service: 'sqs',
+        operation: 'SendMessage',
+        action: 'sqs:SendMessage',
+        resource: queueArn,
+        summary: `SendMessage ${queueArn.split(':').at(-1) ?? queueArn}`,
+        attempt: 1,
+      },
+      true,
+    );
+    if (!verdict.allowed || !options.sendToDeadLetters) return false;
+    try {
+      await options.sendToDeadLetters({
+        queueArn,
+        roleArn: schedule.roleArn,
+        body: schedule.input,
+        attributes: {
+          ERROR_CODE: failure.code,
+          ERROR_MESSAGE: failure.message,
+          EXHAUSTED_RETRY_CONDITION: 'MaximumRetryAttempts',
+          RETRY_ATTEMPTS: String(failure.attempts - 1),
+          SCHEDULE_ARN: schedule.arn,
+          TARGET_ARN: schedule.targetArn,
+        },
+      });
+      return true;
+    } catch (error) {
+      options.onError?.(error);
+      return false;
+    }
   };
 
   const fire = async (schedule: LocalSchedule): Promise<ScheduleFiring> => {
@@ -221,7 +348,17 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
     try {
       const fn = functionByArn.get(schedule.targetArn);
       let outcome: ScheduleFiring = { schedule: schedule.name, denied: true, attempts: 0 };
-      if (fn && (await authorize(schedule))) {
+      const delivery = fn ? await deliver(schedule) : undefined;
+      if (delivery && !delivery.allowed && delivery.trusted && schedule.deadLetterArn)
+        outcome = {
+          ...outcome,
+          deadLettered: await deadLetter(schedule, {
+            code: 'AccessDeniedException',
+            message: delivery.message,
+            attempts: delivery.attempts,
+          }),
+        };
+      if (fn && delivery?.allowed) {
         const invoked = await invokeAsynchronously(
           options,
           fn.logicalId,
@@ -290,7 +427,13 @@ export async function startLocalScheduler(options: LocalSchedulerOptions): Promi
           State: 'ENABLED',
           ActionAfterCompletion: s.deleteAfterCompletion ? 'DELETE' : 'NONE',
           FlexibleTimeWindow: { Mode: 'OFF' },
-          Target: { Arn: s.targetArn, RoleArn: s.roleArn, Input: s.input },
+          Target: {
+            Arn: s.targetArn,
+            RoleArn: s.roleArn,
+            Input: s.input,
+            RetryPolicy: { MaximumRetryAttempts: s.retries ?? DEFAULT_RETRIES },
+            ...(s.deadLetterArn ? { DeadLetterConfig: { Arn: s.deadLetterArn } } : {}),
+          },
         });
       } else if (request.method === 'DELETE') {
         const schedule = found(group, name);

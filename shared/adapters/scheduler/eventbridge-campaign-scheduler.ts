@@ -18,13 +18,19 @@ export interface SchedulerTarget {
   readonly functionArn: string;
   /** ARN of the role EventBridge Scheduler invokes it with (only lambda:InvokeFunction on it). */
   readonly roleArn: string;
+  /**
+   * ARN of the standard queue a firing goes to when the Scheduler could not deliver it after its
+   * retries (the stack's CampaignScheduleDeadLetters output; the role may send to it).
+   */
+  readonly deadLetterArn: string;
 }
 
 /**
  * EventBridge Scheduler: a one-time `at()` schedule in UTC, no flexible window (it fires at the
  * time), deleted by the service once it completes. Delivery is retried a few times (the
  * invocation throttled, say): the starter sends only while the issue is still scheduled for
- * that time and not too late, so a repeated delivery does nothing.
+ * that time and not too late, so a repeated delivery does nothing. A delivery that still fails
+ * goes to the dead-letter queue, which has an alarm ([campaign.schedule-dead-letters]).
  */
 export class EventBridgeCampaignScheduler implements CampaignScheduler {
   constructor(
@@ -47,6 +53,7 @@ export class EventBridgeCampaignScheduler implements CampaignScheduler {
           RoleArn: this.target.roleArn,
           Input: JSON.stringify(input),
           RetryPolicy: { MaximumRetryAttempts: 3 },
+          DeadLetterConfig: { Arn: this.target.deadLetterArn },
         },
       }),
     );

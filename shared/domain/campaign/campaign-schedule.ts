@@ -92,3 +92,18 @@ export function decideFiring(
   const lateByMs = firedAt.getTime() - new Date(scheduledFor).getTime();
   return lateByMs > latenessMinutes * 60_000 ? { kind: 'late', lateByMs } : { kind: 'send' };
 }
+
+/**
+ * Whether an issue is overdue ([campaign.schedule-overdue]): still `scheduled` more than
+ * `latenessMinutes` after its time, whatever the cause (its schedule fired late, never fired,
+ * or its starter failed before its write). No firing can send it any more (decideFiring would
+ * find it late), so the operator must send or unschedule it.
+ */
+export function isScheduleOverdue(
+  issue: { readonly status: string; readonly scheduled_at?: string },
+  now: Date,
+  latenessMinutes: number,
+): boolean {
+  if (issue.status !== 'scheduled' || !issue.scheduled_at) return false;
+  return now.getTime() - Date.parse(issue.scheduled_at) > latenessMinutes * 60_000;
+}

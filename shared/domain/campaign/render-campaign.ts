@@ -18,6 +18,12 @@ export interface CampaignRecipientValues {
   readonly profile: Readonly<Record<string, string>>;
 }
 
+/**
+ * What a tag renders as when its value is empty, by tag name (`name`, `surname`, `email`,
+ * `profile_<id>`): the settings' `campaign.tag_fallbacks`, validated when they load.
+ */
+export type TagFallbacks = Readonly<Record<string, string>>;
+
 /** The links a campaign mail carries: absolute http(s) URLs the engine built. */
 export interface CampaignLinks {
   readonly unsubscribeUrl: string;
@@ -42,8 +48,11 @@ const _BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/g;
  *   in the HTML part it is then escaped (`& < > " '`), as text and in quoted attribute values
  *   alike; content is saved only with tags where escaping holds ([campaign.tag-placement]).
  * - An empty value (no name, a profile field left empty or removed from the settings since the
- *   issue was saved) renders as nothing ([campaign.empty-values]): no fallback word, because the
- *   content's language is the operator's ("Hello {name}," becomes "Hello ,").
+ *   issue was saved, empty once cleaned) renders as the tag's fallback of the settings when
+ *   there is one, else as nothing ([campaign.empty-values]): no built-in word, because the
+ *   content's language is the operator's ("Hello {name}," becomes "Hello reader," with the
+ *   fallback `reader`, "Hello ," without). A fallback is filled in as a value is: cleaned,
+ *   escaped in HTML, never scanned again for tags.
  * - A tag name that is neither a base tag nor `profile_<id>` stays as written (saving refuses
  *   such content; this only keeps older content visible as it was).
  * - The subject is the operator's alone: tags are refused in it when saved, and here only
@@ -58,6 +67,7 @@ export function renderCampaign(
   content: CampaignParts,
   recipient: CampaignRecipientValues,
   links: CampaignLinks,
+  fallbacks: TagFallbacks = {},
 ): CampaignParts {
   const unsubscribeUrl = _httpUrl(links.unsubscribeUrl, 'unsubscribe link');
   const webVersionUrl = links.webVersionUrl
@@ -67,7 +77,7 @@ export function renderCampaign(
     ...(hasTag(part, 'unsubscription_url') ? {} : { unsubscribeUrl }),
     ...(webVersionUrl !== undefined ? { webVersionUrl } : {}),
   });
-  const filled = fillTags(content, recipient, unsubscribeUrl);
+  const filled = fillTags(content, recipient, unsubscribeUrl, fallbacks);
   return {
     subject: filled.subject,
     html: withHtmlFooter(filled.html, footer(content.html)),
@@ -84,8 +94,9 @@ export function fillTags(
   content: CampaignParts,
   recipient: CampaignRecipientValues,
   unsubscribeUrl: string,
+  fallbacks: TagFallbacks = {},
 ): CampaignParts {
-  const value = (name: string): string | undefined => {
+  const ownValue = (name: string): string | undefined => {
     switch (name) {
       case 'name':
         return _clean(recipient.name);
@@ -103,6 +114,13 @@ export function fillTags(
         return typeof stored === 'string' ? _clean(stored) : '';
       }
     }
+  };
+  const value = (name: string): string | undefined => {
+    const filled = ownValue(name);
+    if (filled !== '') return filled;
+    // Own properties only, as for profile fields above.
+    const fallback = Object.hasOwn(fallbacks, name) ? fallbacks[name] : undefined;
+    return typeof fallback === 'string' ? _clean(fallback) : filled;
   };
   return {
     subject: content.subject.replace(_LINE_BREAKING, ' ').replace(/\s+/g, ' ').trim(),

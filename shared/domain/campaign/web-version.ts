@@ -1,12 +1,13 @@
 import { escapeHtml } from '../escape-html.ts';
 import { webVersionPath } from '../links.ts';
 import { isPublicIssue, type NewsletterIssueRecord } from '../newsletter-issue.ts';
-import { type CampaignRecipientValues, fillTags } from './render-campaign.ts';
+import { type CampaignRecipientValues, fillTags, type TagFallbacks } from './render-campaign.ts';
 
 /**
  * The values the web version renders tags with: nobody's. `{name}`, `{surname}`, `{email}` and
- * every `{profile_<id>}` render as nothing, as an empty value does in a mail
- * ([campaign.empty-values]), so the page reads as the mail to a person who gave no details.
+ * every `{profile_<id>}` render as an empty value does in a mail ([campaign.empty-values]): as
+ * the settings' fallback for that tag, or as nothing, so the page reads as the mail to a person
+ * who gave no details.
  */
 export const NO_RECIPIENT: CampaignRecipientValues = Object.freeze({
   email: '',
@@ -43,7 +44,8 @@ export function webVersionUrlOf(
 
 /**
  * The web version of an issue as one HTML document ([campaign.web-version]): its HTML part with
- * every tag filled by the campaign renderer's rules for nobody (NO_RECIPIENT), and
+ * every tag filled by the campaign renderer's rules for nobody (NO_RECIPIENT, so each renders
+ * as its fallback in `fallbacks`, the settings' `campaign.tag_fallbacks`, or empty), and
  * `{unsubscription_url}` pointing to `unsubscribePage`, the unsubscribe page without a token,
  * which tells a reader to use the link of their own mail. No footer: the page is the link the
  * footer would add, and it holds nobody's unsubscribe link. A whole document is served as it is;
@@ -53,11 +55,13 @@ export function renderWebVersion(
   issue: { readonly subject: string },
   content: { readonly html: string },
   unsubscribePage: string,
+  fallbacks: TagFallbacks = {},
 ): string {
   const filled = fillTags(
     { subject: issue.subject, html: content.html, text: '' },
     NO_RECIPIENT,
     unsubscribePage,
+    fallbacks,
   );
   if (_WHOLE_DOCUMENT.test(filled.html)) return filled.html;
   return `<!DOCTYPE html>

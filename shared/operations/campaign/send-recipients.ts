@@ -153,6 +153,9 @@ class ChunkRun {
   #checking: Promise<void> | undefined;
   #reserving: Promise<void> | undefined;
   readonly #slotKey: string;
+  /** Recipients of the chunk no lane has started on, and lanes waiting for a slot. */
+  #notStarted = 0;
+  #waiting = 0;
 
   constructor(
     readonly deps: SenderDependencies,
@@ -168,6 +171,7 @@ class ChunkRun {
 
   /** Recipients go in groups small enough that their subscribers are read just before. */
   async sendAll(recipients: readonly ChunkRecipient[]): Promise<void> {
+    this.#notStarted = recipients.length;
     const group = Math.max(this.invocation.inFlight, Math.min(25, this.pace.block));
     for (let start = 0; start < recipients.length; start += group) {
       const members = recipients.slice(start, start + group);
@@ -215,6 +219,7 @@ class ChunkRun {
   }
 
   async #one(recipient: ChunkRecipient, subscriber: SubscriberRecord | undefined): Promise<void> {
+    this.#notStarted -= 1;
     if (await this.#shouldStop()) {
       this.leftovers.push(recipient);
       return;
@@ -261,6 +266,7 @@ class ChunkRun {
         profile: person.profile,
       },
       { unsubscribeUrl, ...(webVersionUrl ? { webVersionUrl } : {}) },
+      this.settings.campaign.tag_fallbacks,
     );
     // Claimed and rendered first, so that the send starts at its slot's time.
     if (!(await this.#paced())) {
@@ -331,6 +337,15 @@ class ChunkRun {
    * reserved and has not used, or one of a new reservation; false when the chunk stopped.
    */
   async #paced(): Promise<boolean> {
+    this.#waiting += 1;
+    try {
+      return await this.#slot();
+    } finally {
+      this.#waiting -= 1;
+    }
+  }
+
+  async #slot(): Promise<boolean> {
     const clock = this.deps.clock;
     let slot: number | undefined;
     for (;;) {
@@ -361,17 +376,21 @@ class ChunkRun {
     }
   }
 
-  /** Reserves the next block of the campaign's slots for this container. */
+  /**
+   * Reserves the next block of the campaign's slots for this container: no more than the chunk
+   * still needs, so the end of a chunk leaves no reserved slots to go stale (a rate lost).
+   */
   async #reserve(): Promise<void> {
+    const count = Math.max(1, Math.min(this.pace.block, this.#notStarted + this.#waiting));
     const start = await this.deps.campaigns.reservePace(
       this.campaign.id,
       this.campaign.run,
-      this.pace.block,
+      count,
       this.pace.spacingMs,
       this.deps.clock.now(),
     );
     const slots = this.deps.slots.get(this.#slotKey) ?? [];
-    slots.push(...slotTimes(start, this.pace.block, this.pace));
+    slots.push(...slotTimes(start, count, this.pace));
     this.deps.slots.set(this.#slotKey, slots);
     // Slots of runs this container no longer sends are dropped with their runs.
     if (this.deps.slots.size > 16) {

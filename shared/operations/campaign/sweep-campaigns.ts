@@ -4,6 +4,7 @@ import { isRunComplete, settled } from '../../domain/campaign/campaign.ts';
 import { CHUNK_SIZE } from '../../domain/campaign/work-messages.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
 import { completeRun } from './finish-run.ts';
+import { reportOverdueSchedules } from './overdue-schedules.ts';
 import { restartWork } from './restart-work.ts';
 
 /**
@@ -79,6 +80,7 @@ export async function sweepCampaigns(deps: SweeperDependencies): Promise<SweepOu
   }
   // Published every sweep, zero included, so the alarm sees a value and not missing data.
   deps.metrics.count('StalledCampaigns', stalled);
+  await reportOverdueSchedules(deps, settings);
   const resumed = await resumeAfterQuota(deps, now);
   return { sending: ids.length, stalled, repaired, recounted, resumed };
 }

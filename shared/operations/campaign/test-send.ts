@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import type { CampaignMailer } from '../../adapters/mail/campaign-mailer-port.ts';
-import { renderCampaign } from '../../domain/campaign/render-campaign.ts';
+import { renderCampaign, type TagFallbacks } from '../../domain/campaign/render-campaign.ts';
 import { webVersionUrlOf } from '../../domain/campaign/web-version.ts';
 import { MAX_TEST_ADDRESSES, type TestMessage } from '../../domain/campaign/work-messages.ts';
 import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
@@ -59,23 +59,35 @@ export async function testNewsletter(
   return { newsletter_id: id, to: unique };
 }
 
-/** Values that are plainly not a person's: a test to a non-subscriber shows where tags go. */
+/**
+ * Values that are plainly not a person's, so a test to a non-subscriber shows where tags go; a
+ * tag with a fallback in the settings gets none (it renders as its fallback), so the test shows
+ * what a subscriber who left that value empty will read ([campaign.empty-values]).
+ */
 function sampleValues(
   email: string,
   profileFields: readonly { readonly id: string; readonly name: string }[],
+  fallbacks: TagFallbacks,
 ): Pick<SubscriberRecord, 'email' | 'name' | 'surname' | 'profile'> {
+  const sample = (tag: string, value: string): string =>
+    Object.hasOwn(fallbacks, tag) ? '' : value;
   return {
     email,
-    name: 'Sample-Name',
-    surname: 'Sample-Surname',
-    profile: Object.fromEntries(profileFields.map((field) => [field.id, `Sample ${field.name}`])),
+    name: sample('name', 'Sample-Name'),
+    surname: sample('surname', 'Sample-Surname'),
+    profile: Object.fromEntries(
+      profileFields.map((field) => [
+        field.id,
+        sample(`profile_${field.id}`, `Sample ${field.name}`),
+      ]),
+    ),
   };
 }
 
 /**
  * The worker's side of a test send: each address gets the mail rendered with its subscriber's
- * values when it is one (any status: the operator tests what that person would see), clearly
- * fake sample values otherwise, the subject marked as a test, and an unsubscribe link that
+ * values when it is one (any status: the operator tests what that person would see, fallbacks
+ * included), clearly fake sample values otherwise (the settings' fallback for a tag that has one), the subject marked as a test, and an unsubscribe link that
  * leads nowhere. Nothing is recorded.
  */
 export async function sendTestMail(
@@ -94,11 +106,13 @@ export async function sendTestMail(
   const webVersionUrl = webVersionUrlOf(campaign, message.link_base);
   let sent = 0;
   for (const to of message.to) {
-    const values = subscribers.get(to) ?? sampleValues(to, settings.profile_fields);
+    const fallbacks = settings.campaign.tag_fallbacks;
+    const values = subscribers.get(to) ?? sampleValues(to, settings.profile_fields, fallbacks);
     const rendered = renderCampaign(
       { subject: `${TEST_MARKER} ${campaign.subject}`, html: content.html, text: content.text },
       values,
       { unsubscribeUrl, ...(webVersionUrl ? { webVersionUrl } : {}) },
+      fallbacks,
     );
     await deps.mailer.send(
       {

@@ -2,10 +2,15 @@ import type { CampaignStore } from '../../adapters/store/campaign-store-port.ts'
 import { hasWebVersion, renderWebVersion } from '../../domain/campaign/web-version.ts';
 import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import { LINK_PATHS } from '../../domain/links.ts';
+import type { Settings } from '../../domain/settings-schema.ts';
 
-/** What the web version reads: the issue and its content, nothing about anyone. */
+/**
+ * What the web version reads: the issue and its content, nothing about anyone; and the
+ * settings, for what an empty tag reads as.
+ */
 export interface ViewDependencies {
   readonly campaigns: Pick<CampaignStore, 'getCampaign' | 'getContent'>;
+  readonly settings: () => Promise<Pick<Settings, 'campaign'>>;
 }
 
 // A newsletter id as the path carries it: a positive decimal integer, no sign, no leading zero,
@@ -37,5 +42,7 @@ export async function viewNewsletter(
   // A sent issue always has content; one without is no page either.
   if (!content) return notFound;
   const unsubscribePage = `${apiRootPath.replace(/\/+$/, '')}${LINK_PATHS.unsubscribe}`;
-  return { html: renderWebVersion(issue, content, unsubscribePage) };
+  // Read only for a page that exists: a 404 costs no settings read.
+  const { campaign } = await deps.settings();
+  return { html: renderWebVersion(issue, content, unsubscribePage, campaign.tag_fallbacks) };
 }

@@ -476,7 +476,54 @@ describe('[campaign.tags] rendering fills the tags in one pass', () => {
   });
 });
 
-describe('[campaign.empty-values] an empty value renders as nothing, without a fallback word', () => {
+describe("[campaign.empty-values] an empty value renders as its tag's fallback of the settings", () => {
+  const fallbacks = { name: 'reader', profile_city: 'your <city> & "town"', email: 'you' };
+
+  it('makes "Hello reader," for a subscriber without a name, escaped in HTML, in both parts', () => {
+    // Act
+    const mail = renderCampaign(
+      parts('<p>Hello {name}, from {profile_city}</p>', 'Hello {name}, from {profile_city}'),
+      { ...ada, name: '', profile: {} },
+      links,
+      fallbacks,
+    );
+
+    // Assert
+    expect(mail.html).toMatch(
+      /^<p>Hello reader, from your &lt;city&gt; &amp; &quot;town&quot;<\/p>/,
+    );
+    expect(mail.text).toMatch(/^Hello reader, from your <city> & "town"\n/);
+  });
+
+  it('leaves a value that is there alone, and counts a value of only spaces or controls as empty', () => {
+    const render = (name: string) =>
+      renderCampaign(parts('<p>{name}</p>', '{name}'), { ...ada, name }, links, fallbacks).text;
+    expect(render('Ada')).toMatch(/^Ada\n/);
+    expect(render('  \u0007 ')).toMatch(/^reader\n/);
+  });
+
+  it('fills a fallback as a value: never scanned again for tags, a tag without one stays empty', () => {
+    const mail = renderCampaign(
+      parts('<p>[{name}][{surname}]</p>', '[{name}][{surname}]'),
+      { ...ada, name: '', surname: '' },
+      links,
+      { name: '{email}' },
+    );
+    expect(mail.text).toMatch(/^\[\{email\}\]\[\]\n/);
+  });
+
+  it('ignores what is no own fallback: a tag named like an Object property stays as stored', () => {
+    const mail = renderCampaign(
+      parts('<p>[{profile_constructor}]</p>', '[{profile_constructor}]'),
+      { ...ada, profile: {} },
+      links,
+      {},
+    );
+    expect(mail.text).toMatch(/^\[\]\n/);
+  });
+});
+
+describe('[campaign.empty-values] an empty value renders as nothing when its tag has no fallback', () => {
   it('leaves "Hello ," for a subscriber without a name', () => {
     // Act
     const mail = renderCampaign(

@@ -31,13 +31,24 @@ const issue = (
     ...extra,
   }) as CampaignRecord;
 
-/** A store holding one issue (id 7) and its content, counting reads. */
-function storeWith(record: CampaignRecord | undefined, content: StoredContent | undefined) {
+/** A store holding one issue (id 7) and its content, counting reads; and the settings. */
+function storeWith(
+  record: CampaignRecord | undefined,
+  content: StoredContent | undefined,
+  tagFallbacks: Record<string, string> = {},
+) {
   const reads: number[] = [];
   const consistency: (boolean | undefined)[] = [];
+  const settingsReads: number[] = [];
   return {
     reads,
     consistency,
+    settingsReads,
+    settings: async () => {
+      settingsReads.push(1);
+      const settings = campaignSettings();
+      return { campaign: { ...settings.campaign, tag_fallbacks: tagFallbacks } };
+    },
     campaigns: {
       getCampaign: async (id: number, options?: ReadOptions) => {
         reads.push(id);
@@ -159,6 +170,31 @@ describe('[campaign.web-version] the web version of an issue', () => {
       '/subscription/unsubscribe',
       '/subscription/unsubscribe',
     ]);
+  });
+
+  it('[campaign.empty-values] renders each tag as its fallback of the settings: "Hello reader,"', async () => {
+    // Arrange
+    const html = '<p>Hello {name} {surname}, {profile_city} {email}.</p>';
+    const store = storeWith(
+      issue('sent'),
+      { html, text: 'x' },
+      {
+        name: 'reader',
+        profile_city: '<your city>',
+      },
+    );
+
+    // Act
+    const page = await viewNewsletter(store, '7', '');
+    const draft = storeWith(issue('draft'), { html, text: 'x' }, { name: 'reader' });
+    const refused = await viewNewsletter(draft, '7', '');
+
+    // Assert: a tag without a fallback stays empty; a 404 reads no settings.
+    if (isNewsletterError(page)) throw new Error(page.message);
+    expect(page.html).toContain('<p>Hello reader , &lt;your city&gt; .</p>');
+    expect(store.settingsReads).toHaveLength(1);
+    expect(isNewsletterError(refused)).toBe(true);
+    expect(draft.settingsReads).toEqual([]);
   });
 
   it('answers 404 for a sent issue whose content is missing', async () => {

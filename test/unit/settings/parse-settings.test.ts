@@ -44,6 +44,36 @@ describe('settings', () => {
     expect(() => parseSettings(document)).toThrow(message);
   });
 
+  it('[campaign.empty-values] take tag fallbacks for known tags only, as one short line', () => {
+    const withFields = { ...minimal, profile_fields: [{ id: 'city', name: 'City' }] };
+    const fallbacks = (tag_fallbacks: Record<string, unknown>) =>
+      parseSettings({ ...withFields, campaign: { tag_fallbacks } }).campaign.tag_fallbacks;
+    expect(parseSettings(minimal).campaign.tag_fallbacks).toEqual({});
+    const good = { name: 'reader', surname: 'R.', email: 'you', profile_city: 'your city' };
+    expect(fallbacks(good)).toEqual(good);
+    expect(fallbacks({ name: 'x'.repeat(100) }).name).toHaveLength(100);
+    for (const [bad, message] of [
+      [{ nmae: 'reader' }, /tag_fallbacks\.nmae: must be name, surname, email or profile_<id>/],
+      [{ unsubscription_url: 'x' }, /must be name, surname, email or profile_<id>/],
+      [{ Name: 'x' }, /must be name, surname, email or profile_<id>/],
+      [
+        { profile_town: 'x' },
+        /campaign\.tag_fallbacks: profile_town names no field of profile_fields/,
+      ],
+      [{ name: '' }, /tag_fallbacks\.name: must not be blank/],
+      [{ name: ' \t' }, /must not be blank/],
+      [{ name: 'x'.repeat(101) }, /tag_fallbacks\.name: /],
+      [{ name: 'a\nb' }, /must be one line without control characters/],
+      [{ name: 'a\u0000' }, /must be one line without control characters/],
+      [{ name: 'a\u2028b' }, /must be one line without control characters/],
+      [{ name: '\u202Ereader' }, /must be one line without control characters/],
+      [{ name: 3 }, /tag_fallbacks\.name: /],
+    ] as const) {
+      expect(() => fallbacks(bad), JSON.stringify(bad)).toThrow(SettingsError);
+      expect(() => fallbacks(bad), JSON.stringify(bad)).toThrow(message);
+    }
+  });
+
   it('reject a document that is not JSON', () => {
     expect(() => parseSettings('{')).toThrow(/^settings: not valid JSON/);
   });
