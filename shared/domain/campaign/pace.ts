@@ -17,9 +17,9 @@ export interface Pace {
 }
 
 /** Slack added to the second that floor(R) slots span (latency of a send varies). */
-export const WINDOW_SLACK_MS = 25;
+export const WINDOW_SLACK_MS = 40;
 /** How late a slot may still be used; a later one is dropped, never sent in a bunch. */
-export const LATE_SLOT_MS = 15;
+export const LATE_SLOT_MS = 10;
 
 /** The pace of a run at `rate` mails per second sent by up to `workers` workers. */
 export function paceFor(rate: number, workers: number): Pace {

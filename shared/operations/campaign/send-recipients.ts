@@ -203,19 +203,38 @@ class ChunkRun {
    */
   async #shouldStop(): Promise<boolean> {
     if (this.stopped) return true;
-    if (this.deps.clock.now() > this.invocation.deadline - DEADLINE_MARGIN_MS) {
-      this.stopped = 'deadline';
-      return true;
-    }
-    if (this.deps.clock.now() - this.#checkedAt >= STATUS_CHECK_MS) {
-      this.#checking ??= this.#flush().then((now) => {
+    if (this.#pastDeadline()) return true;
+    if (this.#checkDue()) await this.#checking;
+    return this.stopped !== undefined;
+  }
+
+  /** Whether the invocation is too close to its deadline to start a send (it stops if so). */
+  #pastDeadline(): boolean {
+    if (this.deps.clock.now() <= this.invocation.deadline - DEADLINE_MARGIN_MS) return false;
+    this.stopped ??= 'deadline';
+    return true;
+  }
+
+  /**
+   * Starts the second's flush and status check when it is due; whether one is under way. A lane
+   * waiting for its send slot does not wait for it (the write's latency would make its slot
+   * late): the answer stops the chunk when it comes.
+   */
+  #checkDue(): boolean {
+    if (
+      this.#checking === undefined &&
+      this.deps.clock.now() - this.#checkedAt >= STATUS_CHECK_MS
+    ) {
+      const checking = this.#flush().then((now) => {
         this.#checkedAt = this.deps.clock.now();
         this.#checking = undefined;
         if (now?.status !== 'sending' || now.run !== this.campaign.run) this.stopped ??= 'paused';
       });
-      await this.#checking;
+      // Awaited by the next lane that checks, and at the chunk's end; never left unhandled.
+      checking.catch(() => undefined);
+      this.#checking = checking;
     }
-    return this.stopped !== undefined;
+    return this.#checking !== undefined;
   }
 
   async #one(recipient: ChunkRecipient, subscriber: SubscriberRecord | undefined): Promise<void> {
@@ -349,7 +368,14 @@ class ChunkRun {
     const clock = this.deps.clock;
     let slot: number | undefined;
     for (;;) {
-      if (await this.#shouldStop()) {
+      // A lane waits for the second's check only while its slot is still ahead: one whose slot
+      // is due sends, and the check's answer stops the chunk for the lanes after it.
+      if (slot !== undefined && this.#checkDue() && slot > clock.now()) await this.#checking;
+      const stop =
+        slot === undefined
+          ? await this.#shouldStop()
+          : this.stopped !== undefined || this.#pastDeadline();
+      if (stop) {
         // Unused, it may still serve the container's next chunk.
         if (slot !== undefined) this.deps.slots.get(this.#slotKey)?.unshift(slot);
         return false;
