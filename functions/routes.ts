@@ -24,6 +24,7 @@ import {
   V2IssueSchema,
   V2IssueWriteSchema,
   V2ListSchema,
+  V2ListWriteSchema,
   V2NewsletterSchema,
   V2PageRequestSchema,
   V2ReportSchema,
@@ -90,6 +91,8 @@ export interface RouteAccess {
   readonly queues?: readonly CampaignQueueName[];
   /** Whether it asks SES for the account's sending quota (`ses:GetSendQuota`). */
   readonly sendQuota?: boolean;
+  /** Whether it writes the settings parameter (`ssm:PutParameter`): v2's list writes. */
+  readonly writesSettings?: boolean;
 }
 
 /** One entry of the route table. */
@@ -134,6 +137,15 @@ export interface Route {
  * for a failed check, the client's rate-limit counter; the settings hold that limit.
  */
 const KEY_CHECK: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
+
+/** A list route that also writes lists: the settings parameter read and written by SSM. */
+const LIST_WRITE_ACCESS = {
+  table: KEY_CHECK,
+  queries: [],
+  sendsMail: false,
+  settings: true,
+  writesSettings: true,
+} as const satisfies RouteAccess;
 
 /** A v2 route over the settings only: lists, extra fields, the key test. */
 function settingsRoute(name: string, path: string, summary: string, response: v.GenericSchema) {
@@ -249,13 +261,31 @@ const V2_ROUTES = [
     request: V2SubscriberWriteSchema,
     response: v.union([V2SubscriberSchema, V2DeletedSchema]),
   },
-  settingsRoute(
-    'v2-lists',
-    '/lists',
-    'v2: every list, private ones included',
-    v.array(V2ListSchema),
-  ),
-  settingsRoute('v2-list', '/lists/{id}', 'v2: one list', V2ListSchema),
+  {
+    ...settingsRoute(
+      'v2-lists',
+      '/lists',
+      'v2: every list, private ones included (GET); create one (POST, ours)',
+      v.union([v.array(V2ListSchema), V2ListSchema]),
+    ),
+    methods: ['GET', 'POST'],
+    clientKey: { GET: 'read', POST: 'write' },
+    // The settings document read and written directly (not through the cached extension).
+    access: LIST_WRITE_ACCESS,
+    request: V2ListWriteSchema,
+  },
+  {
+    ...settingsRoute(
+      'v2-list',
+      '/lists/{id}',
+      'v2: one list (GET); rename it or change its flags (PUT, ours)',
+      V2ListSchema,
+    ),
+    methods: ['GET', 'PUT'],
+    clientKey: { GET: 'read', PUT: 'write' },
+    access: LIST_WRITE_ACCESS,
+    request: V2ListWriteSchema,
+  },
   settingsRoute(
     'v2-extrafields',
     '/extrafields',

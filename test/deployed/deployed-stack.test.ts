@@ -612,6 +612,10 @@ describe('the whole scenario, from cdk.out', () => {
     await step('v2 GET /test', () => v2call('GET', '/test', good));
     await step('v2 GET /lists', () => v2call('GET', '/lists', good));
     await step('v2 GET /lists/{id}', () => v2call('GET', '/lists/1', good));
+    await step('v2 POST /lists', () => v2call('POST', '/lists', good, { name: 'v2 list' }));
+    await step('v2 PUT /lists/{id}', () =>
+      v2call('PUT', '/lists/1', good, { name: 'Weekly digest' }),
+    );
     await step('v2 GET /extrafields', () => v2call('GET', '/extrafields', good));
     await step('v2 GET /extrafields/{id}', () => v2call('GET', '/extrafields/city', good));
     await step('v2 POST /subscribers, new address', () =>

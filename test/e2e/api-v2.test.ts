@@ -569,3 +569,65 @@ describe('subscriptions', () => {
     expectError(await subscribeV2({ email: address('private'), lists: [3] }), 403, 'private_list');
   });
 });
+
+describe('list writes (ours)', () => {
+  it('[v2.lists-write] POST /lists creates the next list (201); PUT renames it; a read key is refused', async () => {
+    expectError(
+      await call('POST', '/lists', { credentials: reader, body: { name: 'No' } }),
+      403,
+      'forbidden',
+    );
+    const created = await call('POST', '/lists', {
+      credentials: writer,
+      body: { name: 'Partners', private: true },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json).toEqual({ id: 5, name: 'Partners' });
+    const renamed = await call('PUT', '/lists/5', {
+      credentials: writer,
+      body: { name: 'Allies' },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.json).toEqual({ id: 5, name: 'Allies' });
+    expect((await call('GET', '/lists/5', { credentials: reader })).json).toEqual({
+      id: 5,
+      name: 'Allies',
+    });
+    // The new list is private: a keyless subscription naming it is refused.
+    const refused = await call('POST', '/subscriptions', {
+      body: { email: address('allies'), lists: [5] },
+    });
+    expectError(refused, 403, 'private_list');
+  });
+
+  it('[v2.lists-write] bad list writes are 400s and change nothing; an unknown list is the 404 -1', async () => {
+    expectError(
+      await call('POST', '/lists', { credentials: writer, body: {} }),
+      400,
+      'missing_parameter',
+    );
+    expectError(
+      await call('POST', '/lists', { credentials: writer, body: { name: 'x'.repeat(101) } }),
+      400,
+      'invalid_parameter',
+    );
+    expectError(
+      await call('PUT', '/lists/1', { credentials: writer, body: { private: 'maybe' } }),
+      400,
+      'invalid_parameter',
+    );
+    expectError(
+      await call('PUT', '/lists/1', { credentials: writer, body: {} }),
+      400,
+      'missing_parameter',
+    );
+    expectError(
+      await call('PUT', '/lists/99', { credentials: writer, body: { name: 'X' } }),
+      404,
+      '-1',
+    );
+    expect(((await call('GET', '/lists', { credentials: reader })).json as unknown[]).length).toBe(
+      4,
+    );
+  });
+});

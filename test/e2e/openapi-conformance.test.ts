@@ -157,6 +157,8 @@ describe('API v2 answers as its OpenAPI description says', () => {
     expect(await v2('DELETE', '/subscribers/{id}', '/subscribers/oa2b@example.com')).toBe(200);
     expect(await v2('GET', '/subscribers/{id}', '/subscribers/oa2b@example.com')).toBe(404);
     expect(await v2('GET', '/lists', '/lists')).toBe(200);
+    expect(await v2('POST', '/lists', '/lists', key, { name: 'OA list' })).toBe(201);
+    expect(await v2('PUT', '/lists/{id}', '/lists/1', key, { name: 'Weekly' })).toBe(200);
     expect(await v2('GET', '/lists/{id}', '/lists/1')).toBe(200);
     expect(await v2('GET', '/lists/{id}', '/lists/99')).toBe(404);
     expect(await v2('GET', '/extrafields', '/extrafields')).toBe(200);

@@ -55,13 +55,16 @@ const READERS = ['journey-a@example.com', 'journey-b@example.com', 'journey-c@ex
 const SUBJECT = 'The journey issue';
 
 describe('an issue over HTTP only', () => {
-  it('[v2.issues] create, edit, test, send, watch to sent, report as JSON and CSV, copy', async () => {
+  it('[v2.issues] create a list, add to it, create, edit, test, send, watch, report, copy', async () => {
+    const list = await call('POST', '/lists', write, { name: 'Journey readers' });
+    expect(list.status, list.text).toBe(201);
+    const listId = (list.json as { id: number }).id;
     for (const email of READERS) {
       const added = await call('POST', '/subscribers', write, {
         email,
         first_name: email.slice(8, 9).toUpperCase(),
         status: 'confirmed',
-        lists: [4],
+        lists: [listId],
       });
       expect(added.status, added.text).toBe(201);
     }
@@ -71,11 +74,11 @@ describe('an issue over HTTP only', () => {
     const created = await call('POST', '/issues', write, {
       subject: 'draft subject',
       html: '<p>Hello {name}, this is the journey.</p><p><a href="{unsubscription_url}">Leave</a></p>',
-      lists: [4],
+      lists: [listId],
     });
     expect(created.status, created.text).toBe(201);
     const issue = created.json as { id: number; status: string; lists: number[] };
-    expect(issue).toMatchObject({ status: 'draft', lists: [4] });
+    expect(issue).toMatchObject({ status: 'draft', lists: [listId] });
 
     const edited = await call('PUT', `/issues/${issue.id}`, write, { subject: SUBJECT });
     expect(edited.status, edited.text).toBe(200);
@@ -139,7 +142,7 @@ describe('an issue over HTTP only', () => {
     expect((await call('POST', `/issues/${issue.id}/send`, write)).status).toBe(409);
     const copy = await call('POST', `/issues/${issue.id}/copy`, write);
     expect(copy.status, copy.text).toBe(201);
-    expect(copy.json).toMatchObject({ subject: SUBJECT, status: 'draft', lists: [4] });
+    expect(copy.json).toMatchObject({ subject: SUBJECT, status: 'draft', lists: [listId] });
   });
 
   it('[v2.issues] pause, resume and cancel a send; unknown issues are the original 404', async () => {

@@ -133,3 +133,11 @@ export const V2ReportSchema = v.pipe(
   v.looseObject({ newsletter_id: v.number() }),
   v.title('V2Report'),
 );
+
+/** The body of a list write (ours). */
+export const V2ListWriteSchema = v.looseObject({
+  id: v.optional(v.string()),
+  name: v.optional(v.pipe(v.string(), v.description('1-100 characters; required to create.'))),
+  private: v.optional(v.boolean()),
+  preassigned: v.optional(v.boolean()),
+});
