@@ -28,6 +28,12 @@ export function parsePositiveInteger(value: string): number {
   return Number(value);
 }
 
+/** A whole number of at least 0. */
+export function parseNonNegativeInteger(value: string): number {
+  if (!/^\s*\d{1,9}\s*$/.test(value)) throw new InvalidArgumentError('Expected a whole number.');
+  return Number(value);
+}
+
 /** Reads a text file, or standard input for `-`. */
 export async function readTextInput(
   path: string,

@@ -474,8 +474,9 @@ export const routes = [
     formPage: false,
     summary: 'Delete a subscriber and everything stored for it',
     access: {
-      // Read, then delete the subscriber and its token items in one transaction.
-      table: ['dynamodb:GetItem', 'dynamodb:DeleteItem'],
+      // Read, then delete the subscriber and its token items in one transaction; then erase
+      // their opens and clicks (UpdateItem the ENGAGED item and each recipient record).
+      table: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
       queries: [],
       sendsMail: false,
       settings: false,

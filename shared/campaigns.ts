@@ -1,6 +1,7 @@
 import type { CampaignMailer } from './adapters/mail/campaign-mailer-port.ts';
 import { SesCampaignMailer } from './adapters/mail/ses-campaign-mailer.ts';
 import type { CampaignScheduler } from './adapters/scheduler/campaign-scheduler-port.ts';
+import type { EngagementStore } from './adapters/store/engagement-store-port.ts';
 import type { CampaignRecord } from './domain/campaign/campaign.ts';
 import { type NewsletterError, newsletterError } from './domain/errors.ts';
 import type { CampaignDependencies } from './operations/campaign/campaign-dependencies.ts';
@@ -27,6 +28,7 @@ import {
 import { createLogger } from './runtime/logger.ts';
 import { serviceParameters } from './runtime/parameters.ts';
 import { sesClient } from './runtime/ses-client.ts';
+import { engagementStore } from './runtime/store.ts';
 
 /** Sending an issue in-process: trusted (no key), over explicit dependencies. */
 export interface CampaignOperations {
@@ -64,6 +66,8 @@ export interface CampaignOperationsDependencies extends CampaignDependencies {
   readonly scheduler?: CampaignScheduler;
   /** SES's quota: with it, a send that does not fit in the daily quota says so first. */
   readonly quota?: Pick<CampaignMailer, 'sendQuota'>;
+  /** Opens and clicks for the report ([engagement.report]); without it the report has none. */
+  readonly engagement?: Pick<EngagementStore, 'figures'>;
 }
 
 /** The scheduler of `deps`, or the 500 naming it when the composition root gave none. */
@@ -126,7 +130,14 @@ export function createCampaigns(deps: CampaignOperationsDependencies): CampaignO
     report_newsletter: (params) =>
       runOperation(deps, 'report_newsletter', async () => {
         const id = idOf(params);
-        return typeof id === 'number' ? campaignReport(deps, id) : id;
+        if (typeof id !== 'number') return id;
+        const engagement = deps.engagement
+          ? { store: deps.engagement, tracking: (await deps.settings()).campaign.tracking }
+          : undefined;
+        return campaignReport(
+          { campaigns: deps.campaigns, ...(engagement ? { engagement } : {}) },
+          id,
+        );
       }),
     schedule_newsletter: (params) =>
       runOperation(deps, 'schedule_newsletter', async () => {
@@ -163,6 +174,7 @@ function campaigns(): CampaignOperations {
       scheduler: lazyScheduler(),
       // Only GetSendQuota: the caller's role needs ses:GetSendQuota (docs/package.md).
       quota: new SesCampaignMailer(sesClient(), { withDeliveries: '', withoutDeliveries: '' }),
+      engagement: engagementStore(environment),
     });
   }
   return defaults;

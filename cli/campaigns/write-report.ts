@@ -14,6 +14,11 @@ import {
 import type { CliContext } from '../context.ts';
 
 const COLUMNS = ['email', 'subscriber_id', 'outcome', 'at', 'message_id'];
+/** Added in `individual` tracking only ([engagement.modes]). */
+const ENGAGEMENT_COLUMNS = ['opened_at', 'clicked_at'];
+
+/** What the report reads opens and clicks with, and the setting that says what rows show. */
+export type ReportEngagement = NonNullable<Parameters<typeof campaignReport>[0]['engagement']>;
 
 /**
  * Runs an issue's report and, with `csv`, writes one row per recipient (a file, written to a
@@ -24,13 +29,17 @@ export async function writeReport(
   id: number,
   csv: string | undefined,
   context: Pick<CliContext, 'io'>,
+  engagement?: ReportEngagement,
 ): Promise<CampaignReport | NewsletterError> {
-  if (csv === undefined) return campaignReport({ campaigns }, id);
+  const deps = { campaigns, ...(engagement ? { engagement } : {}) };
+  if (csv === undefined) return campaignReport(deps, id);
   const rows = new PassThrough({ objectMode: true });
-  const toCsv = stringify({ header: true, columns: COLUMNS });
+  const columns =
+    engagement?.tracking === 'individual' ? [...COLUMNS, ...ENGAGEMENT_COLUMNS] : COLUMNS;
+  const toCsv = stringify({ header: true, columns });
   const into = async (destination: Writable, end: boolean) => {
     const written = pipeline(rows, toCsv, destination, { end });
-    const report = await campaignReport({ campaigns }, id, async (page) => {
+    const report = await campaignReport(deps, id, async (page) => {
       for (const row of page)
         if (!rows.write(row)) await new Promise((go) => rows.once('drain', go));
     });

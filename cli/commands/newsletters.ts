@@ -29,14 +29,21 @@ import { testNewsletter } from '../../shared/operations/campaign/test-send.ts';
 import { NO_METRICS } from '../../shared/operations/dependencies.ts';
 import { NEWSLETTERS_LIMIT } from '../../shared/operations/list-newsletters.ts';
 import { runOperation } from '../../shared/operations/run-operation.ts';
+import { engagementLines, engagementRows } from '../campaigns/engagement-lines.ts';
 import { watchCampaign, watchSummary } from '../campaigns/watch-campaign.ts';
+import { watchEngagement } from '../campaigns/watch-engagement.ts';
 import { writeReport } from '../campaigns/write-report.ts';
 import { CliError, EXIT } from '../cli-error.ts';
 import type { Services } from '../connection/services.ts';
 import type { CliContext } from '../context.ts';
 import { formatTable } from '../format-table.ts';
 import { writeLine } from '../io.ts';
-import { parseBoolean, parsePositiveInteger, readTextInput } from '../option-values.ts';
+import {
+  parseBoolean,
+  parseNonNegativeInteger,
+  parsePositiveInteger,
+  readTextInput,
+} from '../option-values.ts';
 
 const SUBJECT_MAX = 200;
 const URL_MAX = 2048;
@@ -431,19 +438,35 @@ export function registerNewslettersCommands(program: Command, context: CliContex
     )
     .argument('<id>', 'newsletter id', parsePositiveInteger)
     .option('--interval <seconds>', 'how often to look', parsePositiveInteger, 1)
-    .action(async (id: number, options: { interval: number }) => {
+    .option(
+      '--opens <minutes>',
+      'once it is sent, show opens and clicks as they come for this long (0: once)',
+      parseNonNegativeInteger,
+      0,
+    )
+    .action(async (id: number, options: { interval: number; opens: number }) => {
       const services = await context.services();
+      const clock = {
+        now: () => Date.now(),
+        sleep: (ms: number) => new Promise<void>((done) => setTimeout(done, ms)),
+      };
       const last = await watchCampaign(
         services.campaigns(),
         id,
         context.io.stderr,
-        { now: () => Date.now(), sleep: (ms) => new Promise((done) => setTimeout(done, ms)) },
+        clock,
         options.interval * 1000,
       );
       if (!last) throw new CliError(`Newsletter ${id} does not exist.`);
       writeLine(context.io.stdout, `Newsletter ${id} is ${last.status}: ${progress(last)}.`);
       const summary = watchSummary(last, Date.now());
       if (summary) writeLine(context.io.stdout, summary);
+      // [engagement.watch]: what readers do with it, once it is out.
+      if (last.status === 'sent' && last.sent > 0)
+        await watchEngagement(services.engagement(), id, last.sent, context.io.stdout, clock, {
+          intervalMs: Math.max(options.interval, 5) * 1000,
+          forMs: options.opens * 60_000,
+        });
     });
 
   newsletters
@@ -459,7 +482,16 @@ export function registerNewslettersCommands(program: Command, context: CliContex
     .option('--json', 'print the counts as JSON')
     .action(async (id: number, options: { csv?: string; json?: boolean }) => {
       const services = await context.services();
-      const report = await writeReport(services.campaigns(), id, options.csv, context);
+      // What rows may show depends on campaign.tracking; without readable settings, the
+      // default (`counts`: figures, no per-person times).
+      const tracking = await services.settings().then(
+        (stored) => stored.settings.campaign.tracking,
+        () => 'counts' as const,
+      );
+      const report = await writeReport(services.campaigns(), id, options.csv, context, {
+        store: services.engagement(),
+        tracking,
+      });
       if (isNewsletterError(report)) failed(report);
       if (options.json) {
         writeLine(context.io.stdout, JSON.stringify(report, null, 2));
@@ -485,8 +517,10 @@ export function registerNewslettersCommands(program: Command, context: CliContex
               ['unsubscribed through it', String(c.unsubscribed)],
               ['bounced', String(c.bounced)],
               ['complained', String(c.complained)],
+              ...engagementRows(report.engagement),
             ],
           ),
+          ...engagementLines(report.engagement),
         ].join('\n'),
       );
     });

@@ -13,6 +13,7 @@ import {
 import { SqsCampaignQueue } from '../../shared/adapters/queue/sqs-campaign-queue.ts';
 import { EventBridgeCampaignScheduler } from '../../shared/adapters/scheduler/eventbridge-campaign-scheduler.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
 import { CliError } from '../cli-error.ts';
@@ -99,6 +100,11 @@ export class Services {
   /** The campaign store over this run's client and table. */
   campaigns(): DynamoCampaignStore {
     return new DynamoCampaignStore(this.dynamo, this.table);
+  }
+
+  /** Opens and clicks (docs/storage.md, "Engagement") over this run's client and table. */
+  engagement(): DynamoEngagementStore {
+    return new DynamoEngagementStore(this.dynamo, this.table);
   }
 
   /** The campaign planner's queue; throws when nothing configured it. */

@@ -32,6 +32,8 @@ const sender: SenderDependencies = {
   mailer: new SesCampaignMailer(new SESClient({ ...CLIENT_OPTIONS, maxAttempts: 1 }), {
     withDeliveries: readConfigurationSet(),
     withoutDeliveries: readConfigurationSet(process.env, ENV.campaignConfigurationSet),
+    trackedWithoutDeliveries: readConfigurationSet(process.env, ENV.trackedConfigurationSet),
+    trackedWithDeliveries: readConfigurationSet(process.env, ENV.trackedDeliveriesConfigurationSet),
   }),
   clock: SYSTEM_CLOCK,
   contents: new Map<number, StoredContent>(),

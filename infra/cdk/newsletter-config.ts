@@ -59,6 +59,12 @@ export interface NewsletterConfig {
   readonly campaignWorkers: number;
   /** How long a campaign function may run; its queue hides a message twice as long. */
   readonly campaignTimeoutSeconds: number;
+  /**
+   * Optional custom domain SES's open pixel and click redirects use instead of SES's own
+   * (`TrackingOptions.CustomRedirectDomain`, HTTPS required): a subdomain verified in SES,
+   * served over HTTPS by CloudFront (docs/deploy.md, "Opens and clicks").
+   */
+  readonly trackingDomain?: string;
 }
 
 /** The deployment context is incomplete or wrong; the message names every problem. */
@@ -188,6 +194,11 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     problems.push(`alarmTopicArn "${alarmTopicArn}" is not an SNS topic ARN`);
   }
 
+  const trackingDomain = text('trackingDomain');
+  if (trackingDomain !== undefined && !DOMAIN.test(trackingDomain)) {
+    problems.push(`trackingDomain "${trackingDomain}" is not a domain name`);
+  }
+
   const throttleRate = count('throttleRate', DEFAULTS.throttleRate, 1, 10_000);
   const throttleBurst = count('throttleBurst', DEFAULTS.throttleBurst, 1, 5_000);
   const logRetentionDays = count('logRetentionDays', DEFAULTS.logRetentionDays, 1, 3653);
@@ -233,6 +244,7 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     trustedProxyHops: count('trustedProxyHops', 0, 0, 5),
     campaignWorkers: count('campaignWorkers', 2, 2, 100),
     campaignTimeoutSeconds: count('campaignTimeoutSeconds', 60, 15, 900),
+    ...(trackingDomain !== undefined ? { trackingDomain: trackingDomain.toLowerCase() } : {}),
   };
   if (config.apiKeyParameter === config.settingsParameter) {
     problems.push('apiKeyParameter and settingsParameter must be different parameters');

@@ -12,6 +12,7 @@ import { type RouteAccess, routes } from '../../functions/routes.ts';
 import { type StreamConsumer, streamConsumers } from '../../functions/streams/consumers.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
 import { CampaignEngine } from './constructs/campaign-engine.ts';
+import { EngagementRecording } from './constructs/engagement-recording.ts';
 import { MailFeedback } from './constructs/mail-feedback.ts';
 import { NewsletterAlarms } from './constructs/newsletter-alarms.ts';
 import { NewsletterApi } from './constructs/newsletter-api.ts';
@@ -50,6 +51,8 @@ export class NewsletterStack extends Stack {
   readonly feedbackFunction: NewsletterFunction;
   /** Sending newsletter issues: the planner and worker queues, their functions, the sweeper. */
   readonly campaigns: CampaignEngine;
+  /** Opens and clicks: the engagement queue and the function that records them. */
+  readonly engagement: EngagementRecording;
   readonly alarms: NewsletterAlarms;
 
   constructor(scope: Construct, id: string, props: NewsletterStackProps) {
@@ -74,7 +77,9 @@ export class NewsletterStack extends Stack {
       ...(config.customDomain ? { customDomain: config.customDomain } : {}),
     });
 
-    this.feedback = new MailFeedback(this, 'Feedback');
+    this.feedback = new MailFeedback(this, 'Feedback', {
+      ...(config.trackingDomain ? { trackingDomain: config.trackingDomain } : {}),
+    });
     const targets: AccessTargets = {
       tableArn: this.table.tableArn,
       indexArns: this.table.indexArns,
@@ -114,8 +119,14 @@ export class NewsletterStack extends Stack {
       configurationSets: {
         withDeliveries: this.feedback.configurationSet.configurationSetName,
         withoutDeliveries: this.feedback.campaignConfigurationSet.configurationSetName,
+        trackedWithDeliveries: this.feedback.trackedDeliveriesConfigurationSet.configurationSetName,
+        trackedWithoutDeliveries: this.feedback.trackedConfigurationSet.configurationSetName,
       },
-      campaignConfigurationSetArn: this.feedback.campaignConfigurationSetArn,
+      campaignConfigurationSetArns: [
+        this.feedback.campaignConfigurationSetArn,
+        this.feedback.trackedConfigurationSetArn,
+        this.feedback.trackedDeliveriesConfigurationSetArn,
+      ],
       logRetention,
       workers: config.campaignWorkers,
       timeoutSeconds: config.campaignTimeoutSeconds,
@@ -215,6 +226,14 @@ export class NewsletterStack extends Stack {
       onFailure: sendOnlyDestination(feedbackDeadLetters),
     });
 
+    this.engagement = new EngagementRecording(this, 'Engagement', {
+      projectRoot: PROJECT_ROOT,
+      environment,
+      targets,
+      topic: this.feedback.engagementTopic,
+      logRetention,
+    });
+
     this.alarms = new NewsletterAlarms(this, 'Operations', {
       api: this.api,
       functions: new Map([
@@ -222,10 +241,12 @@ export class NewsletterStack extends Stack {
         ...[...consumers].map(([name, { fn }]) => [name, fn] as const),
         [sesFeedback.name, this.feedbackFunction],
         ...this.campaigns.functions,
+        ['engagement-recorder', this.engagement.fn],
       ]),
       deadLetterQueues: [
         ...[...consumers.values()].map(({ deadLetters }) => deadLetters),
         feedbackDeadLetters,
+        this.engagement.deadLetters,
       ],
       campaignDeadLetterQueues: this.campaigns.deadLetters,
       scheduleDeadLetterQueue: this.campaigns.schedules.deadLetters,

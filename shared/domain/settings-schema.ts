@@ -214,8 +214,18 @@ export const SettingsSchema = v.pipe(
          * name and on the web version. A tag without one renders empty.
          */
         tag_fallbacks: v.optional(v.record(FallbackTagSchema, FallbackSchema), {}),
+        /**
+         * Opens and clicks ([engagement.modes]): `off` (not tracked), `counts` (per issue and
+         * per link only), `individual` (each recipient's first open and click in the CSV too).
+         */
+        tracking: v.optional(v.picklist(['off', 'counts', 'individual']), 'counts'),
       }),
-      { failure_limit: 20, stall_minutes: 10, schedule_lateness_minutes: 15 },
+      {
+        failure_limit: 20,
+        stall_minutes: 10,
+        schedule_lateness_minutes: 15,
+        tracking: 'counts' as const,
+      },
     ),
   }),
   v.check(

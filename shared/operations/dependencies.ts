@@ -1,3 +1,4 @@
+import type { EngagementStore } from '../adapters/store/engagement-store-port.ts';
 import type { Store } from '../adapters/store/store-port.ts';
 import type { JoinChannel } from '../domain/consent.ts';
 import { type NewsletterError, newsletterError } from '../domain/errors.ts';
@@ -34,7 +35,10 @@ export type MetricName =
   | 'CampaignsAutoPaused'
   | 'StalledCampaigns'
   | 'SchedulesMissed'
-  | 'OverdueSchedules';
+  | 'OverdueSchedules'
+  | 'EngagementOpens'
+  | 'EngagementClicks'
+  | 'EngagementDropped';
 
 /** What a metric may be broken down by besides the service: one campaign's figures. */
 export interface MetricDimensions {
@@ -66,6 +70,11 @@ export interface Dependencies {
   readonly now: () => Date;
   readonly log: Logger;
   readonly metrics: Metrics;
+  /**
+   * Opens and clicks, where a deletion erases them ([engagement.erase]): every composition
+   * root that deletes subscribers (the delete route, the function class) wires it.
+   */
+  readonly engagement?: Pick<EngagementStore, 'erase'>;
 }
 
 /** A composition root did not wire something its adapter needs: a bug, not an outage. */

@@ -20,6 +20,10 @@ export const ENV = {
   configurationSet: 'NEWSLETTER_SES_CONFIGURATION_SET',
   /** The set campaign mail names for a recipient with no bounce counted: no delivery events. */
   campaignConfigurationSet: 'NEWSLETTER_SES_CAMPAIGN_CONFIGURATION_SET',
+  /** The set tracked campaign mail names (opens and clicks; no deliveries). */
+  trackedConfigurationSet: 'NEWSLETTER_SES_TRACKED_CONFIGURATION_SET',
+  /** The tracked set with delivery events, for a recipient with bounces counted. */
+  trackedDeliveriesConfigurationSet: 'NEWSLETTER_SES_TRACKED_DELIVERIES_CONFIGURATION_SET',
   /** URL of the campaign planner's FIFO queue: `send`, `resume` and the planner queue work there. */
   campaignPlans: 'NEWSLETTER_CAMPAIGN_PLANS_QUEUE',
   /** URL of the campaign workers' queue of recipients to send to. */
@@ -90,7 +94,9 @@ export function readConfigurationSet(
   env: NodeJS.ProcessEnv = process.env,
   variable:
     | typeof ENV.configurationSet
-    | typeof ENV.campaignConfigurationSet = ENV.configurationSet,
+    | typeof ENV.campaignConfigurationSet
+    | typeof ENV.trackedConfigurationSet
+    | typeof ENV.trackedDeliveriesConfigurationSet = ENV.configurationSet,
 ): string {
   const name = env[variable];
   if (!name) {

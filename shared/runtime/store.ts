@@ -1,4 +1,5 @@
 import { DynamoCampaignStore } from '../adapters/store/dynamo-campaign-store.ts';
+import { DynamoEngagementStore } from '../adapters/store/dynamo-engagement-store.ts';
 import { DynamoStore } from '../adapters/store/dynamo-store.ts';
 import { dynamoDocumentClient } from './dynamodb-client.ts';
 import type { Environment } from './environment.ts';
@@ -11,4 +12,9 @@ export function tableStore(environment: Environment): DynamoStore {
 /** The campaign part of the table (recipient records, campaign state), same client. */
 export function campaignStore(environment: Environment): DynamoCampaignStore {
   return new DynamoCampaignStore(dynamoDocumentClient(), environment.tableName);
+}
+
+/** Opens and clicks (docs/storage.md, "Engagement"), same client. */
+export function engagementStore(environment: Environment): DynamoEngagementStore {
+  return new DynamoEngagementStore(dynamoDocumentClient(), environment.tableName);
 }

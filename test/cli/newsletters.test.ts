@@ -6,11 +6,14 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SqsLocal, startSqsLocal } from '../../infra/local/stand-ins/sqs-local.ts';
+import { keys } from '../../shared/adapters/store/table-design.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { NewsletterIssue } from '../../shared/domain/newsletter-issue.ts';
 import { createNewsletter, type NewsletterOperations } from '../../shared/newsletter.ts';
+import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import { RecordingLogger, RecordingMetrics, testSettings } from '../support/fixtures.ts';
 import { CLI_SETTINGS, type CliWorld, cliWorld } from './cli-harness.ts';
 
@@ -366,6 +369,43 @@ describe('[campaign.report] newsletters report', () => {
     const missing = await world.cli(['newsletters', 'report', '7', '--csv', 'out.csv']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/Newsletter 7 does not exist/);
+  });
+});
+
+describe('[engagement.modes] newsletters report --csv in each tracking mode', () => {
+  it('adds first open and click per recipient only with campaign.tracking individual', async () => {
+    const html = await file('issue.html', HTML);
+    await world.cli(['newsletters', 'create', '--subject', 'E', '--html', html, '--lists', '1']);
+    // A sent recipient with a first open and click, as the recorder leaves it.
+    await world.client.send(
+      new PutCommand({
+        TableName: world.tableName,
+        Item: {
+          ...keys.recipient(1, 7),
+          subscriber_id: 7,
+          run: 1,
+          state: 'sent',
+          attempts: 1,
+          message_id: 'ses-7',
+          at: '2026-11-22T10:00:00.000Z',
+          opened_at: '2026-11-22T10:05:00.000Z',
+          clicked_at: '2026-11-22T10:06:00.000Z',
+        },
+      }),
+    );
+    const counts = await world.cli(['newsletters', 'report', '1', '--csv', '-']);
+    expect(counts.stdout).toBe(
+      'email,subscriber_id,outcome,at,message_id\n,7,sent,2026-11-22T10:00:00.000Z,ses-7\n',
+    );
+    world.parameters.put(
+      ENV_DEFAULTS.settingsParameter,
+      JSON.stringify({ ...CLI_SETTINGS, campaign: { tracking: 'individual' } }),
+    );
+    const individual = await world.cli(['newsletters', 'report', '1', '--csv', '-']);
+    expect(individual.stdout).toBe(
+      'email,subscriber_id,outcome,at,message_id,opened_at,clicked_at\n' +
+        ',7,sent,2026-11-22T10:00:00.000Z,ses-7,2026-11-22T10:05:00.000Z,2026-11-22T10:06:00.000Z\n',
+    );
   });
 });
 

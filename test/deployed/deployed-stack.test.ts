@@ -485,6 +485,17 @@ describe('the whole scenario, from cdk.out', () => {
       },
       { documented: false },
     );
+    // [engagement.local] The reader opens the tracked mail: the local SES's pixel publishes
+    // SES's Open event, SNS puts it on the engagement queue, the recorder records it.
+    const pixel = /src="([^"]*\/track\/open\/[^"]+)"/.exec(campaignMail.body.html ?? '')?.[1];
+    if (!pixel) throw new Error('the campaign mail was not tracked');
+    await step(
+      'campaign: a reader opens the mail (SES Open, engagement queue, recorder)',
+      async () => {
+        await (await fetch(pixel)).arrayBuffer();
+        return undefined;
+      },
+    );
     await step(
       'campaign: one-click unsubscribe from a campaign mail',
       () =>
@@ -500,14 +511,31 @@ describe('the whole scenario, from cdk.out', () => {
       lists: [4],
       api_key: key(),
     });
+    // [engagement.untracked-mail] With tracking off, the sender names the untracked sets: the
+    // stack's for reader-4, who has a soft bounce counted; a test send names the campaign one.
+    await setAttributes('reader-4@example.com', { transient_bounces: 1 });
+    service.setSettings({ campaign: { tracking: 'off' } });
     await step(
-      'campaign: send to the new (planner skips who has a record)',
+      'campaign: send to the new (planner skips who has a record), tracking off',
       async () => {
         await operator('newsletters', 'send', String(campaignId), '--new-only');
         return undefined;
       },
       { documented: false },
     );
+    await step(
+      'campaign: a test send (untracked)',
+      async () => {
+        await operator('newsletters', 'test', String(campaignId), '--to', 'ops@example.com');
+        return undefined;
+      },
+      { documented: false },
+    );
+    service.resetSettings();
+    const newMail = (await service.mails('reader-4@example.com')).find(
+      (mail) => mail.subject === 'Campaign',
+    );
+    expect(newMail?.body.html ?? '').not.toContain('/track/');
     // The web version of the sent issue, keyless; an unknown issue and a segment that is no id.
     await step('web version of a sent, public issue', () =>
       service.get(`/newsletters/${campaignId}/view`),
@@ -789,6 +817,8 @@ describe('the whole scenario, from cdk.out', () => {
       // Every firing of the scenario is delivered ([campaign.schedule-dead-letters]).
       { queue: 'CampaignsScheduleDeadLetters', batches: [] },
       { queue: 'CampaignsSendDeadLetters', batches: [] },
+      // Nor does the engagement recorder.
+      { queue: 'EngagementDeadLetters', batches: [] },
       { queue: 'MailerDeadLetters', batches: [1] },
       { queue: 'SesFeedbackDeadLetters', batches: ['soft-2'] },
       { queue: 'SubscribeRequestsDeadLetters', batches: [1] },

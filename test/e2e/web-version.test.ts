@@ -143,7 +143,7 @@ describe('[campaign.web-version-link] campaign mails link to the web version', (
     for (const mail of mails) {
       expect(mail.body.text).toContain(`View this newsletter in your browser: ${link}`);
       expect(mail.body.html).toContain(
-        `<a href="${link}" style="color:#6b7280">View this newsletter in your browser</a>`,
+        `<a href="${link}" style="color:#6b7280" ses:no-track>View this newsletter in your browser</a>`,
       );
       expect(listUnsubscribeUrl(mail)).toMatch(/\/subscription\/unsubscribe\?token=/);
     }

@@ -191,6 +191,9 @@ function accountFor(
     if (pk.startsWith('SUBSCRIBER#')) return emails.has(pk.slice('SUBSCRIBER#'.length));
     if (pk.startsWith('TOKEN#')) return emails.has(tokenOwners.get(key) ?? '');
     if (pk.startsWith('OUTBOX#')) return emails.has(emailOfId.get(mailOwners.get(key) ?? 0) ?? '');
+    // A deleted subscriber's engagement is marked erased ([engagement.erase]).
+    if (pk.startsWith('ENGAGED#'))
+      return emails.has(emailOfId.get(Number(pk.slice('ENGAGED#'.length))) ?? '');
     if (pk === 'COUNTER#subscriber') return created;
     if (pk.startsWith('RATE#')) return counted;
     return false;

@@ -29,6 +29,15 @@ function single(type: string): [string, TemplateResource] {
   return found[0] as [string, TemplateResource];
 }
 
+/** The one subscription of a function to a topic (the engagement queue's is an `sqs` one). */
+function lambdaSubscription(): [string, TemplateResource] {
+  const found = [...resourcesOfType(template, 'AWS::SNS::Subscription')].filter(
+    ([, each]) => each.Properties.Protocol === 'lambda',
+  );
+  expect(found).toHaveLength(1);
+  return found[0] as [string, TemplateResource];
+}
+
 /** The resource with this logical id; throws when there is none. */
 function resourceNamed(logicalId: string): TemplateResource {
   const resource = resources[logicalId];
@@ -47,7 +56,10 @@ function statementsOf(functionId: string): Statement[] {
   ).flatMap((policy) => policy.PolicyDocument.Statement);
 }
 
-const [topicId] = single('AWS::SNS::Topic');
+/** The feedback topic (the other one, opens and clicks, is test/infra/engagement.test.ts's). */
+const [topicId] = [...resourcesOfType(template, 'AWS::SNS::Topic')].find(([, topic]) =>
+  String(topic.Properties.DisplayName).includes('bounces'),
+) ?? [''];
 const [tableId] = single('AWS::DynamoDB::Table');
 
 /** Each function's environment variables, by logical id (suffix of 8 hex digits dropped). */
@@ -90,7 +102,7 @@ const configurationSetArn = arnOfSet(configurationSetId);
 
 /** The function subscribed to the feedback topic. */
 function feedbackFunctionId(): string {
-  const [, subscription] = single('AWS::SNS::Subscription');
+  const [, subscription] = lambdaSubscription();
   const endpoint = subscription.Properties.Endpoint as { 'Fn::GetAtt': [string, string] };
   return endpoint['Fn::GetAtt'][0];
 }
@@ -123,7 +135,8 @@ describe('the mailer sends with the configuration set', () => {
   });
 
   it('[campaign.feedback-cost] gives the campaign sender, and only it, a second set', () => {
-    expect([...resourcesOfType(template, 'AWS::SES::ConfigurationSet')]).toHaveLength(2);
+    // The stack's, the campaign's, and the two tracked ones ([engagement.tracking]).
+    expect([...resourcesOfType(template, 'AWS::SES::ConfigurationSet')]).toHaveLength(4);
     expect(campaignSetId).not.toBe(configurationSetId);
     const naming = [...environments]
       .filter(([, variables]) => variables.NEWSLETTER_SES_CAMPAIGN_CONFIGURATION_SET !== undefined)
@@ -146,7 +159,8 @@ describe('the mailer sends with the configuration set', () => {
     const resourcesOf = (statement: Statement | undefined) => list(statement?.Resource);
     expect(resourcesOf(mailer)).toHaveLength(2);
     expect(resourcesOf(mailer)).toContainEqual(configurationSetArn);
-    expect(resourcesOf(sender)).toHaveLength(3);
+    // Identity, the stack's set, the campaign set and the two tracked sets.
+    expect(resourcesOf(sender)).toHaveLength(5);
     expect(resourcesOf(sender)).toContainEqual(configurationSetArn);
     expect(resourcesOf(sender)).toContainEqual(arnOfSet(campaignSetId));
     for (const statement of [mailer, sender])
@@ -184,15 +198,18 @@ describe('the configuration sets report back', () => {
     expect(ofSet[0]?.Enabled).toBe(true);
     expect([...(ofSet[0]?.MatchingEventTypes ?? [])].sort()).toEqual(['bounce', 'complaint']);
     expect(ofSet[0]?.SnsDestination).toEqual({ TopicARN: { Ref: topicId } });
-    expect(destinations).toHaveLength(2);
+    // Besides: the tracked sets' feedback and their opens and clicks (engagement.test.ts).
+    expect(destinations).toHaveLength(6);
   });
 
   it('lets only SES, for these configuration sets, publish to the topic, and only over TLS', () => {
-    const [, policy] = single('AWS::SNS::TopicPolicy');
-    expect(policy.Properties.Topics).toEqual([{ Ref: topicId }]);
+    const [, policy] = [...resourcesOfType(template, 'AWS::SNS::TopicPolicy')].find(
+      ([, each]) => JSON.stringify(each.Properties.Topics) === JSON.stringify([{ Ref: topicId }]),
+    ) ?? ['', { Type: '', Properties: {} as Record<string, unknown> }];
     const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
     const allows = statements.filter((statement) => statement.Effect === 'Allow');
-    expect(allows).toHaveLength(2);
+    // The stack's set, the campaign set and the two tracked sets.
+    expect(allows).toHaveLength(4);
     for (const setId of [configurationSetId, campaignSetId]) {
       expect(allows).toContainEqual(
         expect.objectContaining({
@@ -218,7 +235,7 @@ describe('the configuration sets report back', () => {
   });
 
   it('subscribes one function, which SNS alone may invoke, for this topic only', () => {
-    const [, subscription] = single('AWS::SNS::Subscription');
+    const [, subscription] = lambdaSubscription();
     expect(subscription.Properties).toEqual({
       Protocol: 'lambda',
       TopicArn: { Ref: topicId },

@@ -65,10 +65,10 @@ describe('functions', () => {
   it('has exactly one function per route, on Node.js 22 or newer and arm64', () => {
     // Arrange / Act
     const functions = resourcesOfType(template, 'AWS::Lambda::Function');
-    // Assert: one per route, one per stream consumer, the SES feedback function and the
-    // campaign engine's functions.
+    // Assert: one per route, one per stream consumer, the SES feedback function, the
+    // campaign engine's functions and the engagement recorder.
     expect(functions.size).toBe(
-      routes.length + streamConsumers.length + 1 + campaignFunctions.length,
+      routes.length + streamConsumers.length + 1 + campaignFunctions.length + 1,
     );
     for (const route of routes) {
       const properties = functionOf(route).Properties;
@@ -152,7 +152,7 @@ describe('functions', () => {
     }
     // Functions, API access logs and API execution logs: nothing keeps logs forever.
     expect(logGroups.size).toBe(
-      routes.length + streamConsumers.length + 1 + campaignFunctions.length + 2,
+      routes.length + streamConsumers.length + 1 + campaignFunctions.length + 1 + 2,
     );
     for (const logGroup of logGroups.values()) {
       expect(logGroup.Properties.RetentionInDays).toBe(30);
@@ -614,6 +614,7 @@ describe('[ops.alarms] alarms and dashboard', () => {
       ...streamConsumers.map((consumer) => stack.consumers.get(consumer.name)?.fn),
       stack.feedbackFunction,
       ...campaignFunctions.map((entry) => stack.campaigns.functions.get(entry.name)),
+      stack.engagement.fn,
     ].map((fn) => JSON.stringify({ Ref: logicalId(fn ?? stack) }));
     expect(functionNames.sort()).toEqual(expected.sort());
     const table = throttled.flatMap((alarm) =>

@@ -96,7 +96,11 @@ describe('[campaign.plan] the C subscribers of the issue’s lists when the send
     );
     expect(mail?.html).toContain('Hello Ada');
     expect(mail?.html).toContain(mail?.unsubscribeUrl.replaceAll('&', '&amp;'));
-    expect(mail?.tags).toEqual({ newsletter: String(issue.id), run: '1' });
+    expect(mail?.tags).toEqual({
+      newsletter: String(issue.id),
+      run: '1',
+      subscriber: String(ada?.id),
+    });
   });
 });
 

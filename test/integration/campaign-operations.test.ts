@@ -227,7 +227,7 @@ describe('[campaign.test-send] a test mail looks like the real one, and changes 
     // [campaign.web-version-link] the same web version line as the real mail.
     const page = `${world.current.settings.public_base_url}/newsletters/${issue.id}/view`;
     expect(toEditor?.html).toContain(
-      `<a href="${page}" style="color:#6b7280">View this newsletter`,
+      `<a href="${page}" style="color:#6b7280" ses:no-track>View this newsletter`,
     );
     expect(toEditor?.text).toContain(`View this newsletter in your browser: ${page}`);
     expect(await world.campaign(issue.id)).toMatchObject({

@@ -5,6 +5,7 @@
  * what a chunk writes to the campaign record. campaign-engine.test.ts holds the whole journeys.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RESERVE_LEAD_MS } from '../../shared/domain/campaign/pace.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { SettingsInput } from '../../shared/domain/settings-schema.ts';
 import {
@@ -218,7 +219,8 @@ describe('[campaign.claim] a record DynamoDB refuses is tried again, then the in
     const refused = refusing(world, 5);
     expect(await world.sendOne()).toMatchObject({ sent: 1, failed: 0 });
     expect(refused()).toBe(5);
-    expect(waits).toEqual([200, 400, 800, 1_600, 2_000]);
+    // The first wait is the send's slot, reserved RESERVE_LEAD_MS ahead ([campaign.pacing]).
+    expect(waits).toEqual([RESERVE_LEAD_MS, 200, 400, 800, 1_600, 2_000]);
     const retries = world.log.lines.filter((line) => line.event === 'campaign_record_retry');
     expect(retries).toHaveLength(5);
     expect(retries[0]?.fields).toMatchObject({

@@ -180,3 +180,75 @@ describe('the local SNS', () => {
     expect(gaveUp).toEqual([]);
   });
 });
+
+describe('the local SNS to a subscribed queue ([engagement.batch])', () => {
+  const QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:Engagement';
+  /** The queue as CDK's SqsSubscription leaves it: this topic may send, nothing else. */
+  const queue = (sourceArn: string) => ({
+    logicalId: 'Engagement',
+    name: 'Engagement',
+    arn: QUEUE_ARN,
+    attributes: {},
+    policy: {
+      Version: '2012-10-17' as const,
+      Statement: [
+        {
+          Effect: 'Allow' as const,
+          Principal: { Service: 'sns.amazonaws.com' },
+          Action: 'sqs:SendMessage',
+          Resource: QUEUE_ARN,
+          Condition: { ArnEquals: { 'aws:SourceArn': sourceArn } },
+        },
+      ],
+    },
+  });
+
+  function toQueue(sourceArn: string, raw = false) {
+    const sent: { queueArn: string; body: string }[] = [];
+    const denials: Denial[] = [];
+    const topics = startTopicDeliveries({
+      topics: [TOPIC],
+      subscriptions: [{ logicalId: 'ToQueue', topicArn: TOPIC_ARN, queueArn: QUEUE_ARN, raw }],
+      permissions: [],
+      queues: [queue(sourceArn)],
+      sendToQueue: async (queueArn, body) => {
+        sent.push({ queueArn, body });
+      },
+      invoke: async () => ({ ok: true, result: null }),
+      onDenied: (denial) => denials.push(denial),
+      sendToOnFailure: async () => false,
+    });
+    return { topics, sent, denials };
+  }
+
+  it('puts SNS’s notification (its message id included) on the queue the policy opens', async () => {
+    const { topics, sent, denials } = toQueue(TOPIC_ARN);
+    topics.publish(SES, TOPIC_ARN, '{"eventType":"Open"}');
+    await topics.settled();
+    expect(denials).toEqual([]);
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0]?.body ?? '{}')).toMatchObject({
+      Type: 'Notification',
+      MessageId: expect.any(String),
+      TopicArn: TOPIC_ARN,
+      Message: '{"eventType":"Open"}',
+    });
+  });
+
+  it('with raw delivery, the message alone', async () => {
+    const { topics, sent } = toQueue(TOPIC_ARN, true);
+    topics.publish(SES, TOPIC_ARN, '{"eventType":"Click"}');
+    await topics.settled();
+    expect(sent.map((each) => each.body)).toEqual(['{"eventType":"Click"}']);
+  });
+
+  it('refuses a queue whose policy lets another topic send', async () => {
+    const { topics, sent, denials } = toQueue(`${TOPIC_ARN}-other`);
+    topics.publish(SES, TOPIC_ARN, '{}');
+    await topics.settled();
+    expect(sent).toEqual([]);
+    expect(denials.map((denial) => [denial.caller, denial.action])).toEqual([
+      ['sns.amazonaws.com', 'sqs:SendMessage'],
+    ]);
+  });
+});

@@ -19,6 +19,7 @@ import type {
   StoredContent,
 } from '../../shared/adapters/store/campaign-store-port.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
 import type { CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import type { AccountRefusal, CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
 import type {
@@ -49,13 +50,35 @@ import { sendTestMail } from '../../shared/operations/campaign/test-send.ts';
 import { RecordingLogger, RecordingMetrics, testSettings } from './fixtures.ts';
 import { freshStore } from './local-dynamo.ts';
 
-/** Time that moves only when someone waits: pacing without waiting. */
+/**
+ * Time that moves only when someone waits: pacing without waiting. Sleepers at once (a
+ * worker's lanes, each waiting for its slot) wake in the order of their wake times, one per
+ * turn of the event loop, and the clock moves to each one's: not to the sum of their waits.
+ */
 export class VirtualClock implements Clock {
+  readonly #sleepers: { readonly wake: number; readonly resolve: () => void }[] = [];
+  #scheduled = false;
   constructor(public t = Date.parse('2026-11-22T10:00:00.000Z')) {}
   now = (): number => this.t;
-  sleep = async (ms: number): Promise<void> => {
-    this.t += Math.max(0, ms);
-  };
+  sleep = (ms: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      this.#sleepers.push({ wake: this.t + Math.max(0, ms), resolve });
+      this.#wakeNext();
+    });
+
+  #wakeNext(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#sleepers.sort((a, b) => a.wake - b.wake);
+      const next = this.#sleepers.shift();
+      if (!next) return;
+      this.t = Math.max(this.t, next.wake);
+      next.resolve();
+      if (this.#sleepers.length > 0) this.#wakeNext();
+    });
+  }
 }
 
 /** SES as the engine sees it: records what it takes, refuses as told. */
@@ -154,6 +177,8 @@ export interface CampaignWorld {
   /** The table behind both stores, for what a test does behind the engine's back. */
   readonly table: { readonly client: DynamoDBDocumentClient; readonly name: string };
   readonly campaigns: DynamoCampaignStore;
+  /** Opens and clicks, in the same table. */
+  readonly engagement: DynamoEngagementStore;
   readonly queues: MemoryQueues;
   readonly ses: FakeSes;
   readonly clock: VirtualClock;
@@ -214,6 +239,7 @@ export async function campaignWorld(
     store: fresh.store,
     table: { client: fresh.client, name: fresh.tableName },
     campaigns,
+    engagement: new DynamoEngagementStore(fresh.client, fresh.tableName, onCapacity),
     queues,
     ses,
     clock,

@@ -33,8 +33,12 @@ export interface CampaignEngineProps {
   readonly configurationSets: {
     readonly withDeliveries: string;
     readonly withoutDeliveries: string;
+    /** The tracked sets ([engagement.tracking]): opens and clicks besides. */
+    readonly trackedWithDeliveries: string;
+    readonly trackedWithoutDeliveries: string;
   };
-  readonly campaignConfigurationSetArn: string;
+  /** The campaign's own configuration sets (untracked, and both tracked ones). */
+  readonly campaignConfigurationSetArns: readonly string[];
   readonly logRetention: RetentionDays;
   /** Workers that may send at once. */
   readonly workers: number;
@@ -110,7 +114,7 @@ export class CampaignEngine extends Construct {
       campaignQueueArns: { plans: plans.queueArn, sends: sends.queueArn },
       configurationSetArns: [
         ...(props.targets.configurationSetArns ?? []),
-        props.campaignConfigurationSetArn,
+        ...props.campaignConfigurationSetArns,
       ],
     };
     const functions = new Map<CampaignFunctionName, NewsletterFunction>();
@@ -133,6 +137,9 @@ export class CampaignEngine extends Construct {
             ? {
                 [ENV.configurationSet]: props.configurationSets.withDeliveries,
                 [ENV.campaignConfigurationSet]: props.configurationSets.withoutDeliveries,
+                [ENV.trackedConfigurationSet]: props.configurationSets.trackedWithoutDeliveries,
+                [ENV.trackedDeliveriesConfigurationSet]:
+                  props.configurationSets.trackedWithDeliveries,
               }
             : {}),
         },

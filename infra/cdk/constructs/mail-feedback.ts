@@ -5,6 +5,7 @@ import {
   ConfigurationSetEventDestination,
   EmailSendingEvent,
   EventDestination,
+  HttpsPolicy,
 } from 'aws-cdk-lib/aws-ses';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { LambdaSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -30,6 +31,15 @@ export const CAMPAIGN_FEEDBACK_EVENTS = [
   EmailSendingEvent.COMPLAINT,
 ] as const;
 
+/** What SES reports of a tracked campaign mail besides ([engagement.tracking]): opens, clicks. */
+export const ENGAGEMENT_EVENTS = [EmailSendingEvent.OPEN, EmailSendingEvent.CLICK] as const;
+
+/** Options of the mail feedback. */
+export interface MailFeedbackProps {
+  /** Custom domain of the open pixel and click redirects (HTTPS required), if any. */
+  readonly trackingDomain?: string;
+}
+
 /**
  * How SES's feedback comes back: the configuration set every mail is sent with, an event
  * destination that publishes its bounces, complaints and deliveries to an SNS topic, and (once
@@ -43,8 +53,20 @@ export class MailFeedback extends Construct {
   readonly campaignConfigurationSet: ConfigurationSet;
   readonly campaignConfigurationSetArn: string;
   readonly topic: Topic;
+  /**
+   * Tracked campaign mail ([engagement.tracking]): SES inserts its open pixel and rewrites the
+   * HTML links only for mail sent with a set that has open and click events, so tracked mail
+   * has sets of its own, as the untracked sets above are, with and without deliveries; test
+   * mails, `campaign.tracking: off`, and every subscription mail never name them.
+   */
+  readonly trackedConfigurationSet: ConfigurationSet;
+  readonly trackedConfigurationSetArn: string;
+  readonly trackedDeliveriesConfigurationSet: ConfigurationSet;
+  readonly trackedDeliveriesConfigurationSetArn: string;
+  /** Where SES publishes opens and clicks; the engagement queue is subscribed to it. */
+  readonly engagementTopic: Topic;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: MailFeedbackProps = {}) {
     super(scope, id);
     // No name: CloudFormation picks one, so two stacks in one account and region never clash.
     this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', {
@@ -75,6 +97,53 @@ export class MailFeedback extends Construct {
       configurationSet: this.campaignConfigurationSet,
       destination: EventDestination.snsTopic(this.topic),
       events: [...CAMPAIGN_FEEDBACK_EVENTS],
+    });
+
+    const tracking = props.trackingDomain
+      ? {
+          customTrackingRedirectDomain: props.trackingDomain,
+          customTrackingHttpsPolicy: HttpsPolicy.REQUIRE,
+        }
+      : {};
+    this.trackedConfigurationSet = new ConfigurationSet(this, 'TrackedConfigurationSet', {
+      reputationMetrics: true,
+      sendingEnabled: true,
+      ...tracking,
+    });
+    this.trackedConfigurationSetArn = configurationSetArn(this.trackedConfigurationSet);
+    this.trackedDeliveriesConfigurationSet = new ConfigurationSet(
+      this,
+      'TrackedDeliveriesConfigurationSet',
+      { reputationMetrics: true, sendingEnabled: true, ...tracking },
+    );
+    this.trackedDeliveriesConfigurationSetArn = configurationSetArn(
+      this.trackedDeliveriesConfigurationSet,
+    );
+    // Opens and clicks go to a topic of their own: its subscriber is a queue (a burst is
+    // batched), where bounces and complaints go to a function one notification at a time.
+    this.engagementTopic = new Topic(this, 'EngagementTopic', {
+      displayName: 'SES opens and clicks of tracked campaign mail',
+      enforceSSL: true,
+    });
+    new ConfigurationSetEventDestination(this, 'TrackedToTopic', {
+      configurationSet: this.trackedConfigurationSet,
+      destination: EventDestination.snsTopic(this.topic),
+      events: [...CAMPAIGN_FEEDBACK_EVENTS],
+    });
+    new ConfigurationSetEventDestination(this, 'TrackedDeliveriesToTopic', {
+      configurationSet: this.trackedDeliveriesConfigurationSet,
+      destination: EventDestination.snsTopic(this.topic),
+      events: [...FEEDBACK_EVENTS],
+    });
+    new ConfigurationSetEventDestination(this, 'TrackedToEngagement', {
+      configurationSet: this.trackedConfigurationSet,
+      destination: EventDestination.snsTopic(this.engagementTopic),
+      events: [...ENGAGEMENT_EVENTS],
+    });
+    new ConfigurationSetEventDestination(this, 'TrackedDeliveriesToEngagement', {
+      configurationSet: this.trackedDeliveriesConfigurationSet,
+      destination: EventDestination.snsTopic(this.engagementTopic),
+      events: [...ENGAGEMENT_EVENTS],
     });
   }
 

@@ -206,12 +206,21 @@ export interface DeployedTopic {
   readonly policy?: PolicyDocument;
 }
 
-/** A subscription of a function to a topic. */
-export interface DeployedTopicSubscription {
-  readonly logicalId: string;
-  readonly topicArn: string;
-  readonly functionLogicalId: string;
-}
+/** A subscription of a function (protocol `lambda`) or a queue (`sqs`) to a topic. */
+export type DeployedTopicSubscription =
+  | {
+      readonly logicalId: string;
+      readonly topicArn: string;
+      readonly functionLogicalId: string;
+    }
+  | {
+      readonly logicalId: string;
+      readonly topicArn: string;
+      /** The queue's ARN; SNS sends as `sns.amazonaws.com`, checked against its policy. */
+      readonly queueArn: string;
+      /** Raw message delivery: the message alone, not SNS's JSON envelope. */
+      readonly raw: boolean;
+    };
 
 /** How Lambda handles a function's asynchronous invocations (AWS::Lambda::EventInvokeConfig). */
 export interface DeployedAsyncInvokeConfig {
@@ -767,7 +776,9 @@ export class DeployedStack {
    * feed CloudWatch); anything else fails loudly.
    */
   configurationSets(): DeployedConfigurationSet[] {
-    const known = new Set(['Name', 'ReputationOptions', 'SendingOptions']);
+    // TrackingOptions (a custom redirect domain) is accepted: the local SES tracks through its
+    // own loopback address, as a custom domain needs DNS and a certificate.
+    const known = new Set(['Name', 'ReputationOptions', 'SendingOptions', 'TrackingOptions']);
     const destinations = this.ofType('AWS::SES::ConfigurationSetEventDestination').map(
       ([logicalId, resource]) => {
         const p = resource.Properties ?? {};
@@ -835,19 +846,29 @@ export class DeployedStack {
     });
   }
 
-  /** Subscriptions of the stack's functions to topics (the only protocol that runs locally). */
+  /**
+   * Subscriptions of the stack's functions and queues to topics (the two protocols that run
+   * locally: `lambda`, and `sqs` with or without raw message delivery).
+   */
   topicSubscriptions(): DeployedTopicSubscription[] {
-    const known = new Set(['Endpoint', 'Protocol', 'TopicArn']);
+    const known = new Set(['Endpoint', 'Protocol', 'TopicArn', 'RawMessageDelivery']);
     return this.ofType('AWS::SNS::Subscription').map(([logicalId, resource]) => {
       const p = resource.Properties ?? {};
       const unknown = Object.keys(p).filter((key) => !known.has(key));
-      const functionLogicalId = findGetAtt(p.Endpoint, 'Arn');
-      if (unknown.length > 0 || p.Protocol !== 'lambda' || !functionLogicalId) {
-        throw new TemplateError(
-          `${logicalId}: the local cloud runs plain lambda subscriptions of its own functions only`,
-        );
-      }
-      return { logicalId, topicArn: this.resolveString(p.TopicArn), functionLogicalId };
+      const target = findGetAtt(p.Endpoint, 'Arn');
+      const topicArn = this.resolveString(p.TopicArn);
+      if (unknown.length === 0 && target && p.Protocol === 'lambda' && !p.RawMessageDelivery)
+        return { logicalId, topicArn, functionLogicalId: target };
+      if (unknown.length === 0 && target && p.Protocol === 'sqs')
+        return {
+          logicalId,
+          topicArn,
+          queueArn: this.reference(target, 'Arn'),
+          raw: p.RawMessageDelivery === true || p.RawMessageDelivery === 'true',
+        };
+      throw new TemplateError(
+        `${logicalId}: the local cloud runs lambda and sqs subscriptions of its own resources only`,
+      );
     });
   }
 

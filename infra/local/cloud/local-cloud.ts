@@ -389,11 +389,29 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       ...(options.onDenied ? { onDenied: options.onDenied } : {}),
       ...(options.onStreamError ? { onError: options.onStreamError } : {}),
     };
+    // SNS delivering to a subscribed queue: a service, so straight to SQS once the queue's
+    // policy allowed it (topic-deliveries.ts checks), not through a role.
+    const snsToSqs = new SQSClient({
+      endpoint: options.upstreams.sqs,
+      region: LOCAL_REGION,
+      credentials: { accessKeyId: 'sns', secretAccessKey: 'local' },
+    });
+    stopping.push(async () => snsToSqs.destroy());
     const topics = startTopicDeliveries({
       ...asyncInvocation,
       topics: stack.topics(),
       subscriptions: stack.topicSubscriptions(),
       permissions: stack.invokePermissionsFor('sns.amazonaws.com'),
+      queues: queueDefinitions,
+      sendToQueue: async (queueArn, body) => {
+        const name = queueArn.split(':').at(-1) ?? '';
+        await snsToSqs.send(
+          new SendMessageCommand({
+            QueueUrl: `${options.upstreams.sqs}/${LOCAL_ACCOUNT}/${name}`,
+            MessageBody: body,
+          }),
+        );
+      },
     });
     stopping.push(async () => topics.stop());
     const rules = startRuleSchedules({

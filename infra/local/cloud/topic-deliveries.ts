@@ -11,6 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { type AsyncInvocation, invokeAsynchronously } from './async-invocation.ts';
 import type { Denial } from './aws-endpoint.ts';
 import type {
+  DeployedQueue,
   DeployedTopic,
   DeployedTopicSubscription,
   InvokePermission,
@@ -30,7 +31,16 @@ export interface TopicDeliveriesOptions extends AsyncInvocation {
   readonly onDenied?: (denial: Denial) => void;
   /** A failure of the local SNS itself (a bug here, not the function's). */
   readonly onError?: (error: unknown) => void;
+  /** The stack's queues (their policies decide whether SNS may send to a subscribed one). */
+  readonly queues?: readonly DeployedQueue[];
+  /** Puts a message on a queue of the stack, as SNS's delivery to an `sqs` subscription. */
+  readonly sendToQueue?: (queueArn: string, body: string) => Promise<void>;
 }
+
+/** A subscription of a function. */
+type FunctionSubscription = Extract<DeployedTopicSubscription, { functionLogicalId: string }>;
+/** A subscription of a queue. */
+type QueueSubscription = Extract<DeployedTopicSubscription, { queueArn: string }>;
 
 /** Who publishes: an AWS service, and the resource it publishes for (`aws:SourceArn`). */
 export interface Publisher {
@@ -75,7 +85,7 @@ export function startTopicDeliveries(options: TopicDeliveriesOptions): TopicDeli
   };
 
   /** The event SNS hands a subscribed function: one record per invocation. */
-  const snsEvent = (subscription: DeployedTopicSubscription, message: string) => {
+  const snsEvent = (subscription: FunctionSubscription, message: string) => {
     const subscriptionArn = `${subscription.topicArn}:${subscriptionIds.get(subscription.logicalId)}`;
     return {
       Records: [
@@ -103,7 +113,51 @@ export function startTopicDeliveries(options: TopicDeliveriesOptions): TopicDeli
     };
   };
 
-  const deliver = async (subscription: DeployedTopicSubscription, event: unknown) => {
+  /**
+   * SNS's delivery to a queue: its JSON notification (SQS spells `SigningCertURL` and
+   * `UnsubscribeURL` so), or the message alone with raw delivery; only when the queue's policy
+   * lets SNS send for this topic.
+   */
+  const toQueue = async (subscription: QueueSubscription, message: string, messageId: string) => {
+    const queue = options.queues?.find((candidate) => candidate.arn === subscription.queueArn);
+    const verdict = queue?.policy
+      ? await evaluateServicePrincipal('sns.amazonaws.com', queue.policy, {
+          action: 'sqs:SendMessage',
+          resource: subscription.queueArn,
+          context: {
+            'aws:SourceArn': subscription.topicArn,
+            'aws:SourceAccount': LOCAL_ACCOUNT,
+            'aws:SecureTransport': 'true',
+          },
+        })
+      : { allowed: false };
+    if (!verdict.allowed || !options.sendToQueue) {
+      deny(
+        'sns.amazonaws.com',
+        'sqs:SendMessage',
+        subscription.queueArn,
+        'no queue policy allows it',
+      );
+      return;
+    }
+    const subscriptionArn = `${subscription.topicArn}:${subscriptionIds.get(subscription.logicalId)}`;
+    const body = subscription.raw
+      ? message
+      : JSON.stringify({
+          Type: 'Notification',
+          MessageId: messageId,
+          TopicArn: subscription.topicArn,
+          Message: message,
+          Timestamp: new Date().toISOString(),
+          SignatureVersion: '1',
+          Signature: randomBytes(64).toString('base64'),
+          SigningCertURL: `https://sns.${LOCAL_REGION}.amazonaws.com/SimpleNotificationService-local.pem`,
+          UnsubscribeURL: `https://sns.${LOCAL_REGION}.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=${subscriptionArn}`,
+        });
+    await options.sendToQueue(subscription.queueArn, body);
+  };
+
+  const deliver = async (subscription: FunctionSubscription, event: unknown) => {
     await invokeAsynchronously(
       options,
       subscription.functionLogicalId,
@@ -137,8 +191,14 @@ export function startTopicDeliveries(options: TopicDeliveriesOptions): TopicDeli
           deny(publisher.servicePrincipal, 'sns:Publish', topicArn, 'no topic policy allows it');
           return;
         }
+        // One message id per publish: each subscriber sees the same one, as on SNS.
+        const messageId = randomUUID();
         for (const subscription of options.subscriptions) {
           if (subscription.topicArn !== topicArn) continue;
+          if ('queueArn' in subscription) {
+            track(toQueue(subscription, message, messageId));
+            continue;
+          }
           const fn = subscription.functionLogicalId;
           if (!options.permissions.some((permission) => permits(permission, fn, topicArn))) {
             deny(

@@ -106,7 +106,7 @@ function mailArticle(mail: ViewedMail, raw: Buffer | undefined): string {
 /**
  * Answers the viewer's own routes: `GET /` (the list), `GET /messages/<id>.eml` (the raw
  * message as sent; `?download` as an attachment), `GET /messages/<id>/html` (the HTML part, no
- * script, nothing loaded from elsewhere). Returns false for any other request.
+ * script; its images load, as a mail client shows them, so a tracked mail's pixel is fetched). Returns false for any other request.
  */
 export async function serveMailViewer(
   request: IncomingMessage,
@@ -161,7 +161,10 @@ export async function serveMailViewer(
     return true;
   }
   send(response, 200, 'text/html; charset=utf-8', mail.body.html, {
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+    // Images load, as in a mail client that shows them: that is what opens a tracked mail
+    // ([engagement.local]). Still no script, and nothing else from elsewhere.
+    'Content-Security-Policy':
+      "default-src 'none'; style-src 'unsafe-inline'; img-src http: https: data:",
   });
   return true;
 }

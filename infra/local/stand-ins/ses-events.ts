@@ -74,8 +74,8 @@ function headersOf(raw: Buffer): { name: string; value: string }[] {
     .map((match) => ({ name: match[1] ?? '', value: match[2] ?? '' }));
 }
 
-/** The `mail` object every event carries. */
-function mailObject(send: AcceptedSend): Record<string, unknown> {
+/** The `mail` object every event carries (the tracking's opens and clicks too). */
+export function mailObject(send: AcceptedSend): Record<string, unknown> {
   const headers = headersOf(send.raw);
   const all = (name: string) =>
     headers.filter((header) => header.name.toLowerCase() === name).map((header) => header.value);

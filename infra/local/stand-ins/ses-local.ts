@@ -14,7 +14,8 @@ import { LOCAL_ACCOUNT, LOCAL_REGION } from '../cloud/intrinsics.ts';
 import { LOCAL_HOST } from '../local-host.ts';
 import { readBody } from '../read-body.ts';
 import { type MailSource, serveMailViewer } from './mail-viewer.ts';
-import { eventsOf } from './ses-events.ts';
+import { eventsOf, mailObject } from './ses-events.ts';
+import { serveTracking, type TrackedMail, trackMessage } from './ses-tracking.ts';
 
 /** One attachment as aws-ses-v2-local stores it. */
 export interface StoredAttachment {
@@ -302,13 +303,16 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
     },
     rawMessage: (messageId) => rawByMessageId.get(messageId),
   };
+  const tracking = (): string => `http://${LOCAL_HOST}:${(front.address() as AddressInfo).port}`;
   const front = createServer((req, res) => {
-    serveFront(req, res, viewer, innerPort, agent, options.publish).catch((error: unknown) => {
-      if (!res.headersSent) {
-        res.writeHead(502, { 'content-type': 'text/plain' });
-      }
-      res.end(`SesLocal: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    serveFront(req, res, viewer, innerPort, agent, options.publish, tracking).catch(
+      (error: unknown) => {
+        if (!res.headersSent) {
+          res.writeHead(502, { 'content-type': 'text/plain' });
+        }
+        res.end(`SesLocal: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
   });
   try {
     await listen(front, port);
@@ -422,7 +426,10 @@ async function serveFront(
   innerPort: number,
   agent: Agent,
   publish: SesPublisher | undefined,
+  trackingBase: () => string,
 ): Promise<void> {
+  if (serveTracking(req, res, (set, type, json) => publishTracked(set, type, json, publish)))
+    return;
   if (await serveMailViewer(req, res, viewer)) return;
   const url = new URL(req.url ?? '/', 'http://ses');
   const raw =
@@ -489,18 +496,25 @@ async function serveFront(
     }
     admitted = verdict.sent;
   }
+  // A set with open or click events: SES rewrites the HTML before sending ([engagement.local]).
+  const tracked =
+    form && action === 'SendRawEmail' && configurationSet !== undefined
+      ? trackSend(form, configurationSet, trackingBase())
+      : undefined;
+  const sent = tracked ? Buffer.from(form?.toString() ?? '', 'utf8') : body;
   let accepted = false;
   try {
     await forward(
       req,
       res,
-      body,
+      sent,
       innerPort,
       agent,
       (answer) => {
         accepted = true;
         if (form && action === 'SendRawEmail' && configurationSet !== undefined) {
-          publishEvents(form, answer, configurationSet, publish);
+          const published = publishEvents(form, answer, configurationSet, publish);
+          if (tracked && published) tracked.mail = published;
         }
       },
       holdAnswerMs,
@@ -656,17 +670,17 @@ function publishEvents(
   answer: Buffer,
   configurationSet: string,
   publish: SesPublisher | undefined,
-): void {
+): Record<string, unknown> | undefined {
   const messageId = /<MessageId>([^<]+)<\/MessageId>/.exec(answer.toString('utf8'))?.[1];
   const data = form.get('RawMessage.Data');
-  if (!messageId || data === null || !publish) return;
+  if (!messageId || data === null || !publish) return undefined;
   const raw = Buffer.from(data, 'base64');
   const recipients = members(form, 'Destinations');
   const headerAddresses = (name: string) =>
     rawHeader({ raw: raw.toString('utf8') }, name).flatMap((value) =>
       value.split(',').map((part) => (/<([^>]+)>/.exec(part)?.[1] ?? part).trim()),
     );
-  const events = eventsOf({
+  const send = {
     messageId,
     source: form.get('Source') ?? rawHeader({ raw: raw.toString('utf8') }, 'From')[0] ?? '',
     // Without Destinations, SES takes the recipients from the message's headers.
@@ -678,7 +692,8 @@ function publishEvents(
     tags: messageTags(form),
     at: new Date(),
     account: { id: LOCAL_ACCOUNT, region: LOCAL_REGION },
-  });
+  };
+  const events = eventsOf(send);
   for (const destination of configurationSets.get(configurationSet) ?? []) {
     if (!destination.enabled) continue;
     for (const event of events) {
@@ -690,6 +705,41 @@ function publishEvents(
         message: JSON.stringify(event.json),
       });
     }
+  }
+  return mailObject(send);
+}
+
+/**
+ * Rewrites a SendRawEmail's message for tracking when its set has an enabled open or click
+ * destination (the form is changed in place); the record to complete once SES accepts it.
+ */
+function trackSend(
+  form: URLSearchParams,
+  configurationSet: string,
+  base: string,
+): TrackedMail | undefined {
+  const tracks = (configurationSets.get(configurationSet) ?? []).some(
+    (destination) =>
+      destination.enabled &&
+      (destination.eventTypes.has('open') || destination.eventTypes.has('click')),
+  );
+  const data = form.get('RawMessage.Data');
+  if (!tracks || data === null) return undefined;
+  const rewrite = trackMessage(Buffer.from(data, 'base64'), base, configurationSet);
+  form.set('RawMessage.Data', rewrite.raw.toString('base64'));
+  return rewrite.mail;
+}
+
+/** Publishes an open or a click to the set's enabled destinations for that type. */
+function publishTracked(
+  configurationSet: string,
+  type: 'open' | 'click',
+  json: Record<string, unknown>,
+  publish: SesPublisher | undefined,
+): void {
+  for (const destination of configurationSets.get(configurationSet) ?? []) {
+    if (!destination.enabled || !destination.eventTypes.has(type)) continue;
+    publish?.({ configurationSet, topicArn: destination.topicArn, message: JSON.stringify(json) });
   }
 }
 

@@ -16,6 +16,11 @@ export interface CampaignMail {
    * bounces counted changes anything ([campaign.feedback-cost]).
    */
   readonly reportDelivery: boolean;
+  /**
+   * Whether SES tracks its opens and clicks ([engagement.tracking]): sent with a tracked
+   * configuration set. Absent or false for test mails and `campaign.tracking: off`.
+   */
+  readonly track?: boolean;
 }
 
 /**

@@ -4,6 +4,10 @@ import { DependencyError } from '../../domain/errors.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
 import { buildMime } from './build-mime.ts';
 import {
+  type CampaignConfigurationSets,
+  configurationSetOf,
+} from './campaign-configuration-set.ts';
+import {
   type CampaignMail,
   type CampaignMailer,
   CampaignSendError,
@@ -83,11 +87,7 @@ export function classifySesFailure(error: unknown, recipient = ''): SesFailure {
   return { failure: 'rejected' };
 }
 
-/** The stack's configuration set (every event), and the campaign one (no deliveries). */
-export interface CampaignConfigurationSets {
-  readonly withDeliveries: string;
-  readonly withoutDeliveries: string;
-}
+export type { CampaignConfigurationSets } from './campaign-configuration-set.ts';
 
 /**
  * Campaign mail on Amazon SES: MIME from build-mime (the same headers as every mail of the
@@ -120,9 +120,7 @@ export class SesCampaignMailer implements CampaignMailer {
           Source: sender.address,
           Destinations: [mail.to],
           RawMessage: { Data: raw },
-          ConfigurationSetName: mail.reportDelivery
-            ? this.configurationSets.withDeliveries
-            : this.configurationSets.withoutDeliveries,
+          ConfigurationSetName: configurationSetOf(mail, this.configurationSets),
           Tags: Object.entries(mail.tags).map(([Name, Value]) => ({ Name, Value })),
         }),
       );

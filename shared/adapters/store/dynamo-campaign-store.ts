@@ -876,6 +876,8 @@ function fromRecipientItem(newsletterId: number, item: Item): RecipientRecord {
     unsubscribed_at: optional<string>('unsubscribed_at', 'string'),
     bounced_at: optional<string>('bounced_at', 'string'),
     complained_at: optional<string>('complained_at', 'string'),
+    opened_at: optional<string>('opened_at', 'string'),
+    clicked_at: optional<string>('clicked_at', 'string'),
   };
   return {
     newsletter_id: newsletterId,

@@ -73,6 +73,20 @@ export const keys = {
   request: (id: string) => ({ [KEY.partition]: `REQUEST#${id}`, [KEY.sort]: 'request' }),
   /** The partition holding one recipient record per subscriber a campaign planned. */
   recipients: (newsletterId: number) => `RECIPIENTS#${newsletterId}`,
+  /** An issue's engagement: its totals item and one item per clicked link (docs/storage.md). */
+  engagementTotals: (newsletterId: number) => ({
+    [KEY.partition]: `ENGAGEMENT#${newsletterId}`,
+    [KEY.sort]: 'totals',
+  }),
+  engagementLink: (newsletterId: number, linkHash: string) => ({
+    [KEY.partition]: `ENGAGEMENT#${newsletterId}`,
+    [KEY.sort]: `link#${linkHash}`,
+  }),
+  /** Which issues a subscriber engaged with, so their deletion can erase it; then a tombstone. */
+  engaged: (subscriberId: number) => ({
+    [KEY.partition]: `ENGAGED#${subscriberId}`,
+    [KEY.sort]: 'engaged',
+  }),
   recipient: (newsletterId: number, subscriberId: number) => ({
     [KEY.partition]: `RECIPIENTS#${newsletterId}`,
     [KEY.sort]: recipientSortKey(subscriberId),

@@ -28,17 +28,20 @@ export function footerOffset(html: string): number {
   return offset;
 }
 
-/** The HTML part with the footer added; unchanged when there is nothing to add. */
+/**
+ * The HTML part with the footer added; unchanged when there is nothing to add. Its links carry
+ * `ses:no-track`: SES never rewrites them ([engagement.no-track]).
+ */
 export function withHtmlFooter(html: string, links: FooterLinks): string {
   const lines: string[] = [];
   if (links.webVersionUrl !== undefined) {
     lines.push(
-      `<a href="${escapeHtml(links.webVersionUrl)}" style="color:#6b7280">View this newsletter in your browser</a>`,
+      `<a href="${escapeHtml(links.webVersionUrl)}" style="color:#6b7280" ses:no-track>View this newsletter in your browser</a>`,
     );
   }
   if (links.unsubscribeUrl !== undefined) {
     lines.push(
-      `<a href="${escapeHtml(links.unsubscribeUrl)}" style="color:#6b7280">Unsubscribe</a>`,
+      `<a href="${escapeHtml(links.unsubscribeUrl)}" style="color:#6b7280" ses:no-track>Unsubscribe</a>`,
     );
   }
   if (lines.length === 0) return html;

@@ -14,21 +14,42 @@ export interface Pace {
   readonly spacingMs: number;
   /** Slots one reservation takes: about a second of one worker's share. */
   readonly block: number;
+  /**
+   * Whether the workers cannot reach the rate at all, so no slot is reserved: above
+   * UNPACED_PER_LANE sends a second per lane in flight (a lane's send is three calls, a claim,
+   * SES and a record, which take more than 5 ms together).
+   */
+  readonly unpaced: boolean;
 }
+
+/** Sends a second one lane cannot exceed (its three calls take more than 5 ms). */
+export const UNPACED_PER_LANE = 200;
+/**
+ * How far ahead of its clock a worker reserves: the reservation's write takes a few
+ * milliseconds, and a first slot already past when the answer comes would be dropped.
+ */
+export const RESERVE_LEAD_MS = 20;
 
 /** Slack added to the second that floor(R) slots span (latency of a send varies). */
 export const WINDOW_SLACK_MS = 40;
 /** How late a slot may still be used; a later one is dropped, never sent in a bunch. */
 export const LATE_SLOT_MS = 10;
 
-/** The pace of a run at `rate` mails per second sent by up to `workers` workers. */
-export function paceFor(rate: number, workers: number): Pace {
+/**
+ * The pace of a run at `rate` mails per second sent by up to `workers` workers with
+ * `inFlight` sends in flight each.
+ */
+export function paceFor(rate: number, workers: number, inFlight: number): Pace {
   if (!(rate > 0) || !Number.isInteger(workers) || workers < 1)
     throw new RangeError(`no pace for rate ${rate} over ${workers} workers`);
   // Whole mails per window: 11.2 per second allows 11 in any second, never 12.
   const perWindow = rate >= 1 ? Math.floor(rate) : rate;
   const spacingMs = (1000 + WINDOW_SLACK_MS) / perWindow;
-  return { spacingMs, block: Math.max(1, Math.min(50, Math.ceil(rate / workers))) };
+  return {
+    spacingMs,
+    block: Math.max(1, Math.min(50, Math.ceil(rate / workers))),
+    unpaced: rate >= workers * inFlight * UNPACED_PER_LANE,
+  };
 }
 
 /** The times of `count` slots from `start`, `spacingMs` apart. */

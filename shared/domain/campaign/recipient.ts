@@ -56,6 +56,10 @@ export interface RecipientRecord {
   readonly bounced_at?: string;
   /** When SES reported a complaint about this mail (ISO), matched by its message id. */
   readonly complained_at?: string;
+  /** First open SES reported of this mail (ISO; [engagement.recording]). */
+  readonly opened_at?: string;
+  /** First click SES reported of this mail (ISO). */
+  readonly clicked_at?: string;
 }
 
 /** What the campaign's rules need of it when a recipient's turn comes. */

@@ -1,3 +1,4 @@
+import { markUntracked } from '../engagement/no-track.ts';
 import { escapeHtml } from '../escape-html.ts';
 import { withHtmlFooter, withTextFooter } from './campaign-footer.ts';
 import { hasTag, profileFieldOf, replaceTags } from './campaign-tags.ts';
@@ -57,6 +58,8 @@ const _BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/g;
  *   such content; this only keeps older content visible as it was).
  * - The subject is the operator's alone: tags are refused in it when saved, and here only
  *   control characters become spaces and runs of white space one space.
+ * - The unsubscribe and web-version links in the HTML carry `ses:no-track`
+ *   ([engagement.no-track]): SES never rewrites them.
  * - A part without `{unsubscription_url}` gets a footer with the unsubscribe link, and both parts
  *   a "view in your browser" link when `webVersionUrl` is given ([campaign.unsubscribe-footer]):
  *   every campaign mail carries an unsubscribe link.
@@ -78,9 +81,10 @@ export function renderCampaign(
     ...(webVersionUrl !== undefined ? { webVersionUrl } : {}),
   });
   const filled = fillTags(content, recipient, unsubscribeUrl, fallbacks);
+  const untracked = [unsubscribeUrl, ...(webVersionUrl !== undefined ? [webVersionUrl] : [])];
   return {
     subject: filled.subject,
-    html: withHtmlFooter(filled.html, footer(content.html)),
+    html: markUntracked(withHtmlFooter(filled.html, footer(content.html)), untracked),
     text: withTextFooter(filled.text, footer(content.text)),
   };
 }

@@ -8,6 +8,7 @@ import {
   LATE_SLOT_MS,
   type Pace,
   paceFor,
+  RESERVE_LEAD_MS,
   slotTimes,
   takeSlot,
 } from '../../domain/campaign/pace.ts';
@@ -19,6 +20,7 @@ import {
   type ChunkRecipient,
   chunkMessages,
 } from '../../domain/campaign/work-messages.ts';
+import { campaignMailTags } from '../../domain/engagement/engagement.ts';
 import { describeError } from '../../domain/errors.ts';
 import { pageLink } from '../../domain/links.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
@@ -119,7 +121,7 @@ export async function sendChunk(
   }
   const settings = await deps.settings();
   const content = await contentOf(deps, id);
-  const pace = paceFor(campaign.rate ?? 1, invocation.workers);
+  const pace = paceFor(campaign.rate ?? 1, invocation.workers, invocation.inFlight);
   const run = new ChunkRun(deps, invocation, campaign, settings, content, pace);
   await run.sendAll(message.recipients);
   return run.finish(message);
@@ -303,8 +305,9 @@ class ChunkRun {
           to: person.email,
           ...rendered,
           unsubscribeUrl,
-          tags: { newsletter: String(id), run: String(this.campaign.run) },
+          tags: campaignMailTags(id, this.campaign.run, recipient.id),
           reportDelivery: (person.transient_bounces ?? 0) > 0,
+          track: this.settings.campaign.tracking !== 'off',
         },
         this.settings.sender,
       );
@@ -356,6 +359,7 @@ class ChunkRun {
    * reserved and has not used, or one of a new reservation; false when the chunk stopped.
    */
   async #paced(): Promise<boolean> {
+    if (this.pace.unpaced) return !(await this.#shouldStop());
     this.#waiting += 1;
     try {
       return await this.#slot();
@@ -413,7 +417,7 @@ class ChunkRun {
       this.campaign.run,
       count,
       this.pace.spacingMs,
-      this.deps.clock.now(),
+      this.deps.clock.now() + RESERVE_LEAD_MS,
     );
     const slots = this.deps.slots.get(this.#slotKey) ?? [];
     slots.push(...slotTimes(start, count, this.pace));

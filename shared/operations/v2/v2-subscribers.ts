@@ -13,6 +13,7 @@ import {
   type V2Subscriber,
   type V2SubscriberChange,
 } from '../../domain/v2/v2-subscriber.ts';
+import { deleteSubscriber } from '../delete-subscriber.ts';
 import { type CallContext, channelOf, type Dependencies } from '../dependencies.ts';
 import { CONFLICT, retryOnConflict } from '../retry-on-conflict.ts';
 
@@ -200,14 +201,18 @@ async function create(
   return { created: true, subscriber: toV2Subscriber(record, settings) };
 }
 
-/** `DELETE /subscribers/{id|email}`: the subscriber and everything stored for it. */
+/**
+ * `DELETE /subscribers/{id|email}`: the subscriber and everything stored for it, opens and
+ * clicks included, by the operation `delete_subscriber` runs (one implementation).
+ */
 export async function deleteV2Subscriber(
-  deps: V2SubscriberDependencies,
+  deps: V2SubscriberDependencies & Dependencies,
   reference: string,
 ): Promise<'Deleted' | NewsletterError> {
-  return retryOnConflict('v2_delete_subscriber', deps.log, async () => {
-    const record = await findSubscriber(deps, reference);
-    if (!record) return subscriberNotFound();
-    return (await deps.store.deleteSubscriber(record)) ? ('Deleted' as const) : CONFLICT;
-  });
+  const record = await findSubscriber(deps, reference);
+  if (!record) return subscriberNotFound();
+  const deleted = await deleteSubscriber(deps, { email: record.email });
+  if (isNewsletterError(deleted))
+    return deleted.code === 'not_found' ? subscriberNotFound() : deleted;
+  return 'Deleted';
 }

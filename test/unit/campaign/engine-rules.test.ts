@@ -32,7 +32,7 @@ function shared(
   late: readonly number[] = [0],
   busyMs = 1,
 ): number[] {
-  const pace = paceFor(rate, workers);
+  const pace = paceFor(rate, workers, 4);
   let next = 0;
   const clocks = Array.from({ length: workers }, (_, worker) => worker * 7);
   const slots = clocks.map((): number[] => []);
@@ -92,10 +92,16 @@ describe('[campaign.pacing] workers share one rate without exceeding it', () => 
   });
 
   it('below one mail per second, the slots are whole seconds and more apart', () => {
-    const pace = paceFor(0.5, 2);
+    const pace = paceFor(0.5, 2, 4);
     expect(pace.block).toBe(1);
     expect(pace.spacingMs).toBe((1000 + WINDOW_SLACK_MS) / 0.5);
     expect(busiestWindow(shared(0.5, 2, 20), 2000)).toBeLessThanOrEqual(1);
+  });
+
+  it('reserves nothing where the workers cannot reach the rate: 200 a second a lane', () => {
+    expect(paceFor(1_599, 2, 4).unpaced).toBe(false);
+    expect(paceFor(1_600, 2, 4).unpaced).toBe(true);
+    expect(paceFor(80_000, 2, 4).unpaced).toBe(true);
   });
 
   it('drops a slot once it is more than LATE_SLOT_MS late, rather than send a bunch', () => {
@@ -106,7 +112,7 @@ describe('[campaign.pacing] workers share one rate without exceeding it', () => 
   });
 
   it('refuses a rate of nothing', () => {
-    expect(() => paceFor(0, 2)).toThrow(RangeError);
+    expect(() => paceFor(0, 2, 4)).toThrow(RangeError);
   });
 });
 
@@ -185,8 +191,8 @@ describe('pacing edges', () => {
   });
 
   it('[campaign.pacing] refuses no workers, saying what it was given', () => {
-    expect(() => paceFor(10, 0)).toThrow('no pace for rate 10 over 0 workers');
-    expect(() => paceFor(0, 2)).toThrow('no pace for rate 0 over 2 workers');
+    expect(() => paceFor(10, 0, 4)).toThrow('no pace for rate 10 over 0 workers');
+    expect(() => paceFor(0, 2, 4)).toThrow('no pace for rate 0 over 2 workers');
   });
 });
 

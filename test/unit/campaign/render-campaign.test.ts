@@ -389,7 +389,7 @@ describe('[campaign.tags] rendering fills the tags in one pass', () => {
 
     // Assert
     expect(mail.html).toBe(
-      `<p>Ada Lovelace <ada@example.com> London 1815 AdaAda</p><a href="${UNSUBSCRIBE_URL}">x</a>`,
+      `<p>Ada Lovelace <ada@example.com> London 1815 AdaAda</p><a href="${UNSUBSCRIBE_URL}" ses:no-track>x</a>`,
     );
     expect(mail.text).toBe(`Ada Lovelace ada@example.com London 1815 AdaAda ${UNSUBSCRIBE_URL}`);
   });
@@ -552,7 +552,7 @@ describe('[campaign.unsubscribe-footer] every campaign mail carries an unsubscri
 
     // Assert
     expect(mail.html).toBe(
-      `<html><body><p>Hi</p>\n<p style="margin:24px 0 0 0;font-size:12px;line-height:1.5;color:#6b7280;text-align:center"><a href="${UNSUBSCRIBE_URL}" style="color:#6b7280">Unsubscribe</a></p>\n</body></html>`,
+      `<html><body><p>Hi</p>\n<p style="margin:24px 0 0 0;font-size:12px;line-height:1.5;color:#6b7280;text-align:center"><a href="${UNSUBSCRIBE_URL}" style="color:#6b7280" ses:no-track>Unsubscribe</a></p>\n</body></html>`,
     );
     expect(mail.text).toBe(`Hi\n\nUnsubscribe: ${UNSUBSCRIBE_URL}\n`);
   });
@@ -579,7 +579,8 @@ describe('[campaign.unsubscribe-footer] every campaign mail carries an unsubscri
     const mail = renderCampaign(content, ada, links);
 
     // Assert
-    expect(mail.html).toBe(`<a href="${UNSUBSCRIBE_URL}">Leave</a>`);
+    // [engagement.no-track] the operator's own unsubscribe link is never tracked either.
+    expect(mail.html).toBe(`<a href="${UNSUBSCRIBE_URL}" ses:no-track>Leave</a>`);
     expect(mail.text).toBe(`Leave: ${UNSUBSCRIBE_URL}`);
   });
 
@@ -593,7 +594,7 @@ describe('[campaign.unsubscribe-footer] every campaign mail carries an unsubscri
 
     // Assert
     expect(mail.html).toContain(
-      `<a href="${WEB_VERSION_URL}" style="color:#6b7280">View this newsletter in your browser</a>`,
+      `<a href="${WEB_VERSION_URL}" style="color:#6b7280" ses:no-track>View this newsletter in your browser</a>`,
     );
     expect(mail.html).not.toContain('>Unsubscribe</a>');
     expect(mail.text).toBe(
@@ -621,7 +622,7 @@ describe('[campaign.unsubscribe-footer] every campaign mail carries an unsubscri
 describe('where the footer goes and how its lines are joined', () => {
   const FOOTER_STYLE =
     'margin:24px 0 0 0;font-size:12px;line-height:1.5;color:#6b7280;text-align:center';
-  const unsubscribeLine = `<a href="${UNSUBSCRIBE_URL}" style="color:#6b7280">Unsubscribe</a>`;
+  const unsubscribeLine = `<a href="${UNSUBSCRIBE_URL}" style="color:#6b7280" ses:no-track>Unsubscribe</a>`;
   const htmlFooter = `<p style="${FOOTER_STYLE}">${unsubscribeLine}</p>\n`;
 
   it.each([
@@ -676,7 +677,7 @@ describe('where the footer goes and how its lines are joined', () => {
 
     // Assert
     expect(mail.html).toBe(
-      `<p>Hi</p>\n<p style="${FOOTER_STYLE}"><a href="${WEB_VERSION_URL}" style="color:#6b7280">View this newsletter in your browser</a><br>\n${unsubscribeLine}</p>\n`,
+      `<p>Hi</p>\n<p style="${FOOTER_STYLE}"><a href="${WEB_VERSION_URL}" style="color:#6b7280" ses:no-track>View this newsletter in your browser</a><br>\n${unsubscribeLine}</p>\n`,
     );
     expect(mail.text).toBe(
       `Hi\n\nView this newsletter in your browser: ${WEB_VERSION_URL}\nUnsubscribe: ${UNSUBSCRIBE_URL}\n`,

@@ -1,0 +1,38 @@
+/**
+ * The function SES's open and click events drive, as functions/feedback/feedback-function.ts is
+ * for bounces and complaints: the CDK stack builds its function, its queue and permissions from
+ * this entry, and the local cloud runs it from what the stack synthesizes.
+ */
+import type { RouteAccess } from '../routes.ts';
+
+/** The engagement recorder: opens and clicks, through the engagement topic and its queue. */
+export const engagementRecorder = {
+  /** Handler file `functions/engagement/<name>.ts`; Lambda id. */
+  name: 'engagement-recorder',
+  summary: 'Records the opens and clicks SES reports for campaign mail, in batches',
+  access: {
+    // Read the recipient record (GetItem), then one transaction per event of Update items
+    // (recipient record, issue totals, link, the subscriber's engaged issues).
+    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    queries: [],
+    sendsMail: false,
+    settings: false,
+  },
+  /**
+   * Events per invocation and how long Lambda gathers them: a burst (most opens come in the
+   * first hour) becomes few invocations, and two at most run at once, so DynamoDB sees a steady
+   * trickle rather than the burst (docs/storage.md, "Engagement").
+   */
+  batchSize: 100,
+  batchingWindowSeconds: 5,
+  maxConcurrency: 2,
+  timeoutSeconds: 60,
+} as const satisfies {
+  readonly name: string;
+  readonly summary: string;
+  readonly access: RouteAccess;
+  readonly batchSize: number;
+  readonly batchingWindowSeconds: number;
+  readonly maxConcurrency: number;
+  readonly timeoutSeconds: number;
+};

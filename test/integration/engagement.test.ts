@@ -1,0 +1,370 @@
+/**
+ * Opens and clicks over a real DynamoDB Local table: the tags and configuration set campaign
+ * mail goes out with in each tracking mode, and the recorder's rules (first opens and clicks
+ * count once per person, SNS duplicates once, late and unknown events, a deleted subscriber's
+ * events, a burst), read back through the report as the operator reads it.
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { readEngagementEvent } from '../../shared/adapters/mail/ses-engagement-event.ts';
+import type { EngagementStore } from '../../shared/adapters/store/engagement-store-port.ts';
+import type { TrackingMode } from '../../shared/domain/engagement/engagement.ts';
+import { DependencyError, isNewsletterError } from '../../shared/domain/errors.ts';
+import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
+import {
+  type CampaignReport,
+  campaignReport,
+  type ReportRow,
+} from '../../shared/operations/campaign/campaign-report.ts';
+import {
+  type EngagementMessage,
+  recordEngagement,
+} from '../../shared/operations/campaign/record-engagement.ts';
+import { testNewsletter } from '../../shared/operations/campaign/test-send.ts';
+import { deleteSubscriber } from '../../shared/operations/delete-subscriber.ts';
+import { type CampaignWorld, campaignWorld, started } from '../support/campaign-world.ts';
+
+let world: CampaignWorld;
+
+beforeEach(async () => {
+  world = await campaignWorld();
+});
+
+/** An issue sent to `count` subscribers; its id and the subscribers. */
+async function sentIssue(
+  count: number,
+  html = '<p>Hi {name}</p><p><a href="https://example.org/a">A</a> <a href="https://example.org/b">B</a></p>',
+): Promise<{ id: number; readers: SubscriberRecord[] }> {
+  const readers = await world.subscribe(count);
+  const issue = await world.issue({ html });
+  await started(world, issue.id);
+  await world.drain();
+  expect((await world.campaign(issue.id)).status).toBe('sent');
+  return { id: issue.id, readers };
+}
+
+/** SES's event as SNS delivers it to the engagement queue (not raw). */
+function message(
+  kind: 'open' | 'click',
+  newsletter: number | string,
+  subscriber: number | string,
+  options: { at?: string; link?: string; snsId?: string } = {},
+): EngagementMessage {
+  const at = options.at ?? new Date(world.clock.now()).toISOString();
+  const mail = {
+    messageId: `ses-${randomUUID()}`,
+    tags: { newsletter: [String(newsletter)], run: ['1'], subscriber: [String(subscriber)] },
+  };
+  const ses =
+    kind === 'open'
+      ? { eventType: 'Open', mail, open: { timestamp: at, ipAddress: '192.0.2.1', userAgent: 'x' } }
+      : {
+          eventType: 'Click',
+          mail,
+          click: { timestamp: at, link: options.link ?? 'https://example.org/a', linkTags: {} },
+        };
+  const body = JSON.stringify({
+    Type: 'Notification',
+    MessageId: options.snsId ?? randomUUID(),
+    TopicArn: 'arn:aws:sns:eu-west-1:123456789012:engagement',
+    Message: JSON.stringify(ses),
+  });
+  return { messageId: randomUUID(), reading: readEngagementEvent(body) };
+}
+
+const record = (messages: EngagementMessage[], engagement: EngagementStore = world.engagement) =>
+  recordEngagement({ log: world.log, metrics: world.metrics, engagement }, messages);
+
+/** The report as `newsletters report` reads it, with its rows. */
+async function report(
+  id: number,
+  tracking: TrackingMode = 'counts',
+): Promise<{ report: CampaignReport; rows: ReportRow[] }> {
+  const rows: ReportRow[] = [];
+  const result = await campaignReport(
+    { campaigns: world.campaigns, engagement: { store: world.engagement, tracking } },
+    id,
+    (page) => {
+      rows.push(...page);
+    },
+  );
+  if (isNewsletterError(result)) throw new Error(result.message);
+  return { report: result, rows };
+}
+
+describe('[engagement.tags] [engagement.tracking] what campaign mail goes out with', () => {
+  it('counts (the default): tracked, tagged with the issue, run and recipient ids only', async () => {
+    const { id, readers } = await sentIssue(2);
+    expect(world.ses.mails).toHaveLength(2);
+    for (const mail of world.ses.mails) {
+      const reader = readers.find((each) => each.email === mail.to);
+      expect(mail.track).toBe(true);
+      expect(mail.tags).toEqual({
+        newsletter: String(id),
+        run: '1',
+        subscriber: String(reader?.id),
+      });
+      // SES's tag values: letters, digits, `_` and `-` only.
+      for (const value of Object.values(mail.tags)) expect(value).toMatch(/^[A-Za-z0-9_-]+$/);
+    }
+  });
+
+  it('[engagement.modes] off: SES is told not to track (the mail asks for no tracked set)', async () => {
+    world.current.settings = {
+      ...world.current.settings,
+      campaign: { ...world.current.settings.campaign, tracking: 'off' },
+    };
+    await sentIssue(1);
+    expect(world.ses.mails[0]?.track).toBe(false);
+  });
+
+  it('[engagement.no-track] the unsubscribe and web-version links carry ses:no-track, others not', async () => {
+    const readers = await world.subscribe(1);
+    const issue = await world.issue({
+      html: '<p><a href="https://example.org/a">A</a> <a href="{unsubscription_url}">Leave</a></p>',
+      private: false,
+    });
+    await started(world, issue.id);
+    await world.drain();
+    const html = world.ses.mails[0]?.html ?? '';
+    expect(readers).toHaveLength(1);
+    const anchors = html.match(/<a\b[^>]*>/g) ?? [];
+    const unsubscribe = anchors.filter((tag) => tag.includes('/unsubscribe'));
+    const web = anchors.filter((tag) => tag.includes(`/newsletters/${issue.id}/view`));
+    // The operator's own link and the footer's web-version link; no footer unsubscribe line,
+    // since the content has its own.
+    expect(unsubscribe).toHaveLength(1);
+    expect(web).toHaveLength(1);
+    for (const tag of [...unsubscribe, ...web]) expect(tag).toContain(' ses:no-track');
+    const other = anchors.filter((tag) => tag.includes('https://example.org/a'));
+    expect(other).toHaveLength(1);
+    expect(other[0]).not.toContain('ses:no-track');
+  });
+
+  it('[engagement.untracked-mail] a test send is not tracked and names no recipient', async () => {
+    const issue = await world.issue();
+    const result = await testNewsletter(world.deps, issue.id, ['ops@example.com']);
+    expect(isNewsletterError(result)).toBe(false);
+    await world.drain();
+    const mail = world.ses.mails.at(-1);
+    expect(mail?.to).toBe('ops@example.com');
+    expect(mail?.track).toBeFalsy();
+    expect(mail?.tags).not.toHaveProperty('subscriber');
+  });
+});
+
+describe('[engagement.recording] opens and clicks per issue, per link and per recipient', () => {
+  it('[engagement.report] counts unique opens and clicks, total and per-link clicks; first times on the record', async () => {
+    const { id, readers } = await sentIssue(3);
+    const [ada, bob] = readers as [SubscriberRecord, SubscriberRecord];
+    const t = (minutes: number) => new Date(Date.UTC(2026, 10, 22, 10, minutes)).toISOString();
+    const outcome = await record([
+      message('open', id, ada.id, { at: t(1) }),
+      message('open', id, ada.id, { at: t(5) }),
+      message('click', id, ada.id, { at: t(2), link: 'https://example.org/a' }),
+      message('click', id, ada.id, { at: t(3), link: 'https://example.org/a' }),
+      message('click', id, bob.id, { at: t(4), link: 'https://example.org/b' }),
+      message('open', id, bob.id, { at: t(4) }),
+    ]);
+    expect(outcome.failed).toEqual([]);
+    expect(outcome.counts).toMatchObject({ first: 4, repeat: 1, duplicate: 1 });
+    const { report: read, rows } = await report(id, 'individual');
+    expect(read.engagement).toMatchObject({
+      opened: 2,
+      clicked: 2,
+      clicks: 3,
+      opened_rate: 66.7,
+      clicked_rate: 66.7,
+      links: [
+        { url: 'https://example.org/a', clicks: 2 },
+        { url: 'https://example.org/b', clicks: 1 },
+      ],
+    });
+    // [engagement.approximate-opens] every report says what opens are worth.
+    expect(read.engagement?.note).toMatch(/approximate.*Apple Mail Privacy Protection.*Clicks/s);
+    const row = rows.find((each) => each.subscriber_id === ada.id);
+    expect(row).toMatchObject({ opened_at: t(1), clicked_at: t(2) });
+  });
+
+  it('[engagement.modes] counts: per-person times are kept to count once but never shown', async () => {
+    const { id, readers } = await sentIssue(1);
+    const reader = readers[0] as SubscriberRecord;
+    await record([message('open', id, reader.id), message('click', id, reader.id)]);
+    const { report: read, rows } = await report(id, 'counts');
+    expect(read.engagement).toMatchObject({ opened: 1, clicked: 1, tracking: 'counts' });
+    expect(rows[0]).not.toHaveProperty('opened_at');
+    expect(rows[0]).not.toHaveProperty('clicked_at');
+    // Still only once, in a later batch: the kept time says so.
+    await record([message('open', id, reader.id), message('click', id, reader.id)]);
+    expect((await report(id)).report.engagement).toMatchObject({
+      opened: 1,
+      clicked: 1,
+      clicks: 2,
+    });
+  });
+});
+
+describe('[engagement.dedupe] an event SNS repeats counts once; late events', () => {
+  it('the same SNS message in one batch and in a later one adds nothing', async () => {
+    const { id, readers } = await sentIssue(1);
+    const reader = readers[0] as SubscriberRecord;
+    const click = message('click', id, reader.id, { snsId: 'sns-1' });
+    const open = message('open', id, reader.id, { snsId: 'sns-2' });
+    const first = await record([click, click, open, open]);
+    expect(first.counts).toMatchObject({ first: 2, duplicate: 2 });
+    const again = await record([click, open]);
+    expect(again.counts).toMatchObject({ duplicate: 1, repeat: 1, first: 0 });
+    expect((await report(id)).report.engagement).toMatchObject({
+      opened: 1,
+      clicked: 1,
+      clicks: 1,
+    });
+  });
+
+  it('an earlier open that arrives late moves the first open back; one long after still counts', async () => {
+    const { id, readers } = await sentIssue(2);
+    const [ada, bob] = readers as [SubscriberRecord, SubscriberRecord];
+    await record([message('open', id, ada.id, { at: '2026-11-22T10:30:00.000Z' })]);
+    await record([message('open', id, ada.id, { at: '2026-11-22T10:05:00.000Z' })]);
+    // Weeks later (a reader finds it in the archive of their inbox).
+    await record([message('open', id, bob.id, { at: '2026-12-20T08:00:00.000Z' })]);
+    const { report: read, rows } = await report(id, 'individual');
+    expect(read.engagement?.opened).toBe(2);
+    expect(rows.find((row) => row.subscriber_id === ada.id)?.opened_at).toBe(
+      '2026-11-22T10:05:00.000Z',
+    );
+  });
+});
+
+describe('[engagement.dropped] events that cannot be tied to a recipient', () => {
+  it('an unknown issue or subscriber is dropped and counted; an event without ids is ignored', async () => {
+    const { id, readers } = await sentIssue(1);
+    const outcome = await record([
+      message('open', 999_999, (readers[0] as SubscriberRecord).id),
+      message('click', id, 999_999),
+      message('open', 'not-an-id', 3),
+    ]);
+    expect(outcome.counts).toMatchObject({ unknown: 2, ignored: 1, first: 0 });
+    expect(outcome.failed).toEqual([]);
+    expect(world.metrics.counts.EngagementDropped).toBe(2);
+    expect((await report(id)).report.engagement).toMatchObject({ opened: 0, clicked: 0 });
+  });
+
+  it('a message that is no SNS notification is logged and dropped, never retried', async () => {
+    const outcome = await record([
+      { messageId: 'm-1', reading: readEngagementEvent('{"Type":"Notification"}') },
+      { messageId: 'm-2', reading: readEngagementEvent('not json') },
+    ]);
+    expect(outcome).toMatchObject({ failed: [], counts: { malformed: 2 } });
+    expect(world.log.lines.filter((line) => line.event === 'engagement_malformed')).toHaveLength(2);
+  });
+
+  it('an event the table refuses now is handed back for the queue to deliver again', async () => {
+    const { id, readers } = await sentIssue(2);
+    const [ada, bob] = readers as [SubscriberRecord, SubscriberRecord];
+    const failing: EngagementStore = {
+      record: async (event) => {
+        if (event.subscriberId === ada.id) throw new Error('DynamoDB away');
+        return world.engagement.record(event);
+      },
+      figures: (newsletterId) => world.engagement.figures(newsletterId),
+      erase: (subscriberId) => world.engagement.erase(subscriberId),
+    };
+    const lost = message('open', id, ada.id);
+    const outcome = await record([lost, message('open', id, bob.id)], failing);
+    expect(outcome.failed).toEqual([lost.messageId]);
+    expect((await report(id)).report.engagement?.opened).toBe(1);
+  });
+});
+
+describe('[engagement.erase] deleting a subscriber erases their events', () => {
+  it('their first open and click go, later events are dropped; the issue’s counts stay', async () => {
+    const { id, readers } = await sentIssue(2);
+    const [ada, bob] = readers as [SubscriberRecord, SubscriberRecord];
+    await record([message('open', id, ada.id), message('click', id, ada.id)]);
+    await record([message('open', id, bob.id)]);
+    const deps = {
+      store: world.store,
+      settings: world.deps.settings,
+      now: world.deps.now,
+      log: world.log,
+      metrics: world.metrics,
+      engagement: world.engagement,
+    };
+    const deleted = await deleteSubscriber(deps, { email: ada.email });
+    expect(deleted).toEqual({ deleted: true, email: ada.email });
+    const recipient = await world.campaigns.getRecipient(id, ada.id);
+    expect(recipient?.opened_at).toBeUndefined();
+    expect(recipient?.clicked_at).toBeUndefined();
+    const late = await record([message('click', id, ada.id), message('open', id, ada.id)]);
+    expect(late.counts).toMatchObject({ deleted: 2, first: 0 });
+    const { report: read, rows } = await report(id, 'individual');
+    expect(rows.find((row) => row.subscriber_id === ada.id)).not.toHaveProperty('opened_at');
+    expect(rows.find((row) => row.subscriber_id === bob.id)).toHaveProperty('opened_at');
+    // Figures are counts of people, not people: they stay.
+    expect(read.engagement).toMatchObject({ opened: 2, clicked: 1 });
+  });
+
+  it('an outage during the erasure leaves the subscriber there, and the retry erases and deletes', async () => {
+    const { id, readers } = await sentIssue(1);
+    const [ada] = readers as [SubscriberRecord];
+    await record([message('open', id, ada.id)]);
+    const away = new DependencyError('dynamodb');
+    let refusals = 1;
+    const deps = {
+      store: world.store,
+      settings: world.deps.settings,
+      now: world.deps.now,
+      log: world.log,
+      metrics: world.metrics,
+      engagement: {
+        ...world.engagement,
+        erase: async (subscriberId: number) => {
+          if (refusals > 0) {
+            refusals -= 1;
+            throw away;
+          }
+          return world.engagement.erase(subscriberId);
+        },
+      },
+    };
+    await expect(deleteSubscriber(deps, { email: ada.email })).rejects.toBe(away);
+    expect((await world.store.getSubscriber(ada.email))?.id).toBe(ada.id);
+    expect(await deleteSubscriber(deps, { email: ada.email })).toEqual({
+      deleted: true,
+      email: ada.email,
+    });
+    expect(await world.store.getSubscriber(ada.email)).toBeUndefined();
+    expect((await world.campaigns.getRecipient(id, ada.id))?.opened_at).toBeUndefined();
+  });
+});
+
+describe('[engagement.batch] a burst', () => {
+  it('282 events (repeats, SNS duplicates, two links) in batches of 100 come to exact figures', async () => {
+    const { id, readers } = await sentIssue(50);
+    const messages: EngagementMessage[] = [];
+    readers.forEach((reader, index) => {
+      // Everyone opens three times; every second reader clicks A twice and B once.
+      for (let n = 0; n < 3; n += 1) messages.push(message('open', id, reader.id));
+      if (index % 2 === 0) {
+        messages.push(message('click', id, reader.id, { link: 'https://example.org/a' }));
+        messages.push(message('click', id, reader.id, { link: 'https://example.org/a' }));
+        messages.push(message('click', id, reader.id, { link: 'https://example.org/b' }));
+      }
+    });
+    // SNS delivers a quarter of them twice.
+    const burst = [...messages, ...messages.filter((_, index) => index % 4 === 0)];
+    expect(burst.length).toBe(282);
+    for (let start = 0; start < burst.length; start += 100)
+      expect((await record(burst.slice(start, start + 100))).failed).toEqual([]);
+    expect((await report(id)).report.engagement).toMatchObject({
+      opened: 50,
+      clicked: 25,
+      clicks: 75,
+      links: [
+        { url: 'https://example.org/a', clicks: 50 },
+        { url: 'https://example.org/b', clicks: 25 },
+      ],
+    });
+  });
+});
