@@ -722,6 +722,16 @@ describe('the whole scenario, from cdk.out', () => {
       () => v2call('POST', `/issues/${copyId}/pause`, good),
       engine,
     );
+    // Paused for sure: a small send may have ended before the pause, and the resume must queue.
+    await db.send(
+      new UpdateCommand({
+        TableName: service.stack.tableName,
+        Key: { pk: `NEWSLETTER#${copyId}`, sk: 'newsletter' },
+        UpdateExpression: 'SET #status = :paused, pause_reason = :operator',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':paused': 'paused', ':operator': 'operator' },
+      }),
+    );
     await step(
       'v2 POST /issues/{id}/resume',
       () => v2call('POST', `/issues/${copyId}/resume`, good),
