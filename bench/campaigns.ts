@@ -123,6 +123,27 @@ function maxPerSecond(samples: readonly Sample[]): number {
 const reached = (samples: readonly Sample[], count: number): number =>
   samples.find((sample) => sample.count >= count)?.t ?? Number.NaN;
 
+/** When (by `now`) the campaign record first says `sent`, looked at every `everyMs`; NaN if never. */
+async function whenSent(
+  world: CampaignWorld,
+  id: number,
+  now: () => number,
+  limitMs: number,
+  everyMs: number,
+): Promise<number> {
+  let sentAt = Number.NaN;
+  await waitFor(
+    async () => {
+      if ((await world.campaign(id))?.status !== 'sent') return false;
+      sentAt = now();
+      return true;
+    },
+    limitMs,
+    everyMs,
+  );
+  return sentAt;
+}
+
 interface Throughput {
   readonly recipients: number;
   readonly firstMailMs: number;
@@ -159,16 +180,7 @@ async function throughput(world: CampaignWorld, recipients: number): Promise<Thr
   const cpuMeter = meterCpu(() => processRoles(world));
   const t0 = performance.now();
   await world.send(id);
-  let sentAt = Number.NaN;
-  await waitFor(
-    async () => {
-      if ((await world.campaign(id))?.status !== 'sent') return false;
-      sentAt = performance.now();
-      return true;
-    },
-    15 * 60_000,
-    50,
-  );
+  const sentAt = await whenSent(world, id, () => performance.now(), 15 * 60_000, 50);
   const samples = probe.stop();
   const cpu = await cpuMeter.stop();
   const campaign = await world.campaign(id);
@@ -368,16 +380,7 @@ async function kills(
   const { resumed } = await finish(world, id, 5 * 60_000, everyone);
   // The end of the run: the sweeper's recount of a quiet run ([campaign.complete]).
   const lastMail = Math.max(...world.stack.ses.sendTimes());
-  let sentAt = Number.NaN;
-  await waitFor(
-    async () => {
-      if ((await world.campaign(id))?.status !== 'sent') return false;
-      sentAt = Date.now();
-      return true;
-    },
-    5 * 60_000,
-    250,
-  );
+  const sentAt = await whenSent(world, id, () => Date.now(), 5 * 60_000, 250);
   const outcome = await faultOutcome(world, {
     id,
     subject,
