@@ -8,6 +8,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ENV } from '../shared/runtime/environment.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { registerKeyCommands } from './commands/key.ts';
+import { registerKeysCommands } from './commands/keys.ts';
 import { registerListsCommands } from './commands/lists.ts';
 import { registerMailCommands } from './commands/mail.ts';
 import { registerNewslettersCommands } from './commands/newsletters.ts';
@@ -47,6 +48,7 @@ Exit codes: 0 done, 1 failed (or an import rejected rows), 2 wrong usage.
 
 Examples:
   newsletter --local key rotate
+  newsletter --local keys create --name "CRM sync" --permission write
   newsletter --local lists create --name "Weekly" --preassigned
   newsletter --table Newsletter-Table --region eu-west-1 subscribers export --out subscribers.csv
   newsletter --local subscribers import --file subscribers.csv --resume`;
@@ -103,6 +105,7 @@ function buildProgram(context: CliContext): Command {
     )
     .addHelpText('after', CONFIGURATION_HELP);
   registerKeyCommands(program, context);
+  registerKeysCommands(program, context);
   registerSettingsCommands(program, context);
   registerListsCommands(program, context);
   registerNewslettersCommands(program, context);

@@ -16,11 +16,38 @@ import {
   ViewRequestSchema,
 } from '../shared/domain/parameters/request-schemas.ts';
 import { SubscriberSchema } from '../shared/domain/subscriber.ts';
+import {
+  V2DeletedSchema,
+  V2EmptySchema,
+  V2ExtraFieldSchema,
+  V2IdRequestSchema,
+  V2IssueSchema,
+  V2IssueWriteSchema,
+  V2ListSchema,
+  V2ListWriteSchema,
+  V2NewsletterSchema,
+  V2PageRequestSchema,
+  V2ReportSchema,
+  V2SubscriberQuerySchema,
+  V2SubscriberWriteSchema,
+  V2TestSendSchema,
+} from '../shared/domain/v2/v2-shapes.ts';
+import { V2SubscriberSchema } from '../shared/domain/v2/v2-subscriber.ts';
 import { DeleteResultSchema } from '../shared/operations/delete-subscriber.ts';
 import { PublicSubscribeResultSchema } from '../shared/operations/subscribe.ts';
 
-/** HTTP methods the API answers. */
-export type HttpMethod = 'GET' | 'POST';
+/** HTTP methods the API answers; v1 uses GET and POST only, v2 also PUT and DELETE. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** The API a route belongs to: `{stage}/newsletter/v1` (the interface) or `.../v2`. */
+export type ApiVersion = 'v1' | 'v2';
+
+/**
+ * What a v2 method needs of the client key (decisions part 11): `read`, `write`, or
+ * `optional` (anonymous calls allowed; a read key widens what they see), `optional-write`
+ * (anonymous allowed; a key given must be a write key, since it makes the call a change).
+ */
+export type ClientKeyPolicy = 'read' | 'write' | 'optional' | 'optional-write';
 
 /** Whether a route needs the API key: `required` (403 without), `optional` (widens access). */
 export type KeyPolicy = 'required' | 'optional';
@@ -64,6 +91,8 @@ export interface RouteAccess {
   readonly queues?: readonly CampaignQueueName[];
   /** Whether it asks SES for the account's sending quota (`ses:GetSendQuota`). */
   readonly sendQuota?: boolean;
+  /** Whether it writes the settings parameter (`ssm:PutParameter`): v2's list writes. */
+  readonly writesSettings?: boolean;
 }
 
 /** One entry of the route table. */
@@ -74,8 +103,15 @@ export interface Route {
   readonly methods: readonly HttpMethod[];
   /** Path below `{api_root}`, starting with `/`, without trailing slash. */
   readonly path: string;
-  /** API key policy; `subscribe` and `newsletters` take an optional key that widens access. */
+  /** The API it belongs to; absent: v1. */
+  readonly version?: ApiVersion;
+  /**
+   * The v1 API key policy; `subscribe` and `newsletters` take an optional key that widens
+   * access. Always `none` on v2, which takes named client keys instead.
+   */
   readonly key: KeyPolicy | 'none';
+  /** v2 only: what each method needs of the client key. */
+  readonly clientKey?: Readonly<Partial<Record<HttpMethod, ClientKeyPolicy>>>;
   /**
    * Whether browser pages of other sites may read its answers (CORS): only public routes,
    * never one that takes a required key (a key in a browser is a leaked key).
@@ -95,6 +131,280 @@ export interface Route {
    */
   readonly response: v.GenericSchema | 'html' | 'html-document' | 'openapi';
 }
+
+/**
+ * What every keyed v2 function reads to check a key: the key's item (on a cache miss) and,
+ * for a failed check, the client's rate-limit counter; the settings hold that limit.
+ */
+const KEY_CHECK: readonly TableAction[] = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
+
+/** A list route that also writes lists: the settings parameter read and written by SSM. */
+const LIST_WRITE_ACCESS = {
+  table: KEY_CHECK,
+  queries: [],
+  sendsMail: false,
+  settings: true,
+  writesSettings: true,
+} as const satisfies RouteAccess;
+
+/** A v2 route over the settings only: lists, extra fields, the key test. */
+function settingsRoute(name: string, path: string, summary: string, response: v.GenericSchema) {
+  return {
+    name,
+    methods: ['GET'],
+    path,
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'read' },
+    cors: false,
+    formPage: false,
+    summary,
+    access: { table: KEY_CHECK, queries: [], sendsMail: false, settings: true },
+    request: path.includes('{id}') ? V2IdRequestSchema : NoParametersSchema,
+    response,
+  } as const satisfies Route;
+}
+
+/**
+ * A v2 route of our extension that works on one issue (`/issues/{id}/...`), for a write key,
+ * or a read key for the report ([v2.issues]).
+ */
+function issueRoute(
+  name: string,
+  method: 'POST' | 'PUT' | 'GET',
+  path: string,
+  summary: string,
+  access: RouteAccess,
+  request: v.GenericSchema = V2IdRequestSchema,
+  response: v.GenericSchema = method === 'GET' ? V2ReportSchema : V2IssueSchema,
+) {
+  return {
+    name,
+    methods: [method],
+    path,
+    version: 'v2',
+    key: 'none',
+    clientKey: { [method]: method === 'GET' ? 'read' : 'write' },
+    cors: false,
+    formPage: false,
+    summary,
+    access,
+    request,
+    response,
+  } as const satisfies Route;
+}
+
+/** The routes of `{stage}/newsletter/v2`: the original's API v2 (decisions part 11). */
+const V2_ROUTES = [
+  {
+    name: 'v2-subscriptions',
+    methods: ['POST'],
+    path: '/subscriptions',
+    version: 'v2',
+    key: 'none',
+    // Public as v1's subscribe; a key makes the call trusted (write: it changes subscribers).
+    clientKey: { POST: 'optional-write' },
+    cors: true,
+    formPage: false,
+    summary: 'v2: subscribe an address (the keyless subscribe; a write key makes it trusted)',
+    access: {
+      // As v1's subscribe (rate limit, request record; keyed: read, id, write with tokens),
+      // the key check's GetItem and UpdateItem among them.
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+    },
+    request: SubscribeRequestSchema,
+    response: V2EmptySchema,
+  },
+  {
+    name: 'v2-subscribers',
+    methods: ['GET', 'POST'],
+    path: '/subscribers',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'read', POST: 'write' },
+    cors: false,
+    formPage: false,
+    summary: 'v2: a page of subscribers (GET), or create or update one by address (POST)',
+    access: {
+      // The key check; GET: the page's addresses from the `recent` index, then one
+      // BatchGetItem of their records; POST: read the address, take an id (UpdateItem), put.
+      table: [...KEY_CHECK, 'dynamodb:BatchGetItem', 'dynamodb:PutItem'],
+      queries: [INDEX.recent.name],
+      sendsMail: false,
+      settings: true,
+    },
+    request: V2SubscriberQuerySchema,
+    response: v.union([v.array(V2SubscriberSchema), V2SubscriberSchema]),
+  },
+  {
+    name: 'v2-subscriber',
+    methods: ['GET', 'PUT', 'DELETE'],
+    path: '/subscribers/{id}',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'read', PUT: 'write', DELETE: 'write' },
+    cors: false,
+    formPage: false,
+    summary: 'v2: one subscriber by id or address: read, change (or create), delete',
+    access: {
+      // An id is looked up in the `recent` index; the record is read by address; a change is
+      // a conditional put, a move to another address and a delete a transaction of puts and
+      // deletes (the subscriber, its token items).
+      table: [...KEY_CHECK, 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      queries: [INDEX.recent.name],
+      sendsMail: false,
+      settings: true,
+    },
+    request: V2SubscriberWriteSchema,
+    response: v.union([V2SubscriberSchema, V2DeletedSchema]),
+  },
+  {
+    ...settingsRoute(
+      'v2-lists',
+      '/lists',
+      'v2: every list, private ones included (GET); create one (POST, ours)',
+      v.union([v.array(V2ListSchema), V2ListSchema]),
+    ),
+    methods: ['GET', 'POST'],
+    clientKey: { GET: 'read', POST: 'write' },
+    // The settings document read and written directly (not through the cached extension).
+    access: LIST_WRITE_ACCESS,
+    request: V2ListWriteSchema,
+  },
+  {
+    ...settingsRoute(
+      'v2-list',
+      '/lists/{id}',
+      'v2: one list (GET); rename it or change its flags (PUT, ours)',
+      V2ListSchema,
+    ),
+    methods: ['GET', 'PUT'],
+    clientKey: { GET: 'read', PUT: 'write' },
+    access: LIST_WRITE_ACCESS,
+    request: V2ListWriteSchema,
+  },
+  settingsRoute(
+    'v2-extrafields',
+    '/extrafields',
+    'v2: every extra (profile) field',
+    v.array(V2ExtraFieldSchema),
+  ),
+  settingsRoute('v2-extrafield', '/extrafields/{id}', 'v2: one extra field', V2ExtraFieldSchema),
+  {
+    name: 'v2-newsletters',
+    methods: ['GET'],
+    path: '/newsletters',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'optional' },
+    cors: true,
+    formPage: false,
+    summary: 'v2: sent public newsletters, newest first; with a key every issue',
+    access: {
+      // The key check; the issues from an index; the content of each on the page (GetItem).
+      table: KEY_CHECK,
+      queries: [INDEX.recent.name, INDEX.publicRecent.name],
+      sendsMail: false,
+      settings: true,
+    },
+    request: V2PageRequestSchema,
+    response: v.array(V2NewsletterSchema),
+  },
+  {
+    name: 'v2-newsletter',
+    methods: ['GET'],
+    path: '/newsletters/{id}',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'optional' },
+    cors: true,
+    formPage: false,
+    summary: 'v2: one newsletter; a private or unsent one needs a key',
+    // The key check; the issue and its content (GetItem each).
+    access: { table: KEY_CHECK, queries: [], sendsMail: false, settings: true },
+    request: V2IdRequestSchema,
+    response: V2NewsletterSchema,
+  },
+  settingsRoute('v2-test', '/test', 'v2: checks a key; answers {}', V2EmptySchema),
+  issueRoute(
+    'v2-issues',
+    'POST',
+    '/issues',
+    'v2 (ours): create a draft issue',
+    // The key check; an id (UpdateItem), the issue and its content (a transaction of puts).
+    { table: [...KEY_CHECK, 'dynamodb:PutItem'], queries: [], sendsMail: false, settings: true },
+    V2IssueWriteSchema,
+  ),
+  issueRoute(
+    'v2-issue',
+    'PUT',
+    '/issues/{id}',
+    'v2 (ours): edit an issue: subject, HTML, text, lists, private, url',
+    // The key check; the issue read, then its update and its content's put in a transaction.
+    { table: [...KEY_CHECK, 'dynamodb:PutItem'], queries: [], sendsMail: false, settings: true },
+    V2IssueWriteSchema,
+  ),
+  issueRoute(
+    'v2-issue-copy',
+    'POST',
+    '/issues/{id}/copy',
+    'v2 (ours): copy an issue into a new draft',
+    { table: [...KEY_CHECK, 'dynamodb:PutItem'], queries: [], sendsMail: false, settings: true },
+  ),
+  issueRoute(
+    'v2-issue-test',
+    'POST',
+    '/issues/{id}/test',
+    'v2 (ours): send an issue as a test to at most 5 addresses',
+    // The issue read; the test queued for the workers on the planner's queue.
+    { table: KEY_CHECK, queries: [], sendsMail: false, settings: true, queues: ['plans'] },
+    V2IssueWriteSchema,
+    V2TestSendSchema,
+  ),
+  issueRoute(
+    'v2-issue-send',
+    'POST',
+    '/issues/{id}/send',
+    'v2 (ours): send an issue to its lists (new_only: to those it has not reached)',
+    { table: KEY_CHECK, queries: [], sendsMail: false, settings: true, queues: ['plans'] },
+  ),
+  issueRoute('v2-issue-pause', 'POST', '/issues/{id}/pause', 'v2 (ours): pause a sending issue', {
+    table: KEY_CHECK,
+    queries: [],
+    sendsMail: false,
+    settings: true,
+  }),
+  issueRoute('v2-issue-resume', 'POST', '/issues/{id}/resume', 'v2 (ours): resume a paused issue', {
+    table: KEY_CHECK,
+    queries: [],
+    sendsMail: false,
+    settings: true,
+    queues: ['plans'],
+  }),
+  issueRoute(
+    'v2-issue-cancel',
+    'POST',
+    '/issues/{id}/cancel',
+    'v2 (ours): cancel a scheduled, sending or paused issue',
+    { table: KEY_CHECK, queries: [], sendsMail: false, settings: true },
+  ),
+  issueRoute(
+    'v2-issue-report',
+    'GET',
+    '/issues/{id}/report',
+    "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV",
+    // The issue; its recipient records (a Query of its partition); their addresses by id.
+    {
+      table: [...KEY_CHECK, 'dynamodb:Query'],
+      queries: [INDEX.recent.name],
+      sendsMail: false,
+      settings: true,
+    },
+  ),
+] as const satisfies readonly Route[];
 
 /** Every route of `{api_root}`; the first six are the interface's endpoints, then the pages. */
 export const routes = [
@@ -276,6 +586,7 @@ export const routes = [
     request: NoParametersSchema,
     response: 'openapi',
   },
+  ...V2_ROUTES,
 ] as const satisfies readonly Route[];
 
 /** The name of a route: a typo in a handler module fails the type check. */

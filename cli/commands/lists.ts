@@ -1,18 +1,24 @@
 import type { Command } from 'commander';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import {
+  createList,
+  editList,
+  type ListDependencies,
+} from '../../shared/operations/lists/manage-lists.ts';
 import { CliError, EXIT } from '../cli-error.ts';
+import type { Services } from '../connection/services.ts';
 import type { CliContext } from '../context.ts';
 import { formatTable } from '../format-table.ts';
 import { writeLine } from '../io.ts';
 import { parseBoolean, parsePositiveInteger } from '../option-values.ts';
-import { editableSettings, saveSettings } from './settings.ts';
+import { reportSettingsWrite } from './settings.ts';
+
+/** The shared list operations over this run's SSM client and settings parameter. */
+function listDependencies(services: Services): ListDependencies {
+  return { ssm: services.ssm, parameter: services.connection.settingsParameter };
+}
 
 const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
-
-/** Sets or removes a boolean flag of a list; `false` is the default, so it is left out. */
-function setFlag(list: Record<string, unknown>, key: 'private' | 'preassigned', on: boolean): void {
-  if (on) list[key] = true;
-  else delete list[key];
-}
 
 /**
  * `lists list|create|edit`. Lists live in the settings document: each change reads it, edits
@@ -52,16 +58,15 @@ export function registerListsCommands(program: Command, context: CliContext): vo
     .action(
       async (options: { name: string; private?: boolean; preassigned?: boolean; id?: number }) => {
         const services = await context.services();
-        const { stored, document } = await editableSettings(services);
-        const ids = stored.settings.lists.map((list) => list.id);
-        const id = options.id ?? Math.max(0, ...ids) + 1;
-        if (ids.includes(id)) throw new CliError(`List ${id} already exists.`);
-        const list: Record<string, unknown> = { id, name: options.name.trim() };
-        setFlag(list, 'private', options.private === true);
-        setFlag(list, 'preassigned', options.preassigned === true);
-        document.lists.push(list);
-        await saveSettings(context, services, document, stored.version);
-        writeLine(context.io.stdout, `Created list ${id} (${String(list.name)}).`);
+        const created = await createList(listDependencies(services), {
+          name: options.name,
+          private: options.private === true,
+          preassigned: options.preassigned === true,
+          ...(options.id === undefined ? {} : { id: options.id }),
+        });
+        if (isNewsletterError(created)) throw new CliError(created.message);
+        reportSettingsWrite(context, services, created.written, created.readVersion);
+        writeLine(context.io.stdout, `Created list ${created.list.id} (${created.list.name}).`);
       },
     );
 
@@ -85,13 +90,16 @@ export function registerListsCommands(program: Command, context: CliContext): vo
           );
         }
         const services = await context.services();
-        const { stored, document } = await editableSettings(services);
-        const list = document.lists.find((candidate) => candidate.id === id);
-        if (!list) throw new CliError(`List ${id} does not exist.`);
-        if (options.name !== undefined) list.name = options.name.trim();
-        if (options.private !== undefined) setFlag(list, 'private', options.private);
-        if (options.preassigned !== undefined) setFlag(list, 'preassigned', options.preassigned);
-        await saveSettings(context, services, document, stored.version);
+        const edited = await editList(listDependencies(services), id, {
+          ...(options.name === undefined ? {} : { name: options.name }),
+          ...(options.private === undefined ? {} : { private: options.private }),
+          ...(options.preassigned === undefined ? {} : { preassigned: options.preassigned }),
+        });
+        if (isNewsletterError(edited))
+          throw new CliError(
+            edited.code === 'not_found' ? `List ${id} does not exist.` : edited.message,
+          );
+        reportSettingsWrite(context, services, edited.written, edited.readVersion);
         writeLine(context.io.stdout, `Updated list ${id}.`);
       },
     );

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { parseSettings, SettingsError } from '../../shared/domain/parse-settings.ts';
-import type { Settings } from '../../shared/domain/settings-schema.ts';
 import {
   readSettingsText,
-  type StoredSettings,
+  type SettingsWrite,
   writeSettings,
-} from '../admin/settings-document.ts';
+} from '../../shared/adapters/parameters/settings-document.ts';
+import { parseSettings, SettingsError } from '../../shared/domain/parse-settings.ts';
+import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { CliError } from '../cli-error.ts';
 import type { Services } from '../connection/services.ts';
 import type { CliContext } from '../context.ts';
@@ -39,8 +39,22 @@ export async function saveSettings(
   document: unknown,
   readVersion: number | undefined,
 ): Promise<void> {
+  const written = await writeSettings(
+    services.ssm,
+    services.connection.settingsParameter,
+    document,
+  );
+  reportSettingsWrite(context, services, written, readVersion);
+}
+
+/** Reports a settings write, and a version jump: someone else wrote in between. */
+export function reportSettingsWrite(
+  context: CliContext,
+  services: Services,
+  written: SettingsWrite,
+  readVersion: number | undefined,
+): void {
   const name = services.connection.settingsParameter;
-  const written = await writeSettings(services.ssm, name, document);
   writeLine(
     context.io.stderr,
     `Settings written to ${name} (version ${written.version}, ${written.tier} tier, ${written.bytes} bytes). ${CACHE_NOTE}`,
@@ -51,18 +65,6 @@ export async function saveSettings(
       `warning: the settings changed while this command ran (version ${readVersion} became ${written.version - 1} before this write). Check them with \`newsletter settings show\`.`,
     );
   }
-}
-
-/** A stored settings document whose `lists` can be edited in place. */
-export interface EditableSettings {
-  readonly stored: StoredSettings;
-  readonly document: { lists: Record<string, unknown>[] } & Record<string, unknown>;
-}
-
-/** Reads the stored document for a read-modify-write (it is valid, so `lists` is an array). */
-export async function editableSettings(services: Services): Promise<EditableSettings> {
-  const stored = await services.settings();
-  return { stored, document: structuredClone(stored.document) as EditableSettings['document'] };
 }
 
 /** `settings show|validate|set`: the settings document in Parameter Store. */

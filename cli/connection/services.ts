@@ -6,13 +6,16 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CampaignMailer } from '../../shared/adapters/mail/campaign-mailer-port.ts';
 import { SesCampaignMailer } from '../../shared/adapters/mail/ses-campaign-mailer.ts';
+import {
+  readSettings,
+  type StoredSettings,
+} from '../../shared/adapters/parameters/settings-document.ts';
 import { SqsCampaignQueue } from '../../shared/adapters/queue/sqs-campaign-queue.ts';
 import { EventBridgeCampaignScheduler } from '../../shared/adapters/scheduler/eventbridge-campaign-scheduler.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
-import { readSettings, type StoredSettings } from '../admin/settings-document.ts';
 import { CliError } from '../cli-error.ts';
 import type { Connection } from './connection.ts';
 

@@ -49,9 +49,11 @@ const CONVERSION: ConversionConfig = {
   overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
 };
 
-type Json = Record<string, unknown>;
+/** A JSON object of the description. */
+export type Json = Record<string, unknown>;
 
-function schemaOf(valibot: v.GenericSchema): Json {
+/** A valibot schema as JSON Schema, named schemas as references under components. */
+export function schemaOf(valibot: v.GenericSchema): Json {
   // Named schemas live under components; drop the copies the converter inlines as $defs.
   const {
     $schema: _dialect,
@@ -229,7 +231,8 @@ function operation(route: Route, method: HttpMethod): Json {
  */
 export function openApiDocument(): Json {
   const paths: Json = {};
-  for (const route of routes) {
+  // API v2 lives under another root with its own keys: it has a description of its own.
+  for (const route of routes.filter((each) => !('version' in each) || each.version !== 'v2')) {
     const item: Json = {};
     for (const method of route.methods) item[method.toLowerCase()] = operation(route, method);
     paths[route.path] = item;

@@ -8,7 +8,7 @@ import type { Construct } from 'constructs';
 import { sesFeedback } from '../../functions/feedback/feedback-function.ts';
 import { TRUSTED_PROXY_HOPS_ENV } from '../../functions/http/client-address.ts';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
-import { routes } from '../../functions/routes.ts';
+import { type RouteAccess, routes } from '../../functions/routes.ts';
 import { type StreamConsumer, streamConsumers } from '../../functions/streams/consumers.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
 import { CampaignEngine } from './constructs/campaign-engine.ts';
@@ -111,9 +111,38 @@ export class NewsletterStack extends Stack {
       [ENV.parameterCacheSeconds]: String(config.parameterCacheSeconds),
     };
 
+    // Before the routes: the v2 issue routes queue campaign work on its planner's queue.
+    this.campaigns = new CampaignEngine(this, 'Campaigns', {
+      projectRoot: PROJECT_ROOT,
+      environment,
+      targets,
+      configurationSets: {
+        withDeliveries: this.feedback.configurationSet.configurationSetName,
+        withoutDeliveries: this.feedback.campaignConfigurationSet.configurationSetName,
+        trackedWithDeliveries: this.feedback.trackedDeliveriesConfigurationSet.configurationSetName,
+        trackedWithoutDeliveries: this.feedback.trackedConfigurationSet.configurationSetName,
+      },
+      campaignConfigurationSetArns: [
+        this.feedback.campaignConfigurationSetArn,
+        this.feedback.trackedConfigurationSetArn,
+        this.feedback.trackedDeliveriesConfigurationSetArn,
+      ],
+      logRetention,
+      workers: config.campaignWorkers,
+      timeoutSeconds: config.campaignTimeoutSeconds,
+    });
+    const queueArns = {
+      plans: this.campaigns.queues.plans.queueArn,
+      sends: this.campaigns.queues.sends.queueArn,
+    };
+
     const functions = new Map<string, NewsletterFunction>();
     for (const route of routes) {
-      const statements = routePolicyStatements(route, targets);
+      const queues: readonly string[] = (route.access as RouteAccess).queues ?? [];
+      const statements = routePolicyStatements(route, {
+        ...targets,
+        campaignQueueArns: queueArns,
+      });
       const handler = new NewsletterFunction(this, pascalCase(route.name), {
         entry: resolve(PROJECT_ROOT, 'functions', `${route.name}.ts`),
         projectRoot: PROJECT_ROOT,
@@ -124,6 +153,10 @@ export class NewsletterStack extends Stack {
             ? {
                 [CORS_ORIGINS_ENV]: config.corsOrigins === '*' ? '*' : config.corsOrigins.join(','),
               }
+            : {}),
+          // The planner's queue, for the routes that start or test a send.
+          ...(queues.includes('plans')
+            ? { [ENV.campaignPlans]: this.campaigns.queues.plans.queueUrl }
             : {}),
           // Only set when the operator declared proxies: the header is never trusted otherwise.
           ...(config.trustedProxyHops > 0
@@ -191,26 +224,6 @@ export class NewsletterStack extends Stack {
     this.feedbackFunction.configureAsyncInvoke({
       retryAttempts: 2,
       onFailure: sendOnlyDestination(feedbackDeadLetters),
-    });
-
-    this.campaigns = new CampaignEngine(this, 'Campaigns', {
-      projectRoot: PROJECT_ROOT,
-      environment,
-      targets,
-      configurationSets: {
-        withDeliveries: this.feedback.configurationSet.configurationSetName,
-        withoutDeliveries: this.feedback.campaignConfigurationSet.configurationSetName,
-        trackedWithDeliveries: this.feedback.trackedDeliveriesConfigurationSet.configurationSetName,
-        trackedWithoutDeliveries: this.feedback.trackedConfigurationSet.configurationSetName,
-      },
-      campaignConfigurationSetArns: [
-        this.feedback.campaignConfigurationSetArn,
-        this.feedback.trackedConfigurationSetArn,
-        this.feedback.trackedDeliveriesConfigurationSetArn,
-      ],
-      logRetention,
-      workers: config.campaignWorkers,
-      timeoutSeconds: config.campaignTimeoutSeconds,
     });
 
     this.engagement = new EngagementRecording(this, 'Engagement', {

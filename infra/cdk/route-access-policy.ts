@@ -106,6 +106,17 @@ export function routePolicyStatements(
     );
   }
 
+  if (route.access.writesSettings) {
+    statements.push(
+      new PolicyStatement({
+        sid: 'SettingsWrite',
+        effect: Effect.ALLOW,
+        // A String parameter: no KMS. Read by the same grant as the extension's reads.
+        actions: ['ssm:PutParameter'],
+        resources: [targets.settingsParameterArn],
+      }),
+    );
+  }
   if (route.access.sendsMail) {
     statements.push(
       new PolicyStatement({

@@ -1,7 +1,13 @@
-/** `npm run openapi`: writes docs/openapi.json from the route table and the schemas. */
+/** `npm run openapi`: writes docs/openapi.json (v1) and docs/openapi-v2.json from the routes. */
 import { writeFileSync } from 'node:fs';
 import { openApiFileContent } from '../../functions/http/openapi-document.ts';
+import { openApiV2FileContent } from '../../functions/http/openapi-v2-document.ts';
 
-const file = new URL('../../docs/openapi.json', import.meta.url);
-writeFileSync(file, openApiFileContent());
-process.stdout.write(`wrote ${file.pathname}\n`);
+for (const [name, content] of [
+  ['openapi.json', openApiFileContent()],
+  ['openapi-v2.json', openApiV2FileContent()],
+] as const) {
+  const file = new URL(`../../docs/${name}`, import.meta.url);
+  writeFileSync(file, content);
+  process.stdout.write(`wrote ${file.pathname}\n`);
+}

@@ -15,11 +15,17 @@ export const ERROR_STATUS = {
   content_too_large: 400,
   malformed_body: 400,
   body_too_large: 400,
+  /** API v2: credentials missing where a route needs them (WordPress's own code). */
+  rest_forbidden: 401,
+  /** API v2: an unknown client key or a wrong secret (the original's code). */
+  tnp_auth_error: 401,
   forbidden: 403,
   private_list: 403,
   not_found: 404,
   method_not_allowed: 405,
   invalid_state: 409,
+  /** API v2: the address is another subscriber's (the original: 400 and a bare string). */
+  email_taken: 409,
   over_quota: 409,
   rate_limited: 429,
   internal_error: 500,

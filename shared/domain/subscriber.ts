@@ -85,6 +85,10 @@ export interface SubscriberRecord extends Subscriber {
    * confirmed after ([campaign.recheck]). Records confirmed before this was kept lack it.
    */
   readonly confirmed_at?: string;
+  /** Country (ISO 3166 two letters), region and city, as API v2 takes and shows them. */
+  readonly place?: { readonly country?: string; readonly region?: string; readonly city?: string };
+  /** The subscriber's language as API v2 took it (`en`, `pt_BR`); shown nowhere yet. */
+  readonly language?: string;
 }
 
 /** Strips a record down to what callers may see. */

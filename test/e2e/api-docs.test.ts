@@ -2,6 +2,10 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DynamoClientKeyStore } from '../../shared/adapters/store/dynamo-client-key-store.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import { createClientKey } from '../../shared/operations/v2/manage-client-keys.ts';
+import { documentClient } from '../support/local-dynamo.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
 
 const run = promisify(execFile);
@@ -35,8 +39,14 @@ function normalise(value: unknown): unknown {
 }
 
 let stack: TestStack;
+/** The v2 key the page's "API v2" part makes with `keys create`. */
+let v2Key: { CK: string; CS: string };
 beforeAll(async () => {
   stack = await startTestStack();
+  const keys = new DynamoClientKeyStore(documentClient(stack.dynamo.endpoint), stack.tableName);
+  const made = await createClientKey({ keys, now: () => new Date() }, 'docs', 'write');
+  if (isNewsletterError(made)) throw new Error(made.message);
+  v2Key = { CK: made.record.client_key, CS: made.clientSecret };
 });
 afterAll(async () => {
   await stack?.stop();
@@ -47,7 +57,13 @@ it('every curl example in docs/api.md answers what the page shows, in order, on 
   expect(all.length).toBeGreaterThanOrEqual(12);
   for (const example of all) {
     const { stdout } = await run('bash', ['-c', example.command], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ROOT: stack.apiRoot, KEY: stack.apiKey },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        ROOT: stack.apiRoot,
+        KEY: stack.apiKey,
+        V2: stack.apiRoot.replace(/\/v1$/, '/v2'),
+        ...v2Key,
+      },
     });
     expect(normalise(JSON.parse(stdout)), example.title).toEqual(normalise(example.answer));
     // A keyless subscribe is worked off after its answer (the subscribe-requests stream); the

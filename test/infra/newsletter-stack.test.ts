@@ -14,7 +14,7 @@ import {
 } from '../../shared/adapters/store/table-design.ts';
 import { ERROR_STATUS } from '../../shared/domain/errors.ts';
 import { ENV, ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
-import { CONTRACT_ENDPOINTS } from '../support/contract.ts';
+import { CONTRACT_ENDPOINTS, V2_CONTRACT_ENDPOINTS } from '../support/contract.ts';
 import { buildApp, resourcesOfType, type TemplateResource } from './build-app.ts';
 
 // Arrange once: synthesising costs seconds, every test reads the same template.
@@ -82,9 +82,14 @@ describe('functions', () => {
   });
 
   it('gives every function the environment the domain layer reads, CORS to the public ones', () => {
-    const publicPaths = CONTRACT_ENDPOINTS.filter((endpoint) => endpoint.cors).map(
-      (endpoint) => endpoint.path,
-    );
+    const publicPaths = [
+      ...CONTRACT_ENDPOINTS.filter((endpoint) => endpoint.cors).map(
+        (endpoint) => `v1${endpoint.path}`,
+      ),
+      ...V2_CONTRACT_ENDPOINTS.filter((endpoint) => endpoint.cors).map(
+        (endpoint) => `v2${endpoint.path}`,
+      ),
+    ];
     for (const route of routes) {
       const variables = (
         functionOf(route).Properties.Environment as { Variables: Record<string, unknown> }
@@ -101,7 +106,13 @@ describe('functions', () => {
         [ENV.apiKeyParameter]: ENV_DEFAULTS.apiKeyParameter,
         [ENV.settingsParameter]: ENV_DEFAULTS.settingsParameter,
         [ENV.parameterCacheSeconds]: String(ENV_DEFAULTS.parameterCacheSeconds),
-        ...(publicPaths.includes(route.path) ? { [CORS_ORIGINS_ENV]: '*' } : {}),
+        ...(publicPaths.includes(`${'version' in route ? route.version : 'v1'}${route.path}`)
+          ? { [CORS_ORIGINS_ENV]: '*' }
+          : {}),
+        // The v2 routes that start or test a send queue work on the planner's queue.
+        ...((route.access as { queues?: readonly string[] }).queues?.includes('plans')
+          ? { [ENV.campaignPlans]: expect.anything() }
+          : {}),
       });
     }
   });
@@ -154,9 +165,16 @@ describe('API routes', () => {
   const lambdaMethods = (): string[] => methodsOf('AWS_PROXY');
 
   it("serves exactly the contract's endpoints, each method through Lambda", () => {
-    const expected = CONTRACT_ENDPOINTS.flatMap((endpoint) =>
-      [...endpoint.methods, 'ANY'].map((method) => `${method} /newsletter/v1${endpoint.path}`),
-    ).sort();
+    const expected = [
+      ...CONTRACT_ENDPOINTS.flatMap((endpoint) =>
+        [...endpoint.methods, 'ANY'].map((method) => `${method} /newsletter/v1${endpoint.path}`),
+      ),
+      ...V2_CONTRACT_ENDPOINTS.flatMap((endpoint) =>
+        [...Object.keys(endpoint.methods), 'ANY'].map(
+          (method) => `${method} /newsletter/v2${endpoint.path}`,
+        ),
+      ),
+    ].sort();
     expect(lambdaMethods()).toEqual(expected);
     // Nothing else: no mock method, no other integration type.
     const all = [...resourcesOfType(template, 'AWS::ApiGateway::Method').values()];
@@ -178,7 +196,9 @@ describe('API routes', () => {
     }
     const targets = [...byPath.values()];
     expect(targets.every((set) => set.size === 1)).toBe(true);
-    expect(new Set(targets.map((set) => [...set][0])).size).toBe(CONTRACT_ENDPOINTS.length);
+    expect(new Set(targets.map((set) => [...set][0])).size).toBe(
+      CONTRACT_ENDPOINTS.length + V2_CONTRACT_ENDPOINTS.length,
+    );
   });
 
   it('lets API Gateway invoke each function only for its own path', () => {
@@ -198,13 +218,16 @@ describe('API routes', () => {
     for (const permission of permissions) {
       const sourceArn = JSON.stringify(permission.Properties.SourceArn);
       // A path parameter (`{id}`) is one `*` segment in the ARN, as CDK writes it.
-      const path = CONTRACT_ENDPOINTS.find((endpoint) =>
-        sourceArn.endsWith(`/newsletter/v1${endpoint.path.replace(/\{[^}]+\}/g, '*')}"]]}`),
-      );
+      const path = [
+        ...CONTRACT_ENDPOINTS.map((endpoint) => `/newsletter/v1${endpoint.path}`),
+        ...V2_CONTRACT_ENDPOINTS.map((endpoint) => `/newsletter/v2${endpoint.path}`),
+      ].find((each) => sourceArn.endsWith(`${each.replace(/\{[^}]+\}/g, '*')}"]]}`));
       expect(path, sourceArn).toBeDefined();
       // A method, or `*` for the ANY method that answers 405; never a wildcard path, only a
       // whole segment for a path parameter.
-      expect(sourceArn).toMatch(/"\/(GET|POST|\*)\/newsletter\/v1(\/([a-z.]+|\*))+"\]\]\}$/);
+      expect(sourceArn).toMatch(
+        /"\/(GET|POST|PUT|DELETE|\*)\/newsletter\/v[12](\/([a-z.]+|\*))+"\]\]\}$/,
+      );
     }
   });
 });

@@ -131,3 +131,48 @@ export function contractEndpoint(
     ? { endpoint, pathKnown: true }
     : { pathKnown: true };
 }
+
+/** What a v2 method needs of the client key (decisions part 11). */
+export type ContractClientKey = 'read' | 'write' | 'optional' | 'optional-write';
+
+/** One endpoint of `{stage}/newsletter/v2`. */
+export interface V2ContractEndpoint {
+  readonly path: string;
+  readonly methods: Readonly<Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', ContractClientKey>>>;
+  /** Public routes answer CORS; keyed ones never (decisions part 1). */
+  readonly cors: boolean;
+}
+
+/**
+ * The endpoints of API v2 as `../shared/spec/original-v2.md` ("Routes") lists them, with the
+ * permissions decisions part 11 enforces: reads need `read`, writes `write`; `newsletters` is
+ * public (a key widens it), and so is `subscriptions` (a key given must be a write key: it
+ * makes the subscribe a trusted change).
+ */
+export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
+  { path: '/subscriptions', methods: { POST: 'optional-write' }, cors: true },
+  { path: '/subscribers', methods: { GET: 'read', POST: 'write' }, cors: false },
+  {
+    path: '/subscribers/{id}',
+    methods: { GET: 'read', PUT: 'write', DELETE: 'write' },
+    cors: false,
+  },
+  // Lists: reads as the original, writes ours (create, rename).
+  { path: '/lists', methods: { GET: 'read', POST: 'write' }, cors: false },
+  { path: '/lists/{id}', methods: { GET: 'read', PUT: 'write' }, cors: false },
+  { path: '/extrafields', methods: { GET: 'read' }, cors: false },
+  { path: '/extrafields/{id}', methods: { GET: 'read' }, cors: false },
+  { path: '/newsletters', methods: { GET: 'optional' }, cors: true },
+  { path: '/newsletters/{id}', methods: { GET: 'optional' }, cors: true },
+  { path: '/test', methods: { GET: 'read' }, cors: false },
+  // Our extension (decisions part 11): issues over HTTP, write keys for changes, read for reports.
+  { path: '/issues', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}', methods: { PUT: 'write' }, cors: false },
+  { path: '/issues/{id}/copy', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/test', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/send', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/pause', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/resume', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/cancel', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/report', methods: { GET: 'read' }, cors: false },
+];

@@ -8,16 +8,12 @@ const pointer = (part: string): string => part.replaceAll('~', '~0').replaceAll(
  * Validates a response body against the schema the API description gives for a path, method,
  * status and media type; returns the validator's errors (empty when the body conforms).
  */
-export function createResponseValidator(): (
-  path: string,
-  method: string,
-  status: number,
-  body: unknown,
-) => string[] {
+export function createResponseValidator(
+  document: Record<string, unknown> = openApiDocument(),
+): (path: string, method: string, status: number, body: unknown) => string[] {
   // The description is registered whole, so `#/components/schemas/…` refs resolve inside it.
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
-  const document = openApiDocument();
   ajv.addSchema(document, 'openapi');
   const paths = document.paths as Record<string, Record<string, unknown>>;
   return (path, method, status, body) => {

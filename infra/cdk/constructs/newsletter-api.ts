@@ -24,6 +24,9 @@ import { errorBody, GATEWAY_ERRORS } from '../gateway-errors.ts';
 /** Path of `{api_root}` below the stage: `{base_url}/{stage}/newsletter/v1`. */
 export const API_BASE_PATH = '/newsletter/v1';
 
+/** Path of API v2 below the stage, beside v1: `{base_url}/{stage}/newsletter/v2`. */
+export const API_V2_BASE_PATH = '/newsletter/v2';
+
 /** Options an operator sets through context. */
 export interface NewsletterApiProps {
   /** Stage name, which is also the first path segment (`api`, `wp-json`). */
@@ -87,6 +90,7 @@ export class NewsletterApi extends Construct {
   /** The custom domain, when configured; DNS must point at its regional target. */
   readonly domain?: DomainName;
   readonly #base: IResource;
+  readonly #v2Base: IResource;
 
   constructor(scope: Construct, id: string, props: NewsletterApiProps) {
     super(scope, id);
@@ -134,6 +138,7 @@ export class NewsletterApi extends Construct {
       });
     }
     this.#base = this.restApi.root.resourceForPath(API_BASE_PATH);
+    this.#v2Base = this.restApi.root.resourceForPath(API_V2_BASE_PATH);
 
     if (props.customDomain) {
       this.domain = new DomainName(this, 'Domain', {
@@ -189,7 +194,10 @@ export class NewsletterApi extends Construct {
           'Public by contract: subscribe, newsletters and the confirm/unsubscribe pages take ' +
           'no credentials, and the other endpoints authenticate with the api_key request ' +
           'parameter (form field, JSON body or query), checked in constant time by the ' +
-          'function. An API Gateway authorizer cannot read a body parameter.',
+          'function. An API Gateway authorizer cannot read a body parameter. API v2 takes named ' +
+          'client keys (query string or HTTP Basic, either one) checked by the function against ' +
+          'a hash, with a cache: an authorizer with caching refuses a request that lacks one of ' +
+          'its identity sources, so it could not take both spellings.',
       },
       {
         id: 'AwsSolutions-COG4',
@@ -207,7 +215,8 @@ export class NewsletterApi extends Construct {
    * it refuses bodies whose content type has no mapping template before its 405 is reached.
    */
   addRoute(route: Route, handler: IFunction): void {
-    const resource = this.#base.resourceForPath(route.path.slice(1));
+    const base = route.version === 'v2' ? this.#v2Base : this.#base;
+    const resource = base.resourceForPath(route.path.slice(1));
     // Scoped per method, without the extra permissions for console test invocations.
     const integration = new LambdaIntegration(handler, { allowTestInvoke: false });
     for (const method of [...route.methods, 'ANY']) {

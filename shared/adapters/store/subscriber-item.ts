@@ -48,5 +48,9 @@ export function fromSubscriberItem(item: Item): SubscriberRecord {
       ? { transient_bounce_mail: item.transient_bounce_mail }
       : {}),
     ...(typeof item.confirmed_at === 'string' ? { confirmed_at: item.confirmed_at } : {}),
+    ...(item.place && typeof item.place === 'object'
+      ? { place: item.place as NonNullable<SubscriberRecord['place']> }
+      : {}),
+    ...(typeof item.language === 'string' ? { language: item.language } : {}),
   };
 }

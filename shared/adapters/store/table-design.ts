@@ -64,6 +64,11 @@ export const keys = {
     [KEY.sort]: 'counter',
   }),
   rate: (key: string) => ({ [KEY.partition]: `RATE#${key}`, [KEY.sort]: 'rate' }),
+  /** A named key of API v2: its permission and the hash of its secret, never the secret. */
+  clientKey: (clientKey: string) => ({
+    [KEY.partition]: `CLIENTKEY#${clientKey}`,
+    [KEY.sort]: 'client_key',
+  }),
   outbox: (id: string) => ({ [KEY.partition]: `OUTBOX#${id}`, [KEY.sort]: 'outbox' }),
   request: (id: string) => ({ [KEY.partition]: `REQUEST#${id}`, [KEY.sort]: 'request' }),
   /** The partition holding one recipient record per subscriber a campaign planned. */

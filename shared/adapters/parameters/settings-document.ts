@@ -4,8 +4,8 @@ import {
   PutParameterCommand,
   type SSMClient,
 } from '@aws-sdk/client-ssm';
-import { parseSettings, SettingsError } from '../../shared/domain/parse-settings.ts';
-import type { Settings } from '../../shared/domain/settings-schema.ts';
+import { parseSettings, SettingsError } from '../../domain/parse-settings.ts';
+import type { Settings } from '../../domain/settings-schema.ts';
 
 /**
  * The settings parameter as operator tooling reads and writes it. Changes are made to the

@@ -1,0 +1,210 @@
+import {
+  type ConversionConfig,
+  type JsonSchema,
+  toJsonSchema,
+  toJsonSchemaDefs,
+} from '@valibot/to-json-schema';
+import * as v from 'valibot';
+import { ERROR_STATUS, type ErrorCode } from '../../shared/domain/errors.ts';
+import {
+  V2ExtraFieldSchema,
+  V2ListSchema,
+  V2NewsletterSchema,
+} from '../../shared/domain/v2/v2-shapes.ts';
+import { V2SubscriberSchema } from '../../shared/domain/v2/v2-subscriber.ts';
+import { type HttpMethod, type Route, routes } from '../routes.ts';
+import type { Json } from './openapi-document.ts';
+
+/** The error body of v2: v1's, with the original's code `-1` for what is not found. */
+const V2ErrorBodySchema = v.pipe(
+  v.strictObject({
+    code: v.pipe(
+      v.picklist(['-1', ...(Object.keys(ERROR_STATUS) as ErrorCode[])]),
+      v.description('Machine-readable error code; -1: no such subscriber, list, field or issue.'),
+    ),
+    message: v.pipe(v.string(), v.description('A sentence a person understands.')),
+    data: v.strictObject({
+      status: v.pipe(v.number(), v.integer()),
+      request_id: v.optional(
+        v.pipe(v.string(), v.description('On 5xx: quote it when asking for help.')),
+      ),
+    }),
+  }),
+  v.title('Error'),
+);
+
+/** Named schemas of the v2 description. */
+const COMPONENTS = {
+  V2Subscriber: V2SubscriberSchema,
+  V2List: V2ListSchema,
+  V2ExtraField: V2ExtraFieldSchema,
+  V2Newsletter: V2NewsletterSchema,
+  Error: V2ErrorBodySchema,
+} satisfies Record<string, v.GenericSchema>;
+
+const CONVERSION: ConversionConfig = {
+  target: 'draft-2020-12',
+  errorMode: 'ignore',
+  definitions: COMPONENTS,
+  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+};
+
+function schemaOf(valibot: v.GenericSchema): Json {
+  const {
+    $schema: _dialect,
+    $defs: _copies,
+    ...schema
+  } = toJsonSchema(valibot, CONVERSION) as Json;
+  return schema;
+}
+
+const error = (description: string): Json => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+const PAGE_HEADERS = {
+  'X-WP-Total': { description: 'Items in the whole collection.', schema: { type: 'integer' } },
+  'X-WP-TotalPages': { description: 'Pages of per_page items.', schema: { type: 'integer' } },
+};
+
+/** What a method of a v2 route answers; success status 201 for a creation. */
+function responses(route: Route, method: HttpMethod): Json {
+  const policy = route.clientKey?.[method];
+  const created = method === 'POST' || method === 'PUT';
+  const success: Json = {
+    description: 'Success',
+    ...(route.path.includes('{id}') || method !== 'GET' ? {} : { headers: PAGE_HEADERS }),
+    content: { 'application/json': { schema: schemaOf(route.response as v.GenericSchema) } },
+  };
+  const out: Json = { '200': success };
+  if (created) out['201'] = { ...success, description: 'Created' };
+  out['400'] = error('A parameter is missing or wrong, malformed body');
+  out['401'] = error(
+    'rest_forbidden: no credentials where needed; tnp_auth_error: unknown key or wrong secret',
+  );
+  out['403'] = error('The key lacks the permission (or a private issue or list without a key)');
+  if (route.path.includes('{id}'))
+    out['404'] = error('Unknown subscriber, list, field or issue (code -1)');
+  if (route.path.startsWith('/issues/'))
+    out['409'] = error("invalid_state: the issue's lifecycle forbids this now");
+  else if (method === 'PUT') out['409'] = error("email_taken: the address is another subscriber's");
+  out['405'] = error(`Wrong method; ${route.path} accepts ${route.methods.join(', ')}`);
+  if (policy !== undefined) out['429'] = error('Too many failed key checks from this client');
+  out['500'] = error('Unexpected failure; data.request_id identifies it');
+  out['503'] = error('DynamoDB or SSM unavailable; try again');
+  return out;
+}
+
+function operation(route: Route, method: HttpMethod): Json {
+  const policy = route.clientKey?.[method] ?? 'optional';
+  const request = schemaOf(route.request);
+  const properties = (request.properties as Record<string, Json> | undefined) ?? {};
+  const inPath = Object.keys(properties).filter((name) => route.path.includes(`{${name}}`));
+  const parameters = [
+    ...inPath.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+      description: route.path.startsWith('/subscribers')
+        ? 'An id (digits) or an address.'
+        : 'The id.',
+    })),
+    ...(method === 'GET'
+      ? Object.entries(properties)
+          .filter(([name]) => !inPath.includes(name))
+          .map(([name, schema]) => ({ name, in: 'query', required: false, schema }))
+      : []),
+  ];
+  const anonymous = policy === 'optional' || policy === 'optional-write';
+  const needs = policy === 'write' || policy === 'optional-write' ? 'write' : 'read';
+  const body =
+    method === 'POST' || method === 'PUT'
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(
+              ['application/json', 'application/x-www-form-urlencoded'].map((type) => [
+                type,
+                { schema: request },
+              ]),
+            ),
+          },
+        }
+      : {};
+  return {
+    operationId: `${route.name}-${method.toLowerCase()}`,
+    summary: route.summary,
+    description:
+      policy === 'optional-write'
+        ? 'Public; a key with write permission makes the call trusted, a read key grants nothing.'
+        : anonymous
+          ? `Public; a key, if given, must be right and have ${needs} permission.`
+          : `Needs a key with ${needs} permission.`,
+    security: [...(anonymous ? [{}] : []), { basic: [] }, { clientKey: [], clientSecret: [] }],
+    ...(parameters.length ? { parameters } : {}),
+    ...body,
+    responses: responses(route, method),
+  };
+}
+
+/**
+ * The OpenAPI 3.1 description of API v2 (`{stage}/newsletter/v2`), from the route table and the
+ * schemas the code answers with; `docs/openapi-v2.json` is this, written by `npm run openapi`.
+ */
+export function openApiV2Document(): Json {
+  const paths: Json = {};
+  for (const route of routes.filter((each) => 'version' in each && each.version === 'v2')) {
+    const item: Json = {};
+    for (const method of route.methods) item[method.toLowerCase()] = operation(route, method);
+    paths[route.path] = item;
+  }
+  const { definitions: _named, ...conversion } = CONVERSION;
+  const components: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(toJsonSchemaDefs(COMPONENTS, conversion))) {
+    const { $schema: _dialect, ...rest } = schema as JsonSchema & Json;
+    components[name] = rest;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'serverless-newsletter API v2',
+      version: '2.0.0',
+      description:
+        "The WordPress Newsletter plugin's API v2, with named keys (client_key and " +
+        'client_secret, in the query string or as HTTP Basic) whose permissions (read, write) ' +
+        'are enforced. Collections take page and per_page (1 and 10 by default, at most 100) ' +
+        'and answer X-WP-Total and X-WP-TotalPages. Errors: {"code", "message", "data": ' +
+        '{"status"}}; an unknown subscriber, list or issue has the code -1. Known error codes: ' +
+        `-1, ${Object.keys(ERROR_STATUS).join(', ')}.`,
+    },
+    servers: [
+      {
+        url: 'https://{host}/{stage}/newsletter/v2',
+        variables: {
+          host: { default: 'localhost:3000', description: 'API Gateway or custom domain host' },
+          stage: { default: 'api', description: 'API Gateway stage (the path prefix)' },
+        },
+      },
+    ],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        basic: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'client_key as user, client_secret as password',
+        },
+        clientKey: { type: 'apiKey', in: 'query', name: 'client_key' },
+        clientSecret: { type: 'apiKey', in: 'query', name: 'client_secret' },
+      },
+    },
+  };
+}
+
+/** The description as committed in docs/openapi-v2.json. */
+export function openApiV2FileContent(): string {
+  return `${JSON.stringify(openApiV2Document(), null, 2)}\n`;
+}

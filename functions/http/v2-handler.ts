@@ -1,0 +1,153 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { ClientKeyRecord } from '../../shared/domain/client-key.ts';
+import {
+  isNewsletterError,
+  type NewsletterError,
+  newsletterError,
+} from '../../shared/domain/errors.ts';
+import type { CallContext } from '../../shared/operations/dependencies.ts';
+import {
+  checkClientKey,
+  type KeyCheckDependencies,
+} from '../../shared/operations/v2/check-client-key.ts';
+import { type ClientKeyPolicy, type HttpMethod, type RouteName, routeNamed } from '../routes.ts';
+import { apiRootOf, apiRootPathOf } from './api-root.ts';
+import { requestClient, trustedProxyHops } from './client-address.ts';
+import { clientCredentials } from './client-credentials.ts';
+import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
+import type { FunctionRuntime } from './function-runtime.ts';
+import { header } from './headers.ts';
+import { methodNotAllowed } from './method-guard.ts';
+import { nestBracketedFields } from './nested-fields.ts';
+import { observability, requestIdOf } from './observability.ts';
+import { parseRequest, type RequestParameters } from './parse-request.ts';
+import { errorResponse } from './responses.ts';
+
+/** What a v2 operation answers on success: a status (200 by default), a body, headers. */
+export interface V2Answer {
+  readonly status?: 200 | 201;
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A body that is not JSON (a CSV report); `headers` then say its type. */
+  readonly text?: string;
+}
+
+/** Who calls a v2 route: the key (absent: anonymous) and the request's context. */
+export interface V2Caller extends CallContext {
+  readonly key?: ClientKeyRecord;
+}
+
+/** What of the request an operation may look at besides its parameters. */
+export interface V2Request {
+  /** The `Accept` header: a report answers CSV to `text/csv`. */
+  readonly accept?: string;
+}
+
+/** What one method of a v2 route does once its caller is known. */
+export type V2Operation = (
+  params: RequestParameters,
+  caller: V2Caller,
+  request: V2Request,
+) => Promise<V2Answer | NewsletterError>;
+
+const JSON_HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+} as const;
+
+/**
+ * An error as v2 answers it: our error shape, which is WordPress's, with the original's code
+ * `-1` for an unknown subscriber, list or newsletter (decisions part 11, [v2.errors]).
+ */
+function v2ErrorResponse(error: NewsletterError, requestId: string): APIGatewayProxyResult {
+  const response = errorResponse(error, requestId);
+  if (error.code !== 'not_found') return response;
+  const body = JSON.parse(response.body) as Record<string, unknown>;
+  return { ...response, body: JSON.stringify({ ...body, code: '-1' }) };
+}
+
+/** Read once per container, like the rest of the function's configuration. */
+const proxyHops = trustedProxyHops();
+
+/**
+ * The handler of a v2 route: method guard, CORS on the public ones, parameters (query, body,
+ * path), the client key as the route table says for the method ([v2.keys]), the operation,
+ * and the answer with its status and headers. Rules live in the operations; this adapts HTTP.
+ */
+export function v2Handler(
+  name: RouteName,
+  runtime: FunctionRuntime,
+  keyCheck: KeyCheckDependencies,
+  operations: Readonly<Partial<Record<HttpMethod, V2Operation>>>,
+): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
+  const route = routeNamed(name);
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>();
+  if (route.cors) handler.use(corsMiddleware(allowedOrigins()));
+  return handler.use(observability(runtime, route.name)).handler(async (event, context) => {
+    if (route.cors && event.httpMethod === 'OPTIONS') return preflightResponse(route);
+    const wrongMethod = methodNotAllowed(route, event.httpMethod);
+    if (wrongMethod) return wrongMethod;
+    const method = event.httpMethod as HttpMethod;
+    const operation = operations[method];
+    const policy = route.clientKey?.[method];
+    if (!operation || !policy) throw new Error(`${route.name} has no ${method} operation`);
+    const requestId = requestIdOf(event, context);
+    const answer = await answerOf(event, route.path, policy, keyCheck, operation);
+    if (isNewsletterError(answer)) return v2ErrorResponse(answer, requestId);
+    return {
+      statusCode: answer.status ?? 200,
+      headers: { ...JSON_HEADERS, ...answer.headers },
+      body: answer.text ?? JSON.stringify(answer.body),
+    };
+  });
+}
+
+async function answerOf(
+  event: APIGatewayProxyEvent,
+  routePath: string,
+  policy: ClientKeyPolicy,
+  keyCheck: KeyCheckDependencies,
+  operation: V2Operation,
+): Promise<V2Answer | NewsletterError> {
+  const parsed = await parseRequest(event);
+  if (isNewsletterError(parsed)) return parsed;
+  const params = nestBracketedFields(parsed);
+  for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
+    if (value !== undefined) params[name] = value;
+  }
+  const client = requestClient(event, proxyHops);
+  const credentials = clientCredentials(event);
+  let key: ClientKeyRecord | undefined;
+  if (credentials) {
+    const checked = await checkClientKey(
+      keyCheck,
+      credentials,
+      policy === 'write' ? 'write' : 'read',
+      client.clientIp,
+    );
+    if (isNewsletterError(checked)) return checked;
+    // A read key on a public route that writes grants nothing: the call is anonymous, as
+    // without it (clients of the original send whatever key they have) ([v2.subscriptions]).
+    key = policy === 'optional-write' && checked.permission !== 'write' ? undefined : checked;
+  } else if (policy === 'read' || policy === 'write') {
+    // WordPress's own answer to an anonymous call of a protected route ([v2.auth-errors]).
+    return newsletterError('rest_forbidden', 'Sorry, you are not allowed to do that.');
+  }
+  // Mails of a v2 call link to the pages of v1, which serve the links.
+  const apiRoot = apiRootOf(event, routePath)?.replace(/\/v2$/, '/v1');
+  const accept = header(event, 'accept');
+  return operation(
+    params,
+    {
+      trusted: key !== undefined,
+      channel: key ? 'api' : 'public_form',
+      ...(key ? { key } : {}),
+      ...(apiRoot ? { apiRoot } : {}),
+      apiRootPath: apiRootPathOf(event, routePath).replace(/\/v2$/, '/v1'),
+      ...client,
+    },
+    accept === undefined ? {} : { accept },
+  );
+}

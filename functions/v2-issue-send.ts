@@ -1,0 +1,29 @@
+import { isNewsletterError } from '../shared/domain/errors.ts';
+import { sendNewsletter } from '../shared/operations/campaign/control-campaign.ts';
+import { runOperation } from '../shared/operations/run-operation.ts';
+import { issueIdOf, sendFlags, toV2Issue } from '../shared/operations/v2/v2-issues.ts';
+import { v2CampaignFunction } from './http/v2-campaign-function.ts';
+import { v2Handler } from './http/v2-handler.ts';
+
+const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: true });
+
+/**
+ * v2 `POST /issues/{id}/send` (ours): starts the send `newsletters send` starts; `new_only`
+ * sends to the new. SES's daily quota is not asked here ([v2.issues]).
+ */
+export const handler = v2Handler('v2-issue-send', runtime, keyCheck, {
+  POST: async (params, caller) => {
+    const id = issueIdOf(params.id);
+    if (isNewsletterError(id)) return id;
+    const flags = sendFlags(params);
+    if (isNewsletterError(flags)) return flags;
+    const started = await runOperation(deps, 'send_newsletter', () =>
+      sendNewsletter(
+        deps,
+        { id, newOnly: flags.newOnly, acceptQuota: flags.acceptQuota },
+        caller.apiRoot ? { apiRoot: caller.apiRoot } : {},
+      ),
+    );
+    return isNewsletterError(started) ? started : { body: toV2Issue(started) };
+  },
+});

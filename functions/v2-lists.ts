@@ -1,0 +1,22 @@
+import { isNewsletterError } from '../shared/domain/errors.ts';
+import { runOperation } from '../shared/operations/run-operation.ts';
+import { createV2List } from '../shared/operations/v2/v2-list-writes.ts';
+import { listV2Lists } from '../shared/operations/v2/v2-settings-reads.ts';
+import { readEnvironment } from '../shared/runtime/environment.ts';
+import { ssmClient } from '../shared/runtime/ssm-client.ts';
+import { collection } from './http/v2-answers.ts';
+import { v2Function } from './http/v2-function.ts';
+import { v2Handler } from './http/v2-handler.ts';
+
+const { runtime, deps, keyCheck } = v2Function();
+const lists = { ssm: ssmClient(), parameter: readEnvironment().settingsParameter };
+
+/** v2 `GET /lists` (every list, read key) and `POST /lists` (ours: a new list, write key). */
+export const handler = v2Handler('v2-lists', runtime, keyCheck, {
+  GET: async (params) =>
+    collection(await runOperation(deps, 'v2_lists', () => listV2Lists(deps, params))),
+  POST: async (params) => {
+    const created = await runOperation(deps, 'create_list', () => createV2List(lists, params));
+    return isNewsletterError(created) ? created : { status: 201, body: created };
+  },
+});

@@ -1,0 +1,20 @@
+import { runOperation } from '../shared/operations/run-operation.ts';
+import { listV2Newsletters } from '../shared/operations/v2/v2-newsletters.ts';
+import { readEnvironment } from '../shared/runtime/environment.ts';
+import { campaignStore } from '../shared/runtime/store.ts';
+import { collection } from './http/v2-answers.ts';
+import { v2Function } from './http/v2-function.ts';
+import { v2Handler } from './http/v2-handler.ts';
+
+const { runtime, deps: table, keyCheck } = v2Function();
+const deps = { ...table, campaigns: campaignStore(readEnvironment()) };
+
+/** v2 `GET /newsletters`: public issues for anyone, every issue for a key. */
+export const handler = v2Handler('v2-newsletters', runtime, keyCheck, {
+  GET: async (params, caller) =>
+    collection(
+      await runOperation(deps, 'v2_newsletters', () =>
+        listV2Newsletters(deps, params, caller.key !== undefined),
+      ),
+    ),
+});

@@ -1,0 +1,143 @@
+import * as v from 'valibot';
+
+/**
+ * The answers of API v2 besides the subscriber (`v2-subscriber.ts`), as the original shapes
+ * them (`original-v2.md`, "Shapes"); they document the API (OpenAPI) and type the operations.
+ */
+
+/** A list: `{id, name}`. */
+export const V2ListSchema = v.pipe(
+  v.strictObject({ id: v.pipe(v.number(), v.integer(), v.minValue(1)), name: v.string() }),
+  v.title('V2List'),
+);
+export type V2List = v.InferOutput<typeof V2ListSchema>;
+
+/** An extra field: the original's `{id, name}`; our profile field ids are words, not numbers. */
+export const V2ExtraFieldSchema = v.pipe(
+  v.strictObject({ id: v.string(), name: v.string() }),
+  v.title('V2ExtraField'),
+);
+export type V2ExtraField = v.InferOutput<typeof V2ExtraFieldSchema>;
+
+/**
+ * A newsletter: the original's `{id, subject, html_content, plain_content, sent_on}`; a keyed
+ * caller also gets the issue's `status`, `private` and sending counts (our extension).
+ */
+export const V2NewsletterSchema = v.pipe(
+  v.strictObject({
+    id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    subject: v.string(),
+    html_content: v.string(),
+    plain_content: v.string(),
+    sent_on: v.pipe(
+      v.nullable(v.string()),
+      v.description('ISO 8601 time the sending finished; null until then.'),
+    ),
+    status: v.optional(v.string()),
+    private: v.optional(v.boolean()),
+    total: v.optional(v.number()),
+    sent: v.optional(v.number()),
+  }),
+  v.title('V2Newsletter'),
+);
+export type V2Newsletter = v.InferOutput<typeof V2NewsletterSchema>;
+
+/** `GET /test`: `{}`, as the original. */
+export const V2EmptySchema = v.pipe(v.strictObject({}), v.title('V2Empty'));
+
+/** `DELETE /subscribers/{id}`: the bare JSON string `"Deleted"`, as the original. */
+export const V2DeletedSchema = v.pipe(v.literal('Deleted'), v.title('V2Deleted'));
+
+/** Parameters of a v2 collection, for the API description. */
+export const V2PageRequestSchema = v.looseObject({
+  page: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Default 1.'))),
+  per_page: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100), v.description('Default 10.')),
+  ),
+});
+
+/** Parameters of `GET /subscribers`. */
+export const V2SubscriberQuerySchema = v.looseObject({
+  ...V2PageRequestSchema.entries,
+  order: v.optional(v.pipe(v.picklist(['desc', 'asc']), v.description('desc: newest first.'))),
+  status: v.optional(v.string()),
+  list: v.optional(v.pipe(v.number(), v.integer())),
+  search: v.optional(v.pipe(v.string(), v.description('The start of the address.'))),
+});
+
+/** A path's `{id}`. */
+export const V2IdRequestSchema = v.looseObject({ id: v.string() });
+
+/** The body of a subscriber write (v2-subscriber.ts parses it). */
+export const V2SubscriberWriteSchema = v.looseObject({
+  email: v.optional(v.string()),
+  first_name: v.optional(v.nullable(v.string())),
+  last_name: v.optional(v.nullable(v.string())),
+  gender: v.optional(v.nullable(v.picklist(['M', 'F', 'N', 'm', 'f', 'n', '']))),
+  language: v.optional(v.nullable(v.string())),
+  country: v.optional(v.nullable(v.string())),
+  region: v.optional(v.nullable(v.string())),
+  city: v.optional(v.nullable(v.string())),
+  status: v.optional(v.nullable(v.picklist(['confirmed', 'not_confirmed', 'unsubscribed']))),
+  lists: v.optional(
+    v.array(
+      v.union([
+        v.pipe(v.number(), v.integer(), v.description('A list id; negative: remove it.')),
+        v.object({ id: v.number(), value: v.picklist([0, 1]) }),
+      ]),
+    ),
+  ),
+  extra_fields: v.optional(v.array(v.object({ id: v.string(), value: v.string() }))),
+});
+
+/** An issue as the management routes answer it (ours). */
+export const V2IssueSchema = v.pipe(
+  v.strictObject({
+    id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    subject: v.string(),
+    status: v.picklist(['draft', 'scheduled', 'sending', 'paused', 'sent', 'cancelled']),
+    private: v.boolean(),
+    lists: v.array(v.number()),
+    url: v.optional(v.string()),
+    scheduled_at: v.optional(v.string()),
+    sent_on: v.nullable(v.string()),
+    total: v.number(),
+    sent: v.number(),
+    skipped: v.number(),
+    failed: v.number(),
+    warnings: v.optional(v.array(v.string())),
+  }),
+  v.title('V2Issue'),
+);
+
+/** A test send's answer: the issue and who it goes to. */
+export const V2TestSendSchema = v.pipe(
+  v.strictObject({ newsletter_id: v.number(), to: v.array(v.string()) }),
+  v.title('V2TestSend'),
+);
+
+/** The body of an issue write. */
+export const V2IssueWriteSchema = v.looseObject({
+  subject: v.optional(v.string()),
+  html: v.optional(v.string()),
+  text: v.optional(v.string()),
+  lists: v.optional(v.array(v.number())),
+  private: v.optional(v.boolean()),
+  url: v.optional(v.nullable(v.string())),
+  to: v.optional(v.array(v.string())),
+  new_only: v.optional(v.boolean()),
+});
+
+/** An issue's report as JSON (`Accept: text/csv`: one row per recipient instead). */
+export const V2ReportSchema = v.pipe(
+  v.looseObject({ newsletter_id: v.number() }),
+  v.title('V2Report'),
+);
+
+/** The body of a list write (ours). */
+export const V2ListWriteSchema = v.looseObject({
+  id: v.optional(v.string()),
+  name: v.optional(v.pipe(v.string(), v.description('1-100 characters; required to create.'))),
+  private: v.optional(v.boolean()),
+  preassigned: v.optional(v.boolean()),
+});

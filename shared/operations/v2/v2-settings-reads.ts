@@ -1,0 +1,70 @@
+import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
+import type { RawParameters } from '../../domain/parameters/normalise-parameters.ts';
+import { type Page, parsePage } from '../../domain/v2/paging.ts';
+import type { V2ExtraField, V2List } from '../../domain/v2/v2-shapes.ts';
+import type { Dependencies } from '../dependencies.ts';
+
+/** A page of a collection and how many items it has in all (the WordPress headers). */
+export interface V2Collection<T> {
+  readonly items: T[];
+  readonly total: number;
+  readonly page: Page;
+}
+
+/** One page of a collection held whole (lists, fields: at most a thousand, from the settings). */
+function pageOf<T>(all: readonly T[], params: RawParameters): V2Collection<T> | NewsletterError {
+  const page = parsePage(params);
+  if (isNewsletterError(page)) return page;
+  const start = (page.page - 1) * page.perPage;
+  return { items: all.slice(start, start + page.perPage), total: all.length, page };
+}
+
+type SettingsOnly = Pick<Dependencies, 'settings'>;
+
+/** `GET /lists`: every list, private ones included (keyed callers only), by id. */
+export async function listV2Lists(
+  deps: SettingsOnly,
+  params: RawParameters,
+): Promise<V2Collection<V2List> | NewsletterError> {
+  const { lists } = await deps.settings();
+  return pageOf(
+    lists.map(({ id, name }) => ({ id, name })),
+    params,
+  );
+}
+
+/** `GET /lists/{id}`; an unknown id answers the original's `List does not exist`. */
+export async function getV2List(
+  deps: SettingsOnly,
+  id: unknown,
+): Promise<V2List | NewsletterError> {
+  const { lists } = await deps.settings();
+  const list = lists.find((each) => String(each.id) === String(id));
+  return list
+    ? { id: list.id, name: list.name }
+    : newsletterError('not_found', 'List does not exist');
+}
+
+/** `GET /extrafields`: the profile fields of the settings. */
+export async function listV2ExtraFields(
+  deps: SettingsOnly,
+  params: RawParameters,
+): Promise<V2Collection<V2ExtraField> | NewsletterError> {
+  const { profile_fields: fields } = await deps.settings();
+  return pageOf(
+    fields.map(({ id, name }) => ({ id, name })),
+    params,
+  );
+}
+
+/** `GET /extrafields/{id}`. */
+export async function getV2ExtraField(
+  deps: SettingsOnly,
+  id: unknown,
+): Promise<V2ExtraField | NewsletterError> {
+  const { profile_fields: fields } = await deps.settings();
+  const field = fields.find((each) => each.id === String(id));
+  return field
+    ? { id: field.id, name: field.name }
+    : newsletterError('not_found', 'Extra field does not exist');
+}
