@@ -216,7 +216,14 @@ const V2_ROUTES = [
       sendsMail: false,
       settings: true,
     },
-    request: SubscribeRequestSchema,
+    // Our subscribe's fields, and v2's place and language (parseV2Place reads them).
+    request: v.looseObject({
+      ...SubscribeRequestSchema.entries,
+      language: V2SubscriberWriteSchema.entries.language,
+      country: V2SubscriberWriteSchema.entries.country,
+      region: V2SubscriberWriteSchema.entries.region,
+      city: V2SubscriberWriteSchema.entries.city,
+    }),
     response: V2EmptySchema,
   },
   {
