@@ -28,6 +28,7 @@ import {
   V2NewsletterSchema,
   V2PageRequestSchema,
   V2ReportSchema,
+  V2SendRequestSchema,
   V2SubscriberQuerySchema,
   V2SubscriberWriteSchema,
   V2TestSendSchema,
@@ -215,7 +216,14 @@ const V2_ROUTES = [
       sendsMail: false,
       settings: true,
     },
-    request: SubscribeRequestSchema,
+    // Our subscribe's fields, and v2's place and language (parseV2Place reads them).
+    request: v.looseObject({
+      ...SubscribeRequestSchema.entries,
+      language: V2SubscriberWriteSchema.entries.language,
+      country: V2SubscriberWriteSchema.entries.country,
+      region: V2SubscriberWriteSchema.entries.region,
+      city: V2SubscriberWriteSchema.entries.city,
+    }),
     response: V2EmptySchema,
   },
   {
@@ -369,7 +377,17 @@ const V2_ROUTES = [
     'POST',
     '/issues/{id}/send',
     'v2 (ours): send an issue to its lists (new_only: to those it has not reached)',
-    { table: KEY_CHECK, queries: [], sendsMail: false, settings: true, queues: ['plans'] },
+    // The issue; SES's quota and, when the room is below the highest subscriber id, a count of
+    // the recipients (Query `recent`; with new_only, which already have a record: BatchGetItem).
+    {
+      table: [...KEY_CHECK, 'dynamodb:BatchGetItem'],
+      queries: ['recent'],
+      sendsMail: false,
+      settings: true,
+      queues: ['plans'],
+      sendQuota: true,
+    },
+    V2SendRequestSchema,
   ),
   issueRoute('v2-issue-pause', 'POST', '/issues/{id}/pause', 'v2 (ours): pause a sending issue', {
     table: KEY_CHECK,

@@ -1,15 +1,20 @@
+import { SesCampaignMailer } from '../shared/adapters/mail/ses-campaign-mailer.ts';
 import { isNewsletterError } from '../shared/domain/errors.ts';
 import { sendNewsletter } from '../shared/operations/campaign/control-campaign.ts';
 import { runOperation } from '../shared/operations/run-operation.ts';
 import { issueIdOf, sendFlags, toV2Issue } from '../shared/operations/v2/v2-issues.ts';
+import { sesClient } from '../shared/runtime/ses-client.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
 
 const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: true });
+// Only GetSendQuota, for the daily-quota question before a send: this function sends no mail.
+const quota = new SesCampaignMailer(sesClient(), { withDeliveries: '', withoutDeliveries: '' });
 
 /**
  * v2 `POST /issues/{id}/send` (ours): starts the send `newsletters send` starts; `new_only`
- * sends to the new. SES's daily quota is not asked here ([v2.issues]).
+ * sends to the new. A send that does not fit in SES's daily quota is refused (409
+ * `over_quota`) until `accept_quota` is true, as the function class does ([campaign.quota]).
  */
 export const handler = v2Handler('v2-issue-send', runtime, keyCheck, {
   POST: async (params, caller) => {
@@ -20,7 +25,7 @@ export const handler = v2Handler('v2-issue-send', runtime, keyCheck, {
     const started = await runOperation(deps, 'send_newsletter', () =>
       sendNewsletter(
         deps,
-        { id, newOnly: flags.newOnly, acceptQuota: flags.acceptQuota },
+        { id, newOnly: flags.newOnly, quota, acceptQuota: flags.acceptQuota },
         caller.apiRoot ? { apiRoot: caller.apiRoot } : {},
       ),
     );

@@ -36,6 +36,9 @@ export function mergeFields(record: SubscriberRecord, fields: SubscriberFields):
     ...(fields.gender === undefined ? {} : { gender: fields.gender }),
     lists: union(record.lists, fields.lists),
     profile: { ...record.profile, ...fields.profile },
+    // A v2 subscription's place and language: what is given replaces, the rest stays.
+    ...(fields.place === undefined ? {} : { place: { ...record.place, ...fields.place } }),
+    ...(fields.language === undefined ? {} : { language: fields.language }),
   };
 }
 
@@ -48,7 +51,9 @@ function sameVisible(a: SubscriberRecord, b: SubscriberRecord): boolean {
     a.gender === b.gender &&
     a.status === b.status &&
     a.lists.join() === b.lists.join() &&
-    profile(a) === profile(b)
+    profile(a) === profile(b) &&
+    JSON.stringify(a.place ?? {}) === JSON.stringify(b.place ?? {}) &&
+    a.language === b.language
   );
 }
 
@@ -82,6 +87,8 @@ export function newSubscriberRecord(
     gender: fields.gender ?? '',
     lists: union(preassigned, fields.lists),
     profile: { ...fields.profile },
+    ...(fields.place === undefined ? {} : { place: { ...fields.place } }),
+    ...(fields.language === undefined ? {} : { language: fields.language }),
     status,
     created: stamp,
     updated: stamp,
@@ -145,6 +152,8 @@ function providedFields(call: SubscribeParameters): SubscriberFields {
     ...(call.gender === undefined ? {} : { gender: call.gender }),
     ...(call.lists === undefined ? {} : { lists: call.lists }),
     ...(call.profile === undefined ? {} : { profile: call.profile }),
+    ...(call.place === undefined ? {} : { place: call.place }),
+    ...(call.language === undefined ? {} : { language: call.language }),
   };
 }
 

@@ -7,6 +7,7 @@ import { isNotGiven, type RawParameters } from '../domain/parameters/normalise-p
 import {
   parseSubscribeParameters,
   type SubscribeParameters,
+  type SubscriberFields,
 } from '../domain/parameters/parse-parameters.ts';
 import type { Settings } from '../domain/settings-schema.ts';
 import { type Subscriber, type SubscriberRecord, toSubscriber } from '../domain/subscriber.ts';
@@ -78,11 +79,13 @@ export async function subscribe(
   deps: Dependencies,
   raw: RawParameters,
   context: CallContext,
+  where: Pick<SubscriberFields, 'place' | 'language'> = {},
 ): Promise<Subscriber | PublicSubscribeResult | NewsletterError> {
   const settings = await deps.settings();
   const parsed = parseSubscribeParameters(raw, settings);
   if (isNewsletterError(parsed)) return parsed;
-  const { ignored_profile_fields: ignored, ...call } = parsed;
+  // `where`: v2's place and language, validated by its caller; v1 has neither.
+  const { ignored_profile_fields: ignored, ...call } = { ...parsed, ...where };
   noteIgnoredProfileFields(deps, ignored);
   if (context.trusted) {
     const record = await applySubscribe(deps, settings, call, context);

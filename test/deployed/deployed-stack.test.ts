@@ -703,6 +703,17 @@ describe('the whole scenario, from cdk.out', () => {
       () => v2call('POST', `/issues/${issueId}/test`, good, { to: ['v2-tester@example.com'] }),
       engine,
     );
+    // [campaign.quota] With no room left today the send asks SES (GetSendQuota, its grant),
+    // counts the recipients (Query `recent`) and is refused until accept_quota.
+    const { max24HourSend } = service.ses.sendQuota();
+    const noRoom = () =>
+      service.ses.setQuota({ max24HourSend: service.ses.sendQuota().sentLast24Hours });
+    noRoom();
+    const overQuota = await step('v2 POST /issues/{id}/send, over the quota', () =>
+      v2call('POST', `/issues/${issueId}/send`, good, {}),
+    );
+    expect(overQuota.status, overQuota.text).toBe(409);
+    service.ses.setQuota({ max24HourSend });
     await step(
       'v2 POST /issues/{id}/send',
       () => v2call('POST', `/issues/${issueId}/send`, good),
@@ -711,6 +722,16 @@ describe('the whole scenario, from cdk.out', () => {
     await step('v2 GET /issues/{id}/report, CSV', () =>
       v2call('GET', `/issues/${issueId}/report`, good, undefined, { Accept: 'text/csv' }),
     );
+    // A send to the new with no room left counts only those without a record (BatchGetItem):
+    // everyone has one, so it fits and starts.
+    noRoom();
+    const newOnly = await step(
+      'v2 POST /issues/{id}/send, new_only over the quota',
+      () => v2call('POST', `/issues/${issueId}/send`, good, { new_only: true }),
+      engine,
+    );
+    expect(newOnly.status, newOnly.text).toBe(200);
+    service.ses.setQuota({ max24HourSend });
     const copied = await step('v2 POST /issues/{id}/copy', () =>
       v2call('POST', `/issues/${issueId}/copy`, good),
     );

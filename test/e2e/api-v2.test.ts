@@ -568,6 +568,36 @@ describe('subscriptions', () => {
     // A private list needs the key: keyless, it is a 403.
     expectError(await subscribeV2({ email: address('private'), lists: [3] }), 403, 'private_list');
   });
+
+  it('[v2.subscriptions] country, region, city and language are stored and shown as on /subscribers', async () => {
+    const email = address('place');
+    const place = { country: 'pt', region: 'Lisboa', city: 'Lisbon', language: 'pt_PT' };
+    // Keyless: the request record carries them to the stream processor, which stores them.
+    const answer = await subscribeV2({ email, ...place });
+    expect(answer.status, answer.text).toBe(201);
+    expect(await stored(email)).toMatchObject({
+      status: 'not_confirmed',
+      country: 'PT',
+      region: 'Lisboa',
+      city: 'Lisbon',
+    });
+    // With a write key, at once; what is given replaces, what is not stays.
+    const keyed = await subscribeV2({ email, optin: 'single', city: 'Porto' }, writer);
+    expect(keyed.status, keyed.text).toBe(201);
+    expect(await stored(email)).toMatchObject({ country: 'PT', region: 'Lisboa', city: 'Porto' });
+    // The same validation as /subscribers: a 400 naming the field, nothing stored.
+    const other = address('badplace');
+    expectError(await subscribeV2({ email: other, country: 'Portugal' }), 400, 'invalid_parameter');
+    expectError(
+      await subscribeV2({ email: other, language: 'not a code' }),
+      400,
+      'invalid_parameter',
+    );
+    expect(
+      (await call('GET', `/subscribers/${encodeURIComponent(other)}`, { credentials: reader }))
+        .status,
+    ).toBe(404);
+  });
 });
 
 describe('list writes (ours)', () => {

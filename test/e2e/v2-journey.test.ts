@@ -145,6 +145,54 @@ describe('an issue over HTTP only', () => {
     expect(copy.json).toMatchObject({ subject: SUBJECT, status: 'draft', lists: [listId] });
   });
 
+  it('[campaign.quota] a send that does not fit in the daily quota is a 409 until accept_quota', async () => {
+    const list = (await call('POST', '/lists', write, { name: 'Quota readers' })).json as {
+      id: number;
+    };
+    for (const email of ['quota-a@example.com', 'quota-b@example.com']) {
+      const added = await call('POST', '/subscribers', write, {
+        email,
+        status: 'confirmed',
+        lists: [list.id],
+      });
+      expect(added.status, added.text).toBe(201);
+    }
+    const created = (
+      await call('POST', '/issues', write, {
+        subject: 'Over the quota',
+        html: '<p>Hi {name}</p><p><a href="{unsubscription_url}">Leave</a></p>',
+        lists: [list.id],
+      })
+    ).json as { id: number };
+    const { max24HourSend, sentLast24Hours } = service.ses.sendQuota();
+    // No room left today: the function asks SES (GetSendQuota) and counts the recipients.
+    service.ses.setQuota({ max24HourSend: sentLast24Hours });
+    try {
+      const refused = await call('POST', `/issues/${created.id}/send`, write, {});
+      expect(refused.status, refused.text).toBe(409);
+      expect(refused.json).toMatchObject({ code: 'over_quota' });
+      expect((refused.json as { message: string }).message).toMatch(
+        new RegExp(
+          `^Newsletter ${created.id} goes to 2; this account can send 0 more in the next 24 hours;.* Send it with accept_quota to go on\\.$`,
+        ),
+      );
+      const unsent = await call('GET', `/newsletters/${created.id}`, read);
+      expect(unsent.json).toMatchObject({ status: 'draft' });
+      expect(
+        (await call('POST', `/issues/${created.id}/send`, write, { accept_quota: 'maybe' })).status,
+      ).toBe(400);
+
+      const accepted = await call('POST', `/issues/${created.id}/send`, write, {
+        accept_quota: true,
+      });
+      expect(accepted.status, accepted.text).toBe(200);
+      expect(accepted.json).toMatchObject({ id: created.id, status: 'sending' });
+    } finally {
+      service.ses.setQuota({ max24HourSend });
+    }
+    await service.stack.settled();
+  });
+
   it('[v2.issues] pause, resume and cancel a send; unknown issues are the original 404', async () => {
     const created = (
       await call('POST', '/issues', write, {

@@ -20,6 +20,10 @@ export interface SubscriberFields {
   readonly gender?: Gender;
   readonly lists?: readonly number[];
   readonly profile?: Readonly<Record<string, string>>;
+  /** Only from API v2 (`country`, `region`, `city`), validated there ([v2.subscriptions]). */
+  readonly place?: { readonly country?: string; readonly region?: string; readonly city?: string };
+  /** Only from API v2, validated there. */
+  readonly language?: string;
 }
 
 /** What parsing set aside without refusing the call. */

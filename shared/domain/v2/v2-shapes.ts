@@ -68,6 +68,22 @@ export const V2SubscriberQuerySchema = v.looseObject({
 /** A path's `{id}`. */
 export const V2IdRequestSchema = v.looseObject({ id: v.string() });
 
+/** The body of an issue's send (v2-issue-send.ts reads it with sendFlags). */
+export const V2SendRequestSchema = v.looseObject({
+  ...V2IdRequestSchema.entries,
+  new_only: v.optional(
+    v.pipe(v.boolean(), v.description('Send to the subscribers it has not reached yet.')),
+  ),
+  accept_quota: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "Go on although the send does not fit in the account's daily SES quota (else 409 over_quota).",
+      ),
+    ),
+  ),
+});
+
 /** The body of a subscriber write (v2-subscriber.ts parses it). */
 export const V2SubscriberWriteSchema = v.looseObject({
   email: v.optional(v.string()),

@@ -193,6 +193,38 @@ const EMAIL = emailAddress();
 const LANGUAGE = /^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})?$/;
 
 /**
+ * Validates `country` (two letters, kept upper case), `region`, `city` and `language` of a v2
+ * write: one rule for `/subscribers` and the public `/subscriptions` ([v2.subscriptions]).
+ * `place` is absent when none of the three is given.
+ */
+export function parseV2Place(
+  raw: Readonly<Record<string, unknown>>,
+): { place?: Place; language?: string } | NewsletterError {
+  const given = (name: string): unknown => (isNotGiven(raw[name]) ? undefined : raw[name]);
+  let place: Place | undefined;
+  const country = given('country');
+  if (country !== undefined) {
+    if (typeof country !== 'string' || !/^\s*[A-Za-z]{2}\s*$/.test(country))
+      return invalid('country must be a two-letter country code');
+    place = { ...place, country: country.trim().toUpperCase() };
+  }
+  for (const name of ['region', 'city'] as const) {
+    const value = given(name);
+    if (value === undefined) continue;
+    const parsed = text(name, value, NAME_MAX);
+    if (typeof parsed !== 'string') return parsed;
+    place = { ...place, [name]: parsed };
+  }
+  const language = given('language');
+  if (language !== undefined && (typeof language !== 'string' || !LANGUAGE.test(language.trim())))
+    return invalid('language must be a language code such as en or pt_BR');
+  return {
+    ...(place === undefined ? {} : { place }),
+    ...(typeof language === 'string' ? { language: language.trim() } : {}),
+  };
+}
+
+/**
  * Validates the body of a v2 `POST /subscribers` or `PUT /subscribers/{id|email}` against the
  * settings. `null` and "" mean not given (decisions part 1); anything malformed is a 400 that
  * names the field.
@@ -235,25 +267,10 @@ export function parseV2SubscriberChange(
       return invalid('status must be confirmed, not_confirmed or unsubscribed');
     change.status = letter;
   }
-  const country = given('country');
-  if (country !== undefined) {
-    if (typeof country !== 'string' || !/^\s*[A-Za-z]{2}\s*$/.test(country))
-      return invalid('country must be a two-letter country code');
-    change.place = { ...change.place, country: country.trim().toUpperCase() };
-  }
-  for (const name of ['region', 'city'] as const) {
-    const value = given(name);
-    if (value === undefined) continue;
-    const parsed = text(name, value, NAME_MAX);
-    if (typeof parsed !== 'string') return parsed;
-    change.place = { ...change.place, [name]: parsed };
-  }
-  const language = given('language');
-  if (language !== undefined) {
-    if (typeof language !== 'string' || !LANGUAGE.test(language.trim()))
-      return invalid('language must be a language code such as en or pt_BR');
-    change.language = language.trim();
-  }
+  const where = parseV2Place(raw);
+  if (isNewsletterError(where)) return where;
+  change.place = where.place ?? {};
+  if (where.language !== undefined) change.language = where.language;
   const lists = given('lists') ?? given('lists[]');
   if (lists !== undefined) {
     const parsed = parseLists(lists, settings);

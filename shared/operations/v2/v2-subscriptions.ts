@@ -1,9 +1,13 @@
 import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import type { RawParameters } from '../../domain/parameters/normalise-parameters.ts';
+import { parseV2Place } from '../../domain/v2/v2-subscriber.ts';
 import type { CallContext, Dependencies } from '../dependencies.ts';
 import { subscribe } from '../subscribe.ts';
 
 const LIST_FIELD = /^list_(\d{1,9})$/;
+
+/** Fields `subscribe` does not take: v2's own, and the place, which parseV2Place reads. */
+const NOT_PASSED = new Set(['optin', 'id', 'country', 'region', 'city', 'language']);
 
 /**
  * The original's subscription fields as our `subscribe` takes them: `first_name`/`last_name`
@@ -36,7 +40,7 @@ export function subscriptionParameters(raw: RawParameters): RawParameters {
         }
       }
       out.profile = profile;
-    } else if (name !== 'optin' && name !== 'id') out[name] = value;
+    } else if (!NOT_PASSED.has(name)) out[name] = value;
   }
   if (lists.length > 0) out.lists = lists;
   return out;
@@ -68,6 +72,8 @@ export async function subscribeV2(
   // The settings read once: a trusted call's in the mode it asked for.
   const callSettings = context.trusted ? { ...settings, opt_in: mode } : settings;
   const callDeps: Dependencies = { ...deps, settings: async () => callSettings };
-  const answer = await subscribe(callDeps, subscriptionParameters(raw), context);
+  const where = parseV2Place(raw);
+  if (isNewsletterError(where)) return where;
+  const answer = await subscribe(callDeps, subscriptionParameters(raw), context, where);
   return isNewsletterError(answer) ? answer : {};
 }
