@@ -13,22 +13,27 @@ import { PublicSubscribeResultSchema } from '../../shared/operations/subscribe.t
 import { type HttpMethod, type Route, routes } from '../routes.ts';
 import { MAX_BODY_BYTES } from './parse-request.ts';
 
-/** The JSON error body (decisions part 6); documents the API. */
-export const ErrorBodySchema = v.pipe(
-  v.strictObject({
-    code: v.pipe(
-      v.picklist(Object.keys(ERROR_STATUS) as ErrorCode[]),
-      v.description('Machine-readable error code.'),
-    ),
-    message: v.pipe(v.string(), v.description('A sentence a person understands.')),
-    data: v.strictObject({
-      status: v.pipe(v.number(), v.integer()),
-      request_id: v.optional(
-        v.pipe(v.string(), v.description('On 5xx: quote it when asking for help.')),
-      ),
+/** The JSON error body (decisions part 6) with these codes; documents an API. */
+export function errorBodySchema(codes: readonly [string, ...string[]], description: string) {
+  return v.pipe(
+    v.strictObject({
+      code: v.pipe(v.picklist(codes), v.description(description)),
+      message: v.pipe(v.string(), v.description('A sentence a person understands.')),
+      data: v.strictObject({
+        status: v.pipe(v.number(), v.integer()),
+        request_id: v.optional(
+          v.pipe(v.string(), v.description('On 5xx: quote it when asking for help.')),
+        ),
+      }),
     }),
-  }),
-  v.title('Error'),
+    v.title('Error'),
+  );
+}
+
+/** The JSON error body of v1 (decisions part 6). */
+export const ErrorBodySchema = errorBodySchema(
+  Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]],
+  'Machine-readable error code.',
 );
 
 /** Named schemas, emitted once under components and referenced everywhere else. */
@@ -40,27 +45,37 @@ const COMPONENTS = {
   Error: ErrorBodySchema,
 } satisfies Record<string, v.GenericSchema>;
 
-const CONVERSION: ConversionConfig = {
-  target: 'draft-2020-12',
-  // Transformations (trim, lower-case) and custom checks have no JSON Schema equivalent; the
-  // descriptions say what they do.
-  errorMode: 'ignore',
-  definitions: COMPONENTS,
-  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
-};
+/** How a description converts its schemas: `components` named, referenced everywhere else. */
+export function conversionOf(components: Record<string, v.GenericSchema>): ConversionConfig {
+  return {
+    target: 'draft-2020-12',
+    // Transformations (trim, lower-case) and custom checks have no JSON Schema equivalent; the
+    // descriptions say what they do.
+    errorMode: 'ignore',
+    definitions: components,
+    overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+  };
+}
+
+const CONVERSION = conversionOf(COMPONENTS);
 
 /** A JSON object of the description. */
 export type Json = Record<string, unknown>;
 
-/** A valibot schema as JSON Schema, named schemas as references under components. */
-export function schemaOf(valibot: v.GenericSchema): Json {
+/** A valibot schema as JSON Schema under `conversion`, named schemas as references. */
+export function jsonSchemaOf(valibot: v.GenericSchema, conversion: ConversionConfig): Json {
   // Named schemas live under components; drop the copies the converter inlines as $defs.
   const {
     $schema: _dialect,
     $defs: _copies,
     ...schema
-  } = toJsonSchema(valibot, CONVERSION) as Json;
+  } = toJsonSchema(valibot, conversion) as Json;
   return schema;
+}
+
+/** A valibot schema of v1 as JSON Schema, named schemas as references under components. */
+export function schemaOf(valibot: v.GenericSchema): Json {
+  return jsonSchemaOf(valibot, CONVERSION);
 }
 
 const API_KEY_PROPERTY = { type: 'string', description: 'The API key.' };
@@ -75,7 +90,8 @@ function parametersSchema(route: Route): Json {
   return { ...schema, properties, ...(required.length ? { required } : {}) };
 }
 
-const errorResponse = (description: string): Json => ({
+/** An error answer of a description: the named Error schema. */
+export const errorResponse = (description: string): Json => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });

@@ -1,10 +1,5 @@
-import {
-  type ConversionConfig,
-  type JsonSchema,
-  toJsonSchema,
-  toJsonSchemaDefs,
-} from '@valibot/to-json-schema';
-import * as v from 'valibot';
+import { type JsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/domain/errors.ts';
 import {
   V2ExtraFieldSchema,
@@ -13,24 +8,18 @@ import {
 } from '../../shared/domain/v2/v2-shapes.ts';
 import { V2SubscriberSchema } from '../../shared/domain/v2/v2-subscriber.ts';
 import { type HttpMethod, type Route, routes } from '../routes.ts';
-import type { Json } from './openapi-document.ts';
+import {
+  conversionOf,
+  errorBodySchema,
+  errorResponse,
+  type Json,
+  jsonSchemaOf,
+} from './openapi-document.ts';
 
 /** The error body of v2: v1's, with the original's code `-1` for what is not found. */
-const V2ErrorBodySchema = v.pipe(
-  v.strictObject({
-    code: v.pipe(
-      v.picklist(['-1', ...(Object.keys(ERROR_STATUS) as ErrorCode[])]),
-      v.description('Machine-readable error code; -1: no such subscriber, list, field or issue.'),
-    ),
-    message: v.pipe(v.string(), v.description('A sentence a person understands.')),
-    data: v.strictObject({
-      status: v.pipe(v.number(), v.integer()),
-      request_id: v.optional(
-        v.pipe(v.string(), v.description('On 5xx: quote it when asking for help.')),
-      ),
-    }),
-  }),
-  v.title('Error'),
+const V2ErrorBodySchema = errorBodySchema(
+  ['-1', ...(Object.keys(ERROR_STATUS) as ErrorCode[])],
+  'Machine-readable error code; -1: no such subscriber, list, field or issue.',
 );
 
 /** Named schemas of the v2 description. */
@@ -42,26 +31,11 @@ const COMPONENTS = {
   Error: V2ErrorBodySchema,
 } satisfies Record<string, v.GenericSchema>;
 
-const CONVERSION: ConversionConfig = {
-  target: 'draft-2020-12',
-  errorMode: 'ignore',
-  definitions: COMPONENTS,
-  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
-};
+const CONVERSION = conversionOf(COMPONENTS);
 
-function schemaOf(valibot: v.GenericSchema): Json {
-  const {
-    $schema: _dialect,
-    $defs: _copies,
-    ...schema
-  } = toJsonSchema(valibot, CONVERSION) as Json;
-  return schema;
-}
+const schemaOf = (valibot: v.GenericSchema): Json => jsonSchemaOf(valibot, CONVERSION);
 
-const error = (description: string): Json => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
+const error = errorResponse;
 
 const PAGE_HEADERS = {
   'X-WP-Total': { description: 'Items in the whole collection.', schema: { type: 'integer' } },
