@@ -32,7 +32,7 @@ import type {
   StoredContent,
 } from './campaign-store-port.ts';
 import { type CapacityListener, CONDITION_FAILED, DynamoRequests } from './dynamo-requests.ts';
-import { fromSubscriberItem } from './subscriber-item.ts';
+import { emailByIdQuery, fromSubscriberItem } from './subscriber-item.ts';
 import { INDEX, KEY, keys, recipientSortKey, TTL_ATTRIBUTE } from './table-design.ts';
 
 type Item = Record<string, unknown>;
@@ -376,18 +376,7 @@ export class DynamoCampaignStore implements CampaignStore {
     await inParallel(sorted, 8, async (id) => {
       const output = await this.#requests.send<{ Items?: Item[] }>(
         'query:recent',
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: INDEX.recent.name,
-          KeyConditionExpression: '#kind = :kind AND #id = :id',
-          ExpressionAttributeNames: {
-            '#kind': INDEX.recent.partition,
-            '#id': INDEX.recent.sort,
-            '#email': 'email',
-          },
-          ExpressionAttributeValues: { ':kind': 'subscriber', ':id': id },
-          ProjectionExpression: '#email',
-        }),
+        new QueryCommand(emailByIdQuery(this.table, id)),
       );
       const item = output.Items?.[0];
       if (item) emails.set(id, String(item.email));

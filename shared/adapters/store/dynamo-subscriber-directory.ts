@@ -8,7 +8,7 @@ import {
 import { DependencyError } from '../../domain/errors.ts';
 import type { SubscriberRecord, SubscriberStatus } from '../../domain/subscriber.ts';
 import { DynamoRequests } from './dynamo-requests.ts';
-import { fromSubscriberItem, toSubscriberItem } from './subscriber-item.ts';
+import { emailByIdQuery, fromSubscriberItem, toSubscriberItem } from './subscriber-item.ts';
 import { INDEX, KEY, keys } from './table-design.ts';
 
 /** What a page of API v2's subscriber listing asks for. */
@@ -49,18 +49,7 @@ export class DynamoSubscriberDirectory {
   async emailOf(id: number): Promise<string | undefined> {
     const output = await this.#requests.send<{ Items?: Record<string, unknown>[] }>(
       'query:recent',
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: INDEX.recent.name,
-        KeyConditionExpression: '#kind = :kind AND #id = :id',
-        ExpressionAttributeNames: {
-          '#kind': INDEX.recent.partition,
-          '#id': INDEX.recent.sort,
-          '#email': 'email',
-        },
-        ExpressionAttributeValues: { ':kind': 'subscriber', ':id': id },
-        ProjectionExpression: '#email',
-      }),
+      new QueryCommand(emailByIdQuery(this.table, id)),
     );
     const email = output.Items?.[0]?.email;
     return typeof email === 'string' ? email : undefined;

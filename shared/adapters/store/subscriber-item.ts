@@ -1,3 +1,4 @@
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Consent } from '../../domain/consent.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
 import { INDEX, keys, TTL_ATTRIBUTE } from './table-design.ts';
@@ -52,5 +53,24 @@ export function fromSubscriberItem(item: Item): SubscriberRecord {
       ? { place: item.place as NonNullable<SubscriberRecord['place']> }
       : {}),
     ...(typeof item.language === 'string' ? { language: item.language } : {}),
+  };
+}
+
+/**
+ * The Query that reads one subscriber's address by id from the `recent` index: one item, its
+ * address only. The subscriber's own item is keyed by address, so an id goes through the index.
+ */
+export function emailByIdQuery(table: string, id: number): QueryCommandInput {
+  return {
+    TableName: table,
+    IndexName: INDEX.recent.name,
+    KeyConditionExpression: '#kind = :kind AND #id = :id',
+    ExpressionAttributeNames: {
+      '#kind': INDEX.recent.partition,
+      '#id': INDEX.recent.sort,
+      '#email': 'email',
+    },
+    ExpressionAttributeValues: { ':kind': 'subscriber', ':id': id },
+    ProjectionExpression: '#email',
   };
 }
