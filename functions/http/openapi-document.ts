@@ -90,6 +90,31 @@ function parametersSchema(route: Route): Json {
   return { ...schema, properties, ...(required.length ? { required } : {}) };
 }
 
+/** The `paths` of a description: each route's methods, described by `operation`. */
+export function pathsOf(
+  described: readonly Route[],
+  operation: (route: Route, method: HttpMethod) => Json,
+): Json {
+  const paths: Json = {};
+  for (const route of described) {
+    const item: Json = {};
+    for (const method of route.methods) item[method.toLowerCase()] = operation(route, method);
+    paths[route.path] = item;
+  }
+  return paths;
+}
+
+/** The named schemas of a description's `conversion`, as its `components.schemas`. */
+export function componentsOf(conversion: ConversionConfig): Record<string, Json> {
+  const { definitions = {}, ...rest } = conversion;
+  const components: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(toJsonSchemaDefs(definitions, rest))) {
+    const { $schema: _dialect, ...json } = schema as JsonSchema & Json;
+    components[name] = json;
+  }
+  return components;
+}
+
 /** An error answer of a description: the named Error schema. */
 export const errorResponse = (description: string): Json => ({
   description,
@@ -246,19 +271,12 @@ function operation(route: Route, method: HttpMethod): Json {
  * schemas the code validates with. `docs/openapi.json` is this, written by `npm run openapi`.
  */
 export function openApiDocument(): Json {
-  const paths: Json = {};
   // API v2 lives under another root with its own keys: it has a description of its own.
-  for (const route of routes.filter((each) => !('version' in each) || each.version !== 'v2')) {
-    const item: Json = {};
-    for (const method of route.methods) item[method.toLowerCase()] = operation(route, method);
-    paths[route.path] = item;
-  }
-  const { definitions: _named, ...conversion } = CONVERSION;
-  const components: Record<string, Json> = {};
-  for (const [name, schema] of Object.entries(toJsonSchemaDefs(COMPONENTS, conversion))) {
-    const { $schema: _dialect, ...rest } = schema as JsonSchema & Json;
-    components[name] = rest;
-  }
+  const paths = pathsOf(
+    routes.filter((each) => !('version' in each) || each.version !== 'v2'),
+    operation,
+  );
+  const components = componentsOf(CONVERSION);
   return {
     openapi: '3.1.0',
     info: {

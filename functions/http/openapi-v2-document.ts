@@ -1,4 +1,3 @@
-import { type JsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/domain/errors.ts';
 import {
@@ -9,11 +8,13 @@ import {
 import { V2SubscriberSchema } from '../../shared/domain/v2/v2-subscriber.ts';
 import { type HttpMethod, type Route, routes } from '../routes.ts';
 import {
+  componentsOf,
   conversionOf,
   errorBodySchema,
   errorResponse,
   type Json,
   jsonSchemaOf,
+  pathsOf,
 } from './openapi-document.ts';
 
 /** The error body of v2: v1's, with the original's code `-1` for what is not found. */
@@ -128,18 +129,11 @@ function operation(route: Route, method: HttpMethod): Json {
  * schemas the code answers with; `docs/openapi-v2.json` is this, written by `npm run openapi`.
  */
 export function openApiV2Document(): Json {
-  const paths: Json = {};
-  for (const route of routes.filter((each) => 'version' in each && each.version === 'v2')) {
-    const item: Json = {};
-    for (const method of route.methods) item[method.toLowerCase()] = operation(route, method);
-    paths[route.path] = item;
-  }
-  const { definitions: _named, ...conversion } = CONVERSION;
-  const components: Record<string, Json> = {};
-  for (const [name, schema] of Object.entries(toJsonSchemaDefs(COMPONENTS, conversion))) {
-    const { $schema: _dialect, ...rest } = schema as JsonSchema & Json;
-    components[name] = rest;
-  }
+  const paths = pathsOf(
+    routes.filter((each) => 'version' in each && each.version === 'v2'),
+    operation,
+  );
+  const components = componentsOf(CONVERSION);
   return {
     openapi: '3.1.0',
     info: {
