@@ -118,7 +118,7 @@ describe('[campaign.recheck] whoever left before their turn gets nothing and is 
       if (!current) throw new Error(email);
       await world.store.replaceSubscriber(
         { ...current, ...change, version: current.version + 1 },
-        current.version,
+        current,
       );
     };
     await change(left.email, { status: 'U' });
@@ -417,7 +417,7 @@ describe('[ops.metrics] a campaign worker counts what it sent, skipped and faile
     // One leaves before their turn (skipped), one address SES rejects (failed).
     const [leaving, rejected] = people;
     if (!leaving || !rejected) throw new Error('expected subscribers');
-    await world.store.replaceSubscriber({ ...leaving, status: 'U' }, leaving.version);
+    await world.store.replaceSubscriber({ ...leaving, status: 'U' }, leaving);
     world.ses.failWith = (mail) => (mail.to === rejected.email ? 'rejected' : undefined);
     await world.sendOne();
     expect(world.metrics.counts).toMatchObject({

@@ -316,9 +316,9 @@ describe('[campaign.quota] a send says first when the issue does not fit in the 
     const issue = await world.issue();
     let pages = 0;
     const counting = storeWith(world, {
-      subscriberPage: async (...args) => {
+      memberPage: async (...args) => {
         pages += 1;
-        return world.campaigns.subscriberPage(...args);
+        return world.campaigns.memberPage(...args);
       },
     });
     const deps = { ...world.deps, campaigns: counting };

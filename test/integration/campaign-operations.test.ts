@@ -36,7 +36,7 @@ describe('[campaign.report] the report counts the recipient records', () => {
     if (!current) throw new Error('no subscriber');
     await world.store.replaceSubscriber(
       { ...current, status: 'U', version: current.version + 1 },
-      current.version,
+      current,
     );
     world.ses.failWith = (mail) => (mail.to === failing.email ? 'rejected' : undefined);
     await world.drain();

@@ -282,10 +282,7 @@ describe('[campaign.pause] a worker re-reads its campaign about once a second', 
     // The fourth has left: a stopped chunk settles nobody after the pause, not even as skipped.
     const last = await world.store.getSubscriber(people[3]?.email ?? '');
     if (!last) throw new Error('no last subscriber');
-    await world.store.replaceSubscriber(
-      { ...last, status: 'U', version: last.version + 1 },
-      last.version,
-    );
+    await world.store.replaceSubscriber({ ...last, status: 'U', version: last.version + 1 }, last);
     const read = world.campaigns.subscribersByEmail.bind(world.campaigns);
     const groups: number[] = [];
     world.campaigns.subscribersByEmail = async (emails) => {
@@ -325,7 +322,7 @@ describe('[campaign.sweep] what a chunk settled is progress, whatever the campai
       if (!record) throw new Error('no subscriber');
       await world.store.replaceSubscriber(
         { ...record, status: 'U', version: record.version + 1 },
-        record.version,
+        record,
       );
     }
     world.clock.t += 60_000;
@@ -371,7 +368,7 @@ describe('[campaign.recheck] subscribers are read in small groups just before th
       if (!current) throw new Error(person.email);
       await world.store.replaceSubscriber(
         { ...current, status: 'U', version: current.version + 1 },
-        current.version,
+        current,
       );
     }
     expect(await world.sendOne()).toMatchObject({ sent: 2, skipped: 3 });

@@ -370,37 +370,55 @@ describe('[campaign.lifecycle] the store edits an issue only while it has one of
   });
 });
 
-describe('[campaign.plan] the store reads the subscriber index a page at a time up to the start’s highest id', () => {
-  it('says there is more only while the page stopped short of the highest id', async () => {
+describe('[campaign.plan] the store reads the list index a page at a time up to the start’s highest id', () => {
+  it('pages through the members of the lists in id order, each once, and says there is more only while short of the highest id', async () => {
     const world = await campaignWorld();
-    const five = await world.subscribe(5);
-    const ids = five.map((subscriber) => subscriber.id);
-    const top = ids[4] as number;
-    const short = await world.campaigns.subscriberPage(0, top, 2);
-    expect(short.subscribers.map((subscriber) => subscriber.id)).toEqual(ids.slice(0, 2));
-    expect(short).toMatchObject({ last: ids[1], more: true });
-    // A page that ends exactly on the highest id: nothing more, though DynamoDB may say so.
-    const exact = await world.campaigns.subscriberPage(0, top, 5);
-    expect(exact.subscribers.map((subscriber) => subscriber.email)).toEqual(
-      five.map((subscriber) => subscriber.email),
+    const both = await world.subscribe(3, { lists: [1, 2] });
+    const one = await world.subscribe(4, { lists: [2] });
+    await world.subscribe(2, { lists: [3] });
+    await world.subscribe(2, { lists: [1], status: 'S' });
+    const late = await world.subscribe(1, { lists: [1] });
+    const members = [...both, ...one].map((subscriber) => subscriber.id).sort((a, b) => a - b);
+    const top = (late[0]?.id ?? 0) - 1;
+    for (const limit of [1, 2, 5, 100]) {
+      const seen: number[] = [];
+      let after = 0;
+      for (let pages = 0; pages < 50; pages += 1) {
+        const page = await world.campaigns.memberPage([1, 2], after, top, limit);
+        expect(page.members.every((member) => member.id > after && member.id <= page.last)).toBe(
+          true,
+        );
+        seen.push(...page.members.map((member) => member.id));
+        after = page.last;
+        if (!page.more) break;
+      }
+      expect(seen).toEqual(members);
+      expect(after).toBe(top);
+    }
+    const first = await world.campaigns.memberPage([2], 0, top, 100);
+    expect(first.members[0]).toEqual({ id: both[0]?.id, email: both[0]?.email });
+    expect(await world.campaigns.memberPage([1], top, top, 10)).toEqual({
+      members: [],
+      last: top,
+      more: false,
+    });
+  });
+
+  it('knows the index complete on a fresh table, and not on one whose subscribers predate it until reindexed', async () => {
+    const world = await campaignWorld();
+    expect(await world.campaigns.listIndexReady()).toBe(true);
+    await world.subscribe(1);
+    expect(await world.campaigns.listIndexReady()).toBe(true);
+    await world.table.client.send(
+      new UpdateCommand({
+        TableName: world.table.name,
+        Key: keys.counter('subscriber'),
+        UpdateExpression: 'REMOVE list_index',
+      }),
     );
-    expect(exact).toMatchObject({ last: top, more: false });
-    // The index ran out below the highest id: nothing more either.
-    expect(await world.campaigns.subscriberPage(0, top + 3, 10)).toMatchObject({
-      last: top,
-      more: false,
-    });
-    // Nobody between the cursor and the highest id: the page ends at the highest id.
-    expect(await world.campaigns.subscriberPage(top, top + 3, 10)).toEqual({
-      subscribers: [],
-      last: top + 3,
-      more: false,
-    });
-    expect(await world.campaigns.subscriberPage(top, top, 10)).toEqual({
-      subscribers: [],
-      last: top,
-      more: false,
-    });
+    expect(await world.campaigns.listIndexReady()).toBe(false);
+    await world.store.markListIndexReady();
+    expect(await world.campaigns.listIndexReady()).toBe(true);
   });
 
   it('finds the addresses of exactly the ids asked for, dense or scattered', async () => {

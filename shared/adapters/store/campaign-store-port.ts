@@ -36,8 +36,13 @@ export interface IssueEdit {
   readonly listPublicly?: boolean;
 }
 
-/** A subscriber as the `recent` index lists it: what planning needs, and nothing private. */
-export type IndexedSubscriber = Pick<SubscriberRecord, 'id' | 'email' | 'status' | 'lists'>;
+/** A page of the list index: members by id, each once whatever the lists they share. */
+export interface MemberPage {
+  readonly members: { readonly id: number; readonly email: string }[];
+  /** The id the page reached: the next page starts after it. */
+  readonly last: number;
+  readonly more: boolean;
+}
 
 /** Fields of the campaign state an update may set. */
 export interface CampaignFields {
@@ -170,16 +175,21 @@ export interface CampaignStore {
   /** Applies an update if its expectations hold; the campaign after it, or undefined. */
   updateCampaign(id: number, update: CampaignUpdate): Promise<CampaignRecord | undefined>;
 
-  /** Subscribers with ids in (`after`, `upTo`], oldest first, at most `limit` of the index. */
-  subscriberPage(
+  /**
+   * Confirmed members of any of these lists (the list index) with ids in (`after`, `upTo`],
+   * oldest first, about `limit` of them.
+   */
+  memberPage(
+    lists: readonly number[],
     after: number,
     upTo: number,
     limit: number,
-  ): Promise<{
-    readonly subscribers: IndexedSubscriber[];
-    readonly last: number;
-    readonly more: boolean;
-  }>;
+  ): Promise<MemberPage>;
+  /**
+   * Whether the list index holds every subscriber: true on a table whose subscribers were all
+   * written since it existed, or once `npx newsletter subscribers reindex` has run.
+   */
+  listIndexReady(): Promise<boolean>;
   /** The addresses of subscribers by id (the index); ids no subscriber has are absent. */
   emailsOf(subscriberIds: readonly number[]): Promise<Map<number, string>>;
   /** Subscribers as stored, read consistently, by address; absent ones are missing. */

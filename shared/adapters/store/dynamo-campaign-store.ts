@@ -22,8 +22,8 @@ import type { SubscriberRecord } from '../../domain/subscriber.ts';
 import type {
   CampaignStore,
   CampaignUpdate,
-  IndexedSubscriber,
   IssueEdit,
+  MemberPage,
   NewIssue,
   ReadOptions,
   RecipientClaim,
@@ -32,8 +32,16 @@ import type {
   StoredContent,
 } from './campaign-store-port.ts';
 import { type CapacityListener, CONDITION_FAILED, DynamoRequests } from './dynamo-requests.ts';
+import { memberPartitions, memberRangeQuery } from './list-index.ts';
 import { emailByIdQuery, fromSubscriberItem } from './subscriber-item.ts';
-import { INDEX, KEY, keys, recipientSortKey, TTL_ATTRIBUTE } from './table-design.ts';
+import {
+  INDEX,
+  KEY,
+  keys,
+  MEMBER_SHARDS,
+  recipientSortKey,
+  TTL_ATTRIBUTE,
+} from './table-design.ts';
 
 type Item = Record<string, unknown>;
 
@@ -310,30 +318,60 @@ export class DynamoCampaignStore implements CampaignStore {
     }
   }
 
-  async subscriberPage(
+  async memberPage(
+    lists: readonly number[],
     after: number,
     upTo: number,
     limit: number,
-  ): Promise<{ subscribers: IndexedSubscriber[]; last: number; more: boolean }> {
-    if (after >= upTo) return { subscribers: [], last: after, more: false };
-    const output = await this.#requests.send<{
-      Items?: Item[];
-      LastEvaluatedKey?: Item;
-    }>(
-      'query:recent',
-      new QueryCommand({
-        ...this.#subscriberRange(after + 1, upTo, ['email', 'status', 'lists']),
-        Limit: limit,
+  ): Promise<MemberPage> {
+    const partitions = memberPartitions(lists);
+    if (after >= upTo || partitions.length === 0) return { members: [], last: upTo, more: false };
+    // Each shard of each list is read in id order; the page ends at the lowest id a shard with
+    // more to read got to, so nothing below it is missed, and what lies beyond is read again
+    // by the next page. Shards are filled evenly (ids modulo the shards), so little is.
+    const perPartition = Math.max(1, Math.ceil(limit / MEMBER_SHARDS));
+    const reads = await Promise.all(
+      partitions.map(({ list, shard }) =>
+        this.#requests.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
+          'query:members',
+          new QueryCommand({
+            ...memberRangeQuery(this.table, list, shard, after + 1, upTo),
+            Limit: perPartition,
+          }),
+        ),
+      ),
+    );
+    let last = upTo;
+    for (const read of reads) {
+      const items = read.Items ?? [];
+      if (read.LastEvaluatedKey !== undefined && items.length > 0)
+        last = Math.min(last, Number(items.at(-1)?.[KEY.sort]));
+    }
+    const members = new Map<number, string>();
+    for (const read of reads) {
+      for (const item of read.Items ?? []) {
+        const id = Number(item[KEY.sort]);
+        if (id <= last) members.set(id, String(item.email));
+      }
+    }
+    return {
+      members: [...members].sort(([a], [b]) => a - b).map(([id, email]) => ({ id, email })),
+      last,
+      more: last < upTo,
+    };
+  }
+
+  async listIndexReady(): Promise<boolean> {
+    const output = await this.#requests.send<{ Item?: Item }>(
+      'listIndexReady',
+      new GetCommand({
+        TableName: this.table,
+        Key: keys.counter('subscriber'),
+        ConsistentRead: true,
       }),
     );
-    const subscribers = (output.Items ?? []).map((item) => ({
-      id: Number(item.id),
-      email: String(item.email),
-      status: item.status as SubscriberRecord['status'],
-      lists: ((item.lists as unknown[] | undefined) ?? []).map(Number),
-    }));
-    const last = subscribers.at(-1)?.id ?? upTo;
-    return { subscribers, last, more: output.LastEvaluatedKey !== undefined && last < upTo };
+    // No counter: no subscriber was ever written, so there is nothing to index.
+    return output.Item === undefined || output.Item.list_index === true;
   }
 
   /** A Query of the `recent` index: the subscribers with ids `from` to `to`, their id and `fields`. */

@@ -38,8 +38,14 @@ export const INDEX = {
   publicRecent: { name: 'public_recent', partition: 'public_pk', sort: 'id' },
 } as const;
 
-/** Width a subscriber id is zero-padded to in a recipient's sort key, so keys sort by id. */
+/** Width a subscriber id is zero-padded to in a sort key, so keys sort by id. */
 const RECIPIENT_ID_DIGITS = 15;
+
+/**
+ * Partitions a list's membership index is spread over (by subscriber id): a bulk import onto
+ * one list writes to all of them, so no single partition's 1,000 writes a second bound it.
+ */
+export const MEMBER_SHARDS = 4;
 
 /** Item keys; the prefixes keep every kind of item in its own key space. */
 export const keys = {
@@ -87,6 +93,14 @@ export const keys = {
     [KEY.partition]: `ENGAGED#${subscriberId}`,
     [KEY.sort]: 'engaged',
   }),
+  /**
+   * The list index ([campaign.plan]): one item per confirmed subscriber and list, holding the
+   * address, so that planning reads a list's members and nobody else (docs/storage.md).
+   */
+  member: (list: number, subscriberId: number) => ({
+    [KEY.partition]: memberPartition(list, subscriberId % MEMBER_SHARDS),
+    [KEY.sort]: recipientSortKey(subscriberId),
+  }),
   recipient: (newsletterId: number, subscriberId: number) => ({
     [KEY.partition]: `RECIPIENTS#${newsletterId}`,
     [KEY.sort]: recipientSortKey(subscriberId),
@@ -96,4 +110,9 @@ export const keys = {
 /** The sort key of a recipient record: its subscriber id, zero-padded so keys sort by id. */
 export function recipientSortKey(subscriberId: number): string {
   return String(subscriberId).padStart(RECIPIENT_ID_DIGITS, '0');
+}
+
+/** The partition of one shard of a list's membership index. */
+export function memberPartition(list: number, shard: number): string {
+  return `MEMBERS#${list}#${shard}`;
 }

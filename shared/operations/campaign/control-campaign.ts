@@ -159,6 +159,13 @@ export async function readyToSend(
       'invalid_state',
       `Newsletter ${issue.id} has no content to send: give it an HTML part and its lists first.`,
     );
+  // Planning reads the list index; a table with subscribers from before it is indexed first,
+  // or they would silently not get the issue.
+  if (!(await deps.campaigns.listIndexReady()))
+    return newsletterError(
+      'invalid_state',
+      'The list index does not hold the subscribers written before this version yet: run `npx newsletter subscribers reindex` once, then send.',
+    );
   return linkBase;
 }
 

@@ -3,7 +3,6 @@ import {
   campaignRate,
   isRunComplete,
 } from '../../domain/campaign/campaign.ts';
-import { isPlannedRecipient } from '../../domain/campaign/recipient.ts';
 import {
   type ChunkRecipient,
   chunkMessages,
@@ -14,7 +13,7 @@ import type { Settings } from '../../domain/settings-schema.ts';
 import type { CampaignDependencies, PlannerDependencies } from './campaign-dependencies.ts';
 import { completeRun } from './finish-run.ts';
 
-/** Subscribers of the index read per planner invocation (one Query page). */
+/** Members of the list index read per planner invocation (a Query page per list shard). */
 export const PLAN_PAGE_SIZE = 1_000;
 /** Recipient records read per walk invocation. */
 export const WALK_PAGE_SIZE = 1_000;
@@ -30,9 +29,9 @@ export type PlannerOutcome =
   | 'already_planned';
 
 /**
- * Plans one page of a run ([campaign.plan]): reads the next subscribers of the `recent` index
- * (id order, up to the highest id when the run started), keeps those who are `C` on one of the
- * issue's lists (a subscriber is one entry whatever the number of lists they share), writes a
+ * Plans one page of a run ([campaign.plan]): reads the next members of the issue's lists from
+ * the list index (id order, up to the highest id when the run started; the index holds only
+ * `C` subscribers, and a subscriber is one entry whatever the number of lists they share), writes a
  * `pending` recipient record for each, then, in one conditional write, moves the campaign's
  * page and cursor on and adds to its total. Only then are the page's recipients queued for
  * the workers and the next page for the planner. The pages of a campaign travel one at a time
@@ -60,16 +59,13 @@ export async function planPage(
     campaign.rate === undefined || message.page === 0
       ? await currentRate(deps, settings)
       : campaign.rate;
-  const page = await deps.campaigns.subscriberPage(
+  const page = await deps.campaigns.memberPage(
+    campaign.lists,
     message.after,
     campaign.max_subscriber_id,
     deps.pageSizes?.plan ?? PLAN_PAGE_SIZE,
   );
-  let recipients: ChunkRecipient[] = page.subscribers
-    .filter((subscriber) =>
-      isPlannedRecipient(subscriber, campaign.lists, campaign.max_subscriber_id),
-    )
-    .map(({ id: subscriberId, email }) => ({ id: subscriberId, email }));
+  let recipients: ChunkRecipient[] = page.members;
   if (campaign.new_only && recipients.length > 0) {
     const existing = await deps.campaigns.existingRecipients(
       id,
