@@ -1,6 +1,6 @@
-import type { CampaignStore } from '../../adapters/store/campaign-store-port.ts';
+import { type CampaignStore, recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
 import type { EngagementStore } from '../../adapters/store/engagement-store-port.ts';
-import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
+import { type CampaignRecord, settled } from '../../domain/campaign/campaign.ts';
 import {
   countRecipients,
   noRecipients,
@@ -87,7 +87,7 @@ export async function campaignReport(
   let after = 0;
   const individual = deps.engagement?.tracking === 'individual';
   for (;;) {
-    const page = await deps.campaigns.recipientPage(id, after, PAGE);
+    const page = await deps.campaigns.recipientPage(recordSpaceOf(campaign), after, PAGE);
     counts = countRecipients(counts, page.recipients);
     if (onRows && page.recipients.length > 0) {
       const emails = await deps.campaigns.emailsOf(
@@ -110,6 +110,14 @@ export async function campaignReport(
     if (!page.more || !last) break;
     after = last.subscriber_id;
   }
+  // Records are written as each turn ends: who the run planned and has not reached yet has
+  // none, and is counted from the run's own counts.
+  const unreached = Math.max(0, campaign.total - settled(campaign));
+  counts = {
+    ...counts,
+    recipients: counts.recipients + unreached,
+    unsent: counts.unsent + unreached,
+  };
   const figures = deps.engagement ? await deps.engagement.store.figures(id) : undefined;
   return {
     newsletter_id: id,

@@ -93,6 +93,9 @@ export async function sendNewsletter(
       progress_at: now,
       active_at: now,
       consecutive_failures: 0,
+      records_spread: true,
+      // An issue that ran before the records were spread keeps reading its old partition.
+      ...(current.run > 0 && !current.records_spread ? { legacy_records: true } : {}),
     },
     add: { run: 1 },
     // A schedule's time (and its miss) no longer apply once it sends.

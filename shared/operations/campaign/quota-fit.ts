@@ -1,4 +1,5 @@
 import type { CampaignMailer, SendQuota } from '../../adapters/mail/campaign-mailer-port.ts';
+import { recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
 import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
 import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
@@ -41,7 +42,7 @@ export async function quotaFit(
     const page = await deps.campaigns.memberPage(issue.lists, after, highest, COUNT_PAGE);
     let ids = page.members.map((member) => member.id);
     if (newOnly && ids.length > 0) {
-      const existing = await deps.campaigns.existingRecipients(issue.id, ids);
+      const existing = await deps.campaigns.settledRecipients(recordSpaceOf(issue), ids);
       ids = ids.filter((id) => !existing.has(id));
     }
     recipients += ids.length;

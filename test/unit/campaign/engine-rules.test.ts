@@ -198,9 +198,13 @@ describe('pacing edges', () => {
 
 describe('[campaign.unsubscribe-link] campaign links carry ids and a secret only their hash checks', () => {
   it('round-trips, and the stored hash is not the secret', () => {
-    const link = mintCampaignLink(12, 345);
+    const link = mintCampaignLink(12, 345, { run: 2, first: 301 });
     const parsed = parseCampaignLink(link.raw);
-    expect(parsed).toMatchObject({ newsletterId: 12, subscriberId: 345 });
+    expect(parsed).toMatchObject({
+      newsletterId: 12,
+      subscriberId: 345,
+      chunk: { run: 2, first: 301 },
+    });
     if (!parsed) throw new Error('unparsed');
     expect(campaignLinkHash(parsed)).toBe(link.hash);
     expect(link.raw).not.toContain(link.hash);
