@@ -24,10 +24,13 @@ import type { DeployedFunction } from '../../infra/local/cloud/deployed-stack.ts
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoClientKeyStore } from '../../shared/adapters/store/dynamo-client-key-store.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import { memberItems } from '../../shared/adapters/store/list-index.ts';
 import { toSubscriberItem } from '../../shared/adapters/store/subscriber-item.ts';
+import { keys } from '../../shared/adapters/store/table-design.ts';
 import { newSubscriberRecord } from '../../shared/domain/decide-subscribe.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { parseSettings } from '../../shared/domain/parse-settings.ts';
+import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
 import { mintToken } from '../../shared/domain/tokens.ts';
 import type { CampaignDependencies } from '../../shared/operations/campaign/campaign-dependencies.ts';
 import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
@@ -105,29 +108,63 @@ function publishCampaignBounce(messageId: string, email: string, newsletterId: n
 }
 
 /**
- * Confirmed subscribers of a private list no campaign of the scenario goes to, as an import
- * writes them: they fill the planner's first page, so planning takes a second page.
+ * Confirmed subscribers of the campaign's list whom an earlier run of the issue reached, as an
+ * import and that run left them: the send to the new reads them all and skips them, so its
+ * planning takes a second page.
  */
-async function seedBystanders(count: number): Promise<void> {
+async function seedReached(
+  count: number,
+  list: number,
+  issue: number,
+): Promise<SubscriberRecord[]> {
   const store = new DynamoStore(db, service.stack.tableName);
   const first = await store.reserveIds('subscriber', count);
   const settings = parseSettings(JSON.stringify(BASELINE_SETTINGS));
   const now = new Date();
-  const items = Array.from({ length: count }, (_, index) => {
-    const record = newSubscriberRecord(
-      `bystander-${index}@example.com`,
-      { name: '', lists: [3], profile: {} },
-      'C',
-      settings,
-      now,
-      { preassigned: false },
-    );
-    return toSubscriberItem({ ...record, id: first + index, version: 1 });
+  const records = Array.from({ length: count }, (_, index) => {
+    const record: SubscriberRecord = {
+      ...newSubscriberRecord(
+        `reached-${index}@example.com`,
+        { name: '', lists: [list], profile: {} },
+        'C',
+        settings,
+        now,
+        { preassigned: false },
+      ),
+      id: first + index,
+      version: 1,
+    };
+    return record;
   });
-  for (let start = 0; start < items.length; start += 25) {
-    let requests: Record<string, unknown>[] = items
-      .slice(start, start + 25)
-      .map((Item) => ({ PutRequest: { Item } }));
+  await batchWrite(
+    records.flatMap((record, index) => [
+      toSubscriberItem(record),
+      ...memberItems(record),
+      { ...keys.recipient(issue, record.id), state: 'sent', run: 1, message_id: `m-${index}` },
+    ]),
+    [],
+  );
+  return records;
+}
+
+/** The reached subscribers leave again (status U, out of the list index), as an import would. */
+async function retireReached(records: readonly SubscriberRecord[]): Promise<void> {
+  await batchWrite(
+    records.map((record) => toSubscriberItem({ ...record, status: 'U', version: 2 })),
+    records.flatMap((record) => memberItems(record).map((item) => ({ pk: item.pk, sk: item.sk }))),
+  );
+}
+
+async function batchWrite(
+  puts: readonly Record<string, unknown>[],
+  deletes: readonly Record<string, unknown>[],
+): Promise<void> {
+  const all = [
+    ...puts.map((Item) => ({ PutRequest: { Item } })),
+    ...deletes.map((Key) => ({ DeleteRequest: { Key } })),
+  ];
+  for (let start = 0; start < all.length; start += 25) {
+    let requests: Record<string, unknown>[] = all.slice(start, start + 25);
     while (requests.length > 0) {
       const output = await db.send(
         new BatchWriteCommand({ RequestItems: { [service.stack.tableName]: requests } }),
@@ -450,7 +487,6 @@ describe('the whole scenario, from cdk.out', () => {
       '--lists',
       '4',
     );
-    await seedBystanders(1_000);
     const campaignId = 13;
     await step(
       'campaign: send while SES throttles a moment (planner plans, workers mail and requeue)',
@@ -515,6 +551,7 @@ describe('the whole scenario, from cdk.out', () => {
     // stack's for reader-4, who has a soft bounce counted; a test send names the campaign one.
     await setAttributes('reader-4@example.com', { transient_bounces: 1 });
     service.setSettings({ campaign: { tracking: 'off' } });
+    const reached = await seedReached(1_000, 4, campaignId);
     await step(
       'campaign: send to the new (planner skips who has a record), tracking off',
       async () => {
@@ -523,6 +560,8 @@ describe('the whole scenario, from cdk.out', () => {
       },
       { documented: false },
     );
+    await service.stack.settled();
+    await retireReached(reached);
     await step(
       'campaign: a test send (untracked)',
       async () => {

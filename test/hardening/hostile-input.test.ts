@@ -178,7 +178,10 @@ function accountFor(
   // Outbox items name their subscriber by id (a sent one keeps no address).
   const emailOfId = new Map<number, string>();
   const mailOwners = new Map<string, number>();
+  const memberOwners = new Map<string, string>();
   for (const item of [...before, ...after]) {
+    if (String(item.pk).startsWith('MEMBERS#'))
+      memberOwners.set(`${String(item.pk)}|${String(item.sk)}`, String(item.email));
     if (String(item.pk).startsWith('TOKEN#'))
       tokenOwners.set(`${String(item.pk)}|${String(item.sk)}`, String(item.email));
     if (String(item.pk).startsWith('SUBSCRIBER#'))
@@ -191,6 +194,8 @@ function accountFor(
     if (pk.startsWith('SUBSCRIBER#')) return emails.has(pk.slice('SUBSCRIBER#'.length));
     if (pk.startsWith('TOKEN#')) return emails.has(tokenOwners.get(key) ?? '');
     if (pk.startsWith('OUTBOX#')) return emails.has(emailOfId.get(mailOwners.get(key) ?? 0) ?? '');
+    // A subscriber's list index entries change with it ([campaign.plan]).
+    if (pk.startsWith('MEMBERS#')) return emails.has(memberOwners.get(key) ?? '');
     // A deleted subscriber's engagement is marked erased ([engagement.erase]).
     if (pk.startsWith('ENGAGED#'))
       return emails.has(emailOfId.get(Number(pk.slice('ENGAGED#'.length))) ?? '');

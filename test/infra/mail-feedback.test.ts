@@ -256,7 +256,7 @@ describe('the configuration sets report back', () => {
 });
 
 describe('the feedback function', () => {
-  it("may read, put and update table items (a campaign recipient's outcome) and read the settings, nothing else", () => {
+  it("may read, put, update and delete table items (a campaign recipient's outcome, list index entries) and read the settings, nothing else", () => {
     const logging = resourceNamed(feedbackFunctionId()).Properties.LoggingConfig as {
       LogGroup: { Ref: string };
     };
@@ -285,7 +285,12 @@ describe('the feedback function', () => {
       {
         Sid: 'Table',
         Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Action: [
+          'dynamodb:DeleteItem',
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+        ],
         Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
       },
       {

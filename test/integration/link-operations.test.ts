@@ -181,8 +181,9 @@ function campaignsWith(
   } as RecipientRecord;
   const fake = {
     left,
-    getRecipient: async (n: number, s: number) =>
-      n === newsletterId && s === subscriberId ? recipient : undefined,
+    getRecipient: async (space: { newsletterId: number }, s: number) =>
+      space.newsletterId === newsletterId && s === subscriberId ? recipient : undefined,
+    chunkLinks: async () => undefined,
     emailsOf: async (ids: readonly number[]) =>
       new Map(ids.filter((id) => id === subscriberId).map((id) => [id, email])),
     markUnsubscribed: async (n: number, s: number) => {

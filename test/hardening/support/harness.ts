@@ -246,18 +246,33 @@ export function changedKeys(before: readonly Item[], after: readonly Item[]): st
 /**
  * What must hold of the table whatever happened: every token item belongs to a subscriber that
  * lists its hash, every hash a subscriber lists has its token item, a subscriber's live
- * activation token is among its tokens, ids are unique, and the `recent` index shows exactly
- * the subscribers the table holds. Returns the violations (empty when all is well).
+ * activation token is among its tokens, ids are unique, the `recent` index shows exactly
+ * the subscribers the table holds, and the list index exactly their confirmed memberships. Returns the violations (empty when all is well).
  */
 export function integrityProblems(items: readonly Item[], index: readonly Item[]): string[] {
   const problems: string[] = [];
   const subscribers = new Map<string, Item>();
   const tokens = new Map<string, Item>();
+  /** The list index: `<list>:<id>` to the address the entry holds. */
+  const members = new Map<string, string>();
   for (const item of items) {
     const pk = String(item.pk);
     if (pk.startsWith('SUBSCRIBER#')) subscribers.set(pk.slice('SUBSCRIBER#'.length), item);
     if (pk.startsWith('TOKEN#')) tokens.set(pk.slice('TOKEN#'.length), item);
+    if (pk.startsWith('MEMBERS#'))
+      members.set(`${pk.split('#')[1]}:${Number(item.sk)}`, String(item.email));
   }
+  // [campaign.plan] The list index holds exactly every list of every confirmed subscriber.
+  const expectedMembers = new Map<string, string>();
+  for (const [email, subscriber] of subscribers)
+    if (subscriber.status === 'C')
+      for (const list of (subscriber.lists ?? []) as number[])
+        expectedMembers.set(`${list}:${Number(subscriber.id)}`, email);
+  for (const [entry, email] of members)
+    if (expectedMembers.get(entry) !== email)
+      problems.push(`list index entry ${entry} (${email}): no such confirmed member`);
+  for (const [entry, email] of expectedMembers)
+    if (!members.has(entry)) problems.push(`list index: ${email} missing as ${entry}`);
   for (const [hash, token] of tokens) {
     const owner = subscribers.get(String(token.email));
     if (!owner) problems.push(`token ${hash.slice(0, 8)} of ${token.email}: no subscriber`);
