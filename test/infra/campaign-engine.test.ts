@@ -7,6 +7,7 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { sizeWorkers } from '../../infra/cdk/worker-sizing.ts';
+import { RATE_KEPT_ALARM_PERCENT } from '../../shared/domain/campaign/rate-kept.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
 import { buildApp, resourcesOfType, type TemplateResource } from './build-app.ts';
 
@@ -283,6 +284,52 @@ describe('[ops.alarms] campaign alarms', () => {
       [planDeadId, sendDeadId].some((id) => JSON.stringify(alarm.Properties).includes(id)),
     );
     expect(deadLetterAlarms).toHaveLength(2);
+  });
+
+  it('[campaign.rate-kept] alarms when a campaign keeps under 80% of its rate for 5 minutes, unless SES throttled it', () => {
+    const [lowId, low] = named('OperationsCampaignRateKeptLow', 'AWS::CloudWatch::Alarm');
+    const [throttledId, throttled] = named(
+      'OperationsCampaignsThrottled',
+      'AWS::CloudWatch::Alarm',
+    );
+    const [, composite] = named('OperationsCampaignBehindRate', 'AWS::CloudWatch::CompositeAlarm');
+    // The sweeper's figure, as it publishes it: one a minute, five minutes in a row below 80.
+    expect(low.Properties).toMatchObject({
+      Namespace: 'Newsletter',
+      MetricName: 'CampaignRateKept',
+      Dimensions: [{ Name: 'service', Value: 'newsletter' }],
+      Period: 60,
+      Statistic: 'Maximum',
+      Threshold: RATE_KEPT_ALARM_PERCENT,
+      ComparisonOperator: 'LessThanThreshold',
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
+      TreatMissingData: 'notBreaching',
+    });
+    // Any throttled send of the workers in those five minutes.
+    expect(throttled.Properties).toMatchObject({
+      MetricName: 'CampaignThrottles',
+      Period: 60,
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 1,
+    });
+    // Behind and not throttled; only the composite notifies (newsletter-stack.test.ts).
+    expect(composite.Properties.AlarmRule).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          '(ALARM("',
+          { 'Fn::GetAtt': [lowId, 'Arn'] },
+          '") AND (NOT (ALARM("',
+          { 'Fn::GetAtt': [throttledId, 'Arn'] },
+          '"))))',
+        ],
+      ],
+    });
+    expect(low.Properties.AlarmActions).toBeUndefined();
   });
 
   it('shows the campaigns on the dashboard', () => {
