@@ -24,6 +24,7 @@ import {
   sampler,
   waitFor,
 } from './campaign-world.ts';
+import { compareWithCommit } from './compare-commit.ts';
 import { describeMachine, loadAverage } from './machine.ts';
 import { meterCpu } from './process-cpu.ts';
 import { machineText, markdownTable, type Row } from './report.ts';
@@ -37,7 +38,10 @@ const USAGE = `Usage: tsx bench/campaigns.ts [options]
   --slow S         SES answers held past the workers' 3 s timeout during that send (default 5)
   --window-rates   rates of the shared-pacing runs, comma-separated (default 20,50; '' skips)
   --windows-only   only the shared-pacing runs, printed (the document is left alone)
-  --out FILE       document whose campaign section to replace (default docs/benchmarks.md; '-' for none)`;
+  --out FILE       document whose campaign section to replace (default docs/benchmarks.md; '-' for none)
+  --compare REF    run the same workload on commit REF (a temporary worktree), then here, and
+                   print both and the ratio (the document is left alone; --kills and
+                   --window-rates default to 0 and '' then)`;
 
 export const CAMPAIGN_START = '<!-- campaigns:start -->';
 export const CAMPAIGN_END = '<!-- campaigns:end -->';
@@ -59,14 +63,19 @@ function options() {
       paced: { type: 'string', default: '1500' },
       rate: { type: 'string', default: '50' },
       storm: { type: 'string', default: '2000' },
-      kills: { type: 'string', default: '10' },
+      kills: { type: 'string' },
       slow: { type: 'string', default: '5' },
-      'window-rates': { type: 'string', default: '20,50' },
+      'window-rates': { type: 'string' },
       'windows-only': { type: 'boolean', default: false },
       out: { type: 'string', default: join(PROJECT_ROOT, 'docs', 'benchmarks.md') },
+      compare: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
+  // A comparison runs throughput, pacing and the storm unless told otherwise: kills take minutes.
+  const comparing = values.compare !== undefined;
+  values.kills ??= comparing ? '0' : '10';
+  values['window-rates'] ??= comparing ? '' : '20,50';
   const count = (name: keyof typeof values, minimum: number): number => {
     const value = Number(values[name]);
     if (!Number.isFinite(value) || value < minimum)
@@ -88,6 +97,17 @@ function options() {
       .map(Number)
       .filter((rate) => rate > 0),
     out: String(values.out),
+    ...(comparing ? { compare: String(values.compare) } : {}),
+    /** The options as given or defaulted, for `--compare` to pass to both sides. */
+    workload: {
+      recipients: String(values.recipients),
+      paced: String(values.paced),
+      rate: String(values.rate),
+      storm: String(values.storm),
+      kills: String(values.kills),
+      slow: String(values.slow),
+      'window-rates': String(values['window-rates']),
+    },
   };
 }
 
@@ -865,6 +885,10 @@ async function main(): Promise<void> {
     return;
   }
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  if (opts.compare !== undefined) {
+    await compareWithCommit(opts.compare, opts.workload);
+    return;
+  }
   if (opts.windowsOnly) {
     const windows: WindowRun[] = [];
     for (const workers of [2, 4])

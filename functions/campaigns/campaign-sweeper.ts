@@ -22,6 +22,8 @@ const sweeper: SweeperDependencies = {
     withDeliveries: '',
     withoutDeliveries: '',
   }),
+  // The last send sample of each sending campaign, kept by this container between sweeps.
+  sendSamples: new Map(),
 };
 
 /** Every minute (an EventBridge rule): stalled campaigns counted, dead ones repaired ([campaign.sweep]). */

@@ -53,10 +53,19 @@ export interface NewsletterConfig {
    */
   readonly trustedProxyHops: number;
   /**
-   * Campaign workers that may send at once (the workers' event source mapping's maximum
-   * concurrency, at least 2); each sends its share of the campaign's rate.
+   * The highest rate a campaign is meant to send at (mails per second, all workers together):
+   * the settings' `campaign.rate`, or 80% of the account's SES MaxSendRate. The campaign
+   * workers and their memory are derived from it (infra/cdk/worker-sizing.ts).
    */
-  readonly campaignWorkers: number;
+  readonly campaignMaxRate: number;
+  /**
+   * Campaign workers that may send at once (the workers' event source mapping's maximum
+   * concurrency, at least 2), when set; derived from `campaignMaxRate` otherwise. Each sends
+   * its share of the campaign's rate.
+   */
+  readonly campaignWorkers?: number;
+  /** Memory of each campaign worker (MB), when set; derived from `campaignMaxRate` otherwise. */
+  readonly campaignWorkerMemory?: number;
   /** How long a campaign function may run; its queue hides a message twice as long. */
   readonly campaignTimeoutSeconds: number;
   /**
@@ -87,6 +96,8 @@ const DEFAULTS = {
   throttleRate: 50,
   throttleBurst: 100,
   logRetentionDays: 30,
+  // What a campaign of a new production SES account sends: 80% of its 14 mails a second.
+  campaignMaxRate: 11.2,
 } as const;
 
 // API Gateway stage names: letters, digits, hyphens, underscores.
@@ -137,6 +148,23 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     const parsed = typeof value === 'number' ? value : Number(value);
     if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
       problems.push(`${key} must be a whole number from ${min} to ${max}`);
+      return fallback;
+    }
+    return parsed;
+  };
+  const optionalCount = (key: string, min: number, max: number): number | undefined => {
+    const value = read(key);
+    return value === undefined || value === null || value === ''
+      ? undefined
+      : count(key, min, min, max);
+  };
+  // A rate may have decimals: 80% of 14 is 11.2.
+  const rate = (key: string, fallback: number, max: number): number => {
+    const value = read(key);
+    if (value === undefined || value === null || value === '') return fallback;
+    const parsed = typeof value === 'number' ? value : Number(value);
+    if (!Number.isFinite(parsed) || parsed <= 0 || parsed > max) {
+      problems.push(`${key} must be a number of mails per second above 0, at most ${max}`);
       return fallback;
     }
     return parsed;
@@ -201,6 +229,9 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
 
   const throttleRate = count('throttleRate', DEFAULTS.throttleRate, 1, 10_000);
   const throttleBurst = count('throttleBurst', DEFAULTS.throttleBurst, 1, 5_000);
+  // Lambda's memory range; the workers' mapping allows at least 2 at once.
+  const campaignWorkers = optionalCount('campaignWorkers', 2, 100);
+  const campaignWorkerMemory = optionalCount('campaignWorkerMemory', 128, 10_240);
   const logRetentionDays = count('logRetentionDays', DEFAULTS.logRetentionDays, 1, 3653);
   if (!LOG_RETENTION_DAYS.includes(logRetentionDays)) {
     problems.push(`logRetentionDays must be one of ${LOG_RETENTION_DAYS.join(', ')}`);
@@ -242,7 +273,9 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     ...(alarmTopicArn !== undefined ? { alarmTopicArn } : {}),
     streamRetryBaseMs: count('streamRetryBaseMs', ENV_DEFAULTS.streamRetryBaseMs, 0, 10_000),
     trustedProxyHops: count('trustedProxyHops', 0, 0, 5),
-    campaignWorkers: count('campaignWorkers', 2, 2, 100),
+    campaignMaxRate: rate('campaignMaxRate', DEFAULTS.campaignMaxRate, 100_000),
+    ...(campaignWorkers !== undefined ? { campaignWorkers } : {}),
+    ...(campaignWorkerMemory !== undefined ? { campaignWorkerMemory } : {}),
     campaignTimeoutSeconds: count('campaignTimeoutSeconds', 60, 15, 900),
     ...(trackingDomain !== undefined ? { trackingDomain: trackingDomain.toLowerCase() } : {}),
   };

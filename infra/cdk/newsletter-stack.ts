@@ -1,5 +1,13 @@
 import { resolve } from 'node:path';
-import { ArnFormat, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  ArnFormat,
+  CfnOutput,
+  Duration,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -25,6 +33,7 @@ import {
   parameterReads,
   routePolicyStatements,
 } from './route-access-policy.ts';
+import { sizeWorkers, sizingWarning, type WorkerSizing } from './worker-sizing.ts';
 
 /** Repository root: handler files, package.json, package-lock.json, tsconfig.json. */
 const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -51,6 +60,8 @@ export class NewsletterStack extends Stack {
   readonly feedbackFunction: NewsletterFunction;
   /** Sending newsletter issues: the planner and worker queues, their functions, the sweeper. */
   readonly campaigns: CampaignEngine;
+  /** The campaign workers and their memory, as sized for `campaignMaxRate`. */
+  readonly campaignWorkers: WorkerSizing;
   /** Opens and clicks: the engagement queue and the function that records them. */
   readonly engagement: EngagementRecording;
   readonly alarms: NewsletterAlarms;
@@ -111,6 +122,13 @@ export class NewsletterStack extends Stack {
       [ENV.parameterCacheSeconds]: String(config.parameterCacheSeconds),
     };
 
+    // The workers and their memory from the highest rate, unless given ([campaign.workers-sized]).
+    this.campaignWorkers = sizeWorkers(config.campaignMaxRate, {
+      ...(config.campaignWorkers !== undefined ? { workers: config.campaignWorkers } : {}),
+      ...(config.campaignWorkerMemory !== undefined
+        ? { memoryMb: config.campaignWorkerMemory }
+        : {}),
+    });
     // Before the routes: the v2 issue routes queue campaign work on its planner's queue.
     this.campaigns = new CampaignEngine(this, 'Campaigns', {
       projectRoot: PROJECT_ROOT,
@@ -128,9 +146,16 @@ export class NewsletterStack extends Stack {
         this.feedback.trackedDeliveriesConfigurationSetArn,
       ],
       logRetention,
-      workers: config.campaignWorkers,
+      workers: this.campaignWorkers.workers,
+      workerMemoryMb: this.campaignWorkers.memoryMb,
       timeoutSeconds: config.campaignTimeoutSeconds,
     });
+    const unreachable = sizingWarning(this.campaignWorkers);
+    if (unreachable)
+      Annotations.of(this.campaigns).addWarningV2(
+        'newsletter:campaign-rate-unreachable',
+        unreachable,
+      );
     const queueArns = {
       plans: this.campaigns.queues.plans.queueArn,
       sends: this.campaigns.queues.sends.queueArn,

@@ -36,6 +36,7 @@ export type MetricName =
   | 'StalledCampaigns'
   | 'SchedulesMissed'
   | 'OverdueSchedules'
+  | 'CampaignRateKept'
   | 'EngagementOpens'
   | 'EngagementClicks'
   | 'EngagementDropped';
@@ -52,10 +53,12 @@ export interface Metrics {
    * alarm watches the total and a dashboard can show one campaign.
    */
   count(name: MetricName, value?: number, dimensions?: MetricDimensions): void;
+  /** A level in percent (CloudWatch's unit `Percent`), with `dimensions` as for `count`. */
+  percent(name: MetricName, value: number, dimensions?: MetricDimensions): void;
 }
 
 /** Counts nothing: for callers that publish no metrics. */
-export const NO_METRICS: Metrics = { count: () => undefined };
+export const NO_METRICS: Metrics = { count: () => undefined, percent: () => undefined };
 
 /**
  * Everything the operations need from outside. Each composition root (a handler module, the

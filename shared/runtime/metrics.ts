@@ -1,5 +1,5 @@
 import { MetricUnit, Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
-import type { Metrics } from '../operations/dependencies.ts';
+import type { MetricDimensions, MetricName, Metrics } from '../operations/dependencies.ts';
 import { SERVICE_NAME } from './logger.ts';
 
 /** The CloudWatch namespace of the service's metrics; the stack's alarms read it. */
@@ -18,17 +18,20 @@ export function createMetrics(): {
     namespace: METRICS_NAMESPACE,
     serviceName: SERVICE_NAME,
   });
+  type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
+  const publish = (name: MetricName, unit: Unit, value: number, dimensions?: MetricDimensions) => {
+    powertools.addMetric(name, unit, value);
+    if (dimensions?.newsletter) {
+      // A metric of its own, published at once: its dimension must not reach the others.
+      const single = powertools.singleMetric();
+      single.addDimension('newsletter', dimensions.newsletter);
+      single.addMetric(name, unit, value);
+    }
+  };
   return {
     metrics: {
-      count: (name, value = 1, dimensions) => {
-        powertools.addMetric(name, MetricUnit.Count, value);
-        if (dimensions?.newsletter) {
-          // A metric of its own, published at once: its dimension must not reach the others.
-          const single = powertools.singleMetric();
-          single.addDimension('newsletter', dimensions.newsletter);
-          single.addMetric(name, MetricUnit.Count, value);
-        }
-      },
+      count: (name, value = 1, dimensions) => publish(name, MetricUnit.Count, value, dimensions),
+      percent: (name, value, dimensions) => publish(name, MetricUnit.Percent, value, dimensions),
     },
     powertools,
   };

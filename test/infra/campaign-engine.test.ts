@@ -4,7 +4,10 @@
  * source mappings (the workers' bounded by the number of workers), the sweeper's schedule, and
  * each function's grants. The oracles are the template and AWS's documented limits.
  */
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { sizeWorkers } from '../../infra/cdk/worker-sizing.ts';
+import { RATE_KEPT_ALARM_PERCENT } from '../../shared/domain/campaign/rate-kept.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
 import { buildApp, resourcesOfType, type TemplateResource } from './build-app.ts';
 
@@ -60,6 +63,17 @@ function statementsOfFunction(prefix: string): Statement[] {
 
 const environmentOf = (prefix: string): Record<string, unknown> =>
   (named(prefix)[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+
+/** The one resource of another app's template whose logical id starts with `prefix`. */
+function resourceOf(
+  built: ReturnType<typeof buildApp>,
+  pick: (id: string, resource: TemplateResource) => boolean,
+): TemplateResource {
+  const all = built.template.toJSON().Resources as Record<string, TemplateResource>;
+  const found = Object.entries(all).filter(([id, resource]) => pick(id, resource));
+  if (found.length !== 1) throw new Error(`${found.length} resources match`);
+  return (found[0] as [string, TemplateResource])[1];
+}
 
 const [plansId, plans] = named('CampaignsPlans');
 const [sendsId, sends] = named('CampaignsSends');
@@ -134,6 +148,79 @@ describe('[campaign.pacing] the workers’ mapping runs at most the configured n
   });
 });
 
+describe('[campaign.workers-sized] the workers and their memory are sized for the highest rate', () => {
+  /** The workers' mapping's concurrency, and the memory of the sender and the planner. */
+  const sizedIn = (built: ReturnType<typeof buildApp>) => {
+    const mapping = resourceOf(
+      built,
+      (_, resource) =>
+        resource.Type === 'AWS::Lambda::EventSourceMapping' &&
+        JSON.stringify(resource.Properties.EventSourceArn).includes('CampaignsSends'),
+    );
+    const memoryOf = (prefix: string) =>
+      resourceOf(
+        built,
+        (id, resource) => id.startsWith(prefix) && resource.Type === 'AWS::Lambda::Function',
+      ).Properties.MemorySize;
+    return {
+      workers: (mapping.Properties.ScalingConfig as { MaximumConcurrency: number })
+        .MaximumConcurrency,
+      sender: memoryOf('CampaignsCampaignSender'),
+      planner: memoryOf('CampaignsCampaignPlanner'),
+    };
+  };
+  const warnings = (built: ReturnType<typeof buildApp>) =>
+    Annotations.fromStack(built.stack)
+      .findWarning('*', Match.anyValue())
+      .map((warning) => String(warning.entry.data));
+
+  it('derives them from campaignMaxRate, 2 workers of 256 MB by default, without a warning', () => {
+    expect(sizedIn(buildApp())).toEqual({ workers: 2, sender: 256, planner: 256 });
+    const built = buildApp({ campaignMaxRate: '500' });
+    const sizing = sizeWorkers(500);
+    expect(built.stack.campaignWorkers).toEqual(sizing);
+    expect(sizedIn(built)).toEqual({
+      workers: sizing.workers,
+      sender: sizing.memoryMb,
+      planner: 256,
+    });
+    const sender = resourceOf(
+      built,
+      (id, resource) =>
+        id.startsWith('CampaignsCampaignSender') && resource.Type === 'AWS::Lambda::Function',
+    );
+    expect(
+      (sender.Properties.Environment as { Variables: Record<string, unknown> }).Variables[
+        ENV.campaignWorkers
+      ],
+    ).toBe(String(sizing.workers));
+    expect(warnings(built)).toEqual([]);
+  });
+
+  it('keeps the workers or the memory given, and derives the other', () => {
+    const memory = buildApp({ campaignMaxRate: '500', campaignWorkerMemory: '1024' });
+    expect(sizedIn(memory)).toEqual({
+      workers: sizeWorkers(500, { memoryMb: 1024 }).workers,
+      sender: 1024,
+      planner: 256,
+    });
+    expect(sizedIn(buildApp({ campaignMaxRate: '100', campaignWorkers: '6' }))).toMatchObject({
+      workers: 6,
+      sender: 256,
+    });
+  });
+
+  it('warns at synth when the settings given cannot reach the rate', () => {
+    const built = buildApp({ campaignMaxRate: '500', campaignWorkers: '4' });
+    expect(sizedIn(built).workers).toBe(4);
+    expect(warnings(built)).toEqual([
+      expect.stringMatching(
+        /^campaignMaxRate 500\/s is out of reach: campaignWorkers=4 .*\[ack: newsletter:campaign-rate-unreachable\]$/,
+      ),
+    ]);
+  });
+});
+
 describe('[campaign.sweep] the sweeper runs every minute, invoked by its rule only', () => {
   it('has a rate(1 minute) rule targeting it, and a permission for exactly that rule', () => {
     const [ruleId, rule] = named('CampaignsSweep');
@@ -197,6 +284,52 @@ describe('[ops.alarms] campaign alarms', () => {
       [planDeadId, sendDeadId].some((id) => JSON.stringify(alarm.Properties).includes(id)),
     );
     expect(deadLetterAlarms).toHaveLength(2);
+  });
+
+  it('[campaign.rate-kept] alarms when a campaign keeps under 80% of its rate for 5 minutes, unless SES throttled it', () => {
+    const [lowId, low] = named('OperationsCampaignRateKeptLow', 'AWS::CloudWatch::Alarm');
+    const [throttledId, throttled] = named(
+      'OperationsCampaignsThrottled',
+      'AWS::CloudWatch::Alarm',
+    );
+    const [, composite] = named('OperationsCampaignBehindRate', 'AWS::CloudWatch::CompositeAlarm');
+    // The sweeper's figure, as it publishes it: one a minute, five minutes in a row below 80.
+    expect(low.Properties).toMatchObject({
+      Namespace: 'Newsletter',
+      MetricName: 'CampaignRateKept',
+      Dimensions: [{ Name: 'service', Value: 'newsletter' }],
+      Period: 60,
+      Statistic: 'Maximum',
+      Threshold: RATE_KEPT_ALARM_PERCENT,
+      ComparisonOperator: 'LessThanThreshold',
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
+      TreatMissingData: 'notBreaching',
+    });
+    // Any throttled send of the workers in those five minutes.
+    expect(throttled.Properties).toMatchObject({
+      MetricName: 'CampaignThrottles',
+      Period: 60,
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 1,
+    });
+    // Behind and not throttled; only the composite notifies (newsletter-stack.test.ts).
+    expect(composite.Properties.AlarmRule).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          '(ALARM("',
+          { 'Fn::GetAtt': [lowId, 'Arn'] },
+          '") AND (NOT (ALARM("',
+          { 'Fn::GetAtt': [throttledId, 'Arn'] },
+          '"))))',
+        ],
+      ],
+    });
+    expect(low.Properties.AlarmActions).toBeUndefined();
   });
 
   it('shows the campaigns on the dashboard', () => {

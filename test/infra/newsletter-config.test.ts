@@ -27,8 +27,8 @@ describe('readNewsletterConfig', () => {
       streamRetryBaseMs: 1000,
       // X-Forwarded-For is never believed unless the operator declares proxies.
       trustedProxyHops: 0,
-      // The least the workers' event source mapping allows, a minute per invocation.
-      campaignWorkers: 2,
+      // 80% of a new production account's 14 a second; the workers are derived from it.
+      campaignMaxRate: 11.2,
       campaignTimeoutSeconds: 60,
     });
   });
@@ -46,6 +46,25 @@ describe('readNewsletterConfig', () => {
     expect(() =>
       readNewsletterConfig(from({ senderIdentity: 'example.com', campaignWorkers: '1' })),
     ).toThrow(/campaignWorkers must be a whole number from 2 to 100/);
+  });
+
+  it('[campaign.workers-sized] reads the highest campaign rate and the workers’ memory, and names bad ones', () => {
+    expect(
+      readNewsletterConfig(
+        from({
+          senderIdentity: 'example.com',
+          campaignMaxRate: '250.5',
+          campaignWorkerMemory: 512,
+        }),
+      ),
+    ).toMatchObject({ campaignMaxRate: 250.5, campaignWorkerMemory: 512 });
+    expect(() =>
+      readNewsletterConfig(
+        from({ senderIdentity: 'example.com', campaignMaxRate: '0', campaignWorkerMemory: '64' }),
+      ),
+    ).toThrow(
+      /campaignWorkerMemory must be a whole number from 128 to 10240[\s\S]*campaignMaxRate must be a number of mails per second above 0/,
+    );
   });
 
   it('reads an alarm topic and the mailer backoff, and names bad ones', () => {

@@ -212,3 +212,41 @@ describe('[campaign.sweep] a campaign no worker touched for 6 minutes is repaire
     expect(await world.campaign(issue.id)).toMatchObject({ status: 'paused' });
   });
 });
+
+describe('[campaign.rate-kept] every sweep publishes the share of its rate each sending campaign kept', () => {
+  it('samples a campaign at one sweep and publishes its sends since at the next, with a line when behind', async () => {
+    const world = await campaignWorld({ campaign: { rate: 0.1 } });
+    // 15 recipients: after 9 sends, 6 are left, a minute's worth, so the run is not in its tail.
+    const { issue } = await sending(world, 15);
+    expect(issue.rate).toBe(0.1);
+    // The first sweep of this container only takes the campaign's sample.
+    await sweepCampaigns(world.deps);
+    expect(world.metrics.percents).toEqual([]);
+    // A minute later, 3 sends where the rate allowed 6: 50%.
+    world.clock.t += MINUTE;
+    await world.campaigns.updateCampaign(issue.id, {
+      expect: { statuses: ['sending'], run: issue.run },
+      add: { sent: 3 },
+    });
+    await sweepCampaigns(world.deps);
+    expect(world.metrics.percents).toEqual([
+      { name: 'CampaignRateKept', value: 50, dimensions: { newsletter: String(issue.id) } },
+    ]);
+    expect(linesOf(world, 'campaign_behind_rate')).toEqual([
+      {
+        level: 'warn',
+        event: 'campaign_behind_rate',
+        fields: { newsletter_id: issue.id, run: issue.run, percent: 50, rate: 0.1 },
+      },
+    ]);
+    // The next minute at the rate: 100%, and no line.
+    world.clock.t += MINUTE;
+    await world.campaigns.updateCampaign(issue.id, {
+      expect: { statuses: ['sending'], run: issue.run },
+      add: { sent: 6 },
+    });
+    await sweepCampaigns(world.deps);
+    expect(world.metrics.percents.map((each) => each.value)).toEqual([50, 100]);
+    expect(linesOf(world, 'campaign_behind_rate')).toHaveLength(1);
+  });
+});

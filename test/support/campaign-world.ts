@@ -229,6 +229,7 @@ export async function campaignWorld(
     clock,
     contents: new Map<number, StoredContent>(),
     slots: new Map<string, number[]>(),
+    sendSamples: new Map(),
     settings: async () => current.settings,
     now: () => new Date(clock.now()),
     log,

@@ -84,9 +84,14 @@ export class RecordingMetrics implements Metrics {
   readonly counts: Partial<Record<MetricName, number>> = {};
   /** The dimensions each count was also made under, in order (none: not recorded). */
   readonly dimensioned: { name: MetricName; dimensions: MetricDimensions }[] = [];
+  /** Every level reported in percent, in order. */
+  readonly percents: { name: MetricName; value: number; dimensions?: MetricDimensions }[] = [];
   count(name: MetricName, value = 1, dimensions?: MetricDimensions): void {
     this.counts[name] = (this.counts[name] ?? 0) + value;
     if (dimensions) this.dimensioned.push({ name, dimensions });
+  }
+  percent(name: MetricName, value: number, dimensions?: MetricDimensions): void {
+    this.percents.push({ name, value, ...(dimensions ? { dimensions } : {}) });
   }
 }
 

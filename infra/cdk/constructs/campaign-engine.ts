@@ -40,8 +40,9 @@ export interface CampaignEngineProps {
   /** The campaign's own configuration sets (untracked, and both tracked ones). */
   readonly campaignConfigurationSetArns: readonly string[];
   readonly logRetention: RetentionDays;
-  /** Workers that may send at once. */
+  /** Workers that may send at once, and the memory of each (infra/cdk/worker-sizing.ts). */
   readonly workers: number;
+  readonly workerMemoryMb: number;
   /** How long a campaign function may run. */
   readonly timeoutSeconds: number;
 }
@@ -161,6 +162,8 @@ export class CampaignEngine extends Construct {
         logRetention: props.logRetention,
         readsParameters: entry.access.settings,
         timeout,
+        // The workers' memory buys their CPU share, sized to the rate; the others keep the default.
+        ...(entry.paced ? { memorySize: props.workerMemoryMb } : {}),
       });
       if (entry.access.sendQuota)
         Validations.of(fn.executionRole).acknowledge({

@@ -1,7 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
 import {
   Alarm,
+  AlarmRule,
+  AlarmState,
   ComparisonOperator,
+  CompositeAlarm,
   Dashboard,
   GraphWidget,
   type IMetric,
@@ -16,6 +19,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { RATE_KEPT_ALARM_PERCENT } from '../../../shared/domain/campaign/rate-kept.ts';
 import type { MetricName } from '../../../shared/operations/dependencies.ts';
 import { SERVICE_NAME } from '../../../shared/runtime/logger.ts';
 import { METRICS_NAMESPACE } from '../../../shared/runtime/metrics.ts';
@@ -51,9 +55,15 @@ export const ALARM_THRESHOLDS = {
   bounceRate: 0.025,
   /** The account's SES complaint rate: half of the 0.1% at which SES reviews the account. */
   complaintRate: 0.0005,
+  /** Share of its rate a sending campaign must keep ([campaign.rate-kept]), percent. */
+  rateKeptPercent: RATE_KEPT_ALARM_PERCENT,
+  /** Minutes in a row a campaign must run below it, unthrottled, for CampaignBehindRate. */
+  rateKeptMinutes: 5,
 } as const;
 
 const PERIOD = Duration.minutes(5);
+/** The sweeper's interval: one CampaignRateKept figure a minute per sending campaign. */
+const SWEEP_PERIOD = Duration.minutes(1);
 /** SES computes the reputation rates over its own recent window; an hour's average is plenty. */
 const REPUTATION_PERIOD = Duration.hours(1);
 
@@ -78,6 +88,13 @@ export class NewsletterAlarms extends Construct {
    * itself after failures in a row, and work the engine's queues gave up on.
    */
   readonly campaigns: readonly Alarm[];
+  /**
+   * [campaign.rate-kept] A sending campaign keeps less than 80% of its rate for five minutes
+   * while SES throttled none of its sends: the composite of `rateKeptLow` and not
+   * `campaignsThrottled`. Only the composite notifies; its two parts have no actions.
+   */
+  readonly behindRate: CompositeAlarm;
+  readonly behindRateParts: { readonly rateKeptLow: Alarm; readonly campaignsThrottled: Alarm };
   readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: NewsletterAlarmsProps) {
@@ -279,6 +296,51 @@ export class NewsletterAlarms extends Construct {
       ),
     ];
 
+    const rateKept = serviceMetric('CampaignRateKept').with({
+      period: SWEEP_PERIOD,
+      // One figure per sending campaign a sweep: with two at once, the better one counts.
+      statistic: 'Maximum',
+    });
+    const rateKeptLow = new Alarm(this, 'CampaignRateKeptLow', {
+      alarmDescription:
+        'Part of CampaignBehindRate (which notifies): the campaign sweeper measured less than ' +
+        `${ALARM_THRESHOLDS.rateKeptPercent}% of a sending campaign's rate sent, every minute for ` +
+        `${ALARM_THRESHOLDS.rateKeptMinutes} minutes.`,
+      metric: rateKept,
+      threshold: ALARM_THRESHOLDS.rateKeptPercent,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: ALARM_THRESHOLDS.rateKeptMinutes,
+      datapointsToAlarm: ALARM_THRESHOLDS.rateKeptMinutes,
+      // No campaign sending, or none judged (its first minute, its tail): nothing to say.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    const campaignsThrottled = new Alarm(this, 'CampaignsThrottled', {
+      alarmDescription:
+        'Part of CampaignBehindRate (which notifies): SES throttled a campaign send in the last ' +
+        `${ALARM_THRESHOLDS.rateKeptMinutes} minutes, so a campaign short of its rate is SES's ` +
+        'doing, not the workers.',
+      metric: serviceMetric('CampaignThrottles').with({ period: SWEEP_PERIOD }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: ALARM_THRESHOLDS.rateKeptMinutes,
+      datapointsToAlarm: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.behindRateParts = { rateKeptLow, campaignsThrottled };
+    this.behindRate = new CompositeAlarm(this, 'CampaignBehindRate', {
+      alarmDescription:
+        `A sending campaign kept less than ${ALARM_THRESHOLDS.rateKeptPercent}% of its rate for ` +
+        `${ALARM_THRESHOLDS.rateKeptMinutes} minutes while SES throttled none of its sends: the ` +
+        'campaign workers are too few or too small for the rate (docs/deploy.md, "Sizing the ' +
+        'campaign workers"), or something slows them. Read the campaign_behind_rate lines ' +
+        "(which campaign, what share), the sender's duration and errors, then deploy with a " +
+        'higher -c campaignMaxRate (or campaignWorkers).',
+      alarmRule: AlarmRule.allOf(
+        AlarmRule.fromAlarm(rateKeptLow, AlarmState.ALARM),
+        AlarmRule.not(AlarmRule.fromAlarm(campaignsThrottled, AlarmState.ALARM)),
+      ),
+    });
+
     if (props.alarmTopicArn) {
       const topic = Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn);
       for (const alarm of [
@@ -288,6 +350,7 @@ export class NewsletterAlarms extends Construct {
         ...this.deadLetters,
         ...this.reputation,
         ...this.campaigns,
+        this.behindRate,
       ]) {
         alarm.addAlarmAction(new SnsAction(topic));
         alarm.addOkAction(new SnsAction(topic));
@@ -303,7 +366,7 @@ export class NewsletterAlarms extends Construct {
           new TextWidget({
             markdown:
               '# Newsletter\nAlarms: 5xx rate, throttles, mail failures, SES bounce and ' +
-              'complaint rates, stalled or auto-paused campaigns. A 500 or 503 body names a `request_id`; search the function ' +
+              'complaint rates, stalled, auto-paused or behind-rate campaigns. A 500 or 503 body names a `request_id`; search the function ' +
               'logs for it.',
             width: 24,
             height: 2,
@@ -350,13 +413,14 @@ export class NewsletterAlarms extends Construct {
             width: 12,
           }),
           new GraphWidget({
-            title: 'Campaigns: stalled, auto-paused, schedules missed',
+            title: 'Campaigns: stalled, auto-paused, schedules missed; share of the rate kept',
             left: [
               serviceMetric('StalledCampaigns').with({ statistic: 'Maximum' }),
               serviceMetric('CampaignsAutoPaused'),
               serviceMetric('SchedulesMissed'),
               serviceMetric('OverdueSchedules').with({ statistic: 'Maximum' }),
             ],
+            right: [rateKept.with({ statistic: 'Minimum', label: 'CampaignRateKept (%)' })],
             width: 12,
           }),
         ],

@@ -34,6 +34,8 @@ export interface NewsletterFunctionProps {
   readonly readsParameters: boolean;
   /** How long an invocation may run (default 10 s). */
   readonly timeout?: Duration;
+  /** Memory (MB) and with it the CPU share (default 256; the campaign workers' is sized). */
+  readonly memorySize?: number;
 }
 
 /**
@@ -140,7 +142,7 @@ export class NewsletterFunction extends NodejsFunction {
       description: props.description,
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
-      memorySize: 256,
+      memorySize: props.memorySize ?? 256,
       // API Gateway gives up after 29 s; a stuck dependency should fail well before that.
       timeout: props.timeout ?? Duration.seconds(10),
       role,

@@ -2,6 +2,12 @@ import type { CampaignMailer } from '../../adapters/mail/campaign-mailer-port.ts
 import { recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
 import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
 import { isRunComplete, settled } from '../../domain/campaign/campaign.ts';
+import {
+  RATE_KEPT_ALARM_PERCENT,
+  rateKeptPercent,
+  type SendSample,
+  sendSampleOf,
+} from '../../domain/campaign/rate-kept.ts';
 import { CHUNK_SIZE } from '../../domain/campaign/work-messages.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
 import { completeRun } from './finish-run.ts';
@@ -26,9 +32,14 @@ export const RECOUNT_AFTER_MS = 20_000;
 /** How often a campaign paused for the daily quota asks SES whether it has room again. */
 export const QUOTA_CHECK_MS = 5 * 60_000;
 
-/** What the sweeper needs besides: SES's quota, for campaigns paused on it. */
+/**
+ * What the sweeper needs besides: SES's quota, for campaigns paused on it, and the last send
+ * sample of each sending campaign this container swept ([campaign.rate-kept]), at most
+ * SWEEP_LIMIT of them, the least recently swept dropped first.
+ */
 export interface SweeperDependencies extends CampaignDependencies {
   readonly quota: Pick<CampaignMailer, 'sendQuota'>;
+  readonly sendSamples: Map<number, SendSample>;
 }
 
 /** What a sweep found. */
@@ -62,6 +73,7 @@ export async function sweepCampaigns(deps: SweeperDependencies): Promise<SweepOu
   for (const id of ids) {
     const campaign = await deps.campaigns.getCampaign(id);
     if (campaign?.status !== 'sending') continue;
+    reportRateKept(deps, campaign, now);
     const since = (value: string | undefined): number =>
       now - Date.parse(value ?? campaign.started_at ?? new Date(now).toISOString());
     if (since(campaign.progress_at) >= settings.campaign.stall_minutes * 60_000) {
@@ -84,6 +96,28 @@ export async function sweepCampaigns(deps: SweeperDependencies): Promise<SweepOu
   await reportOverdueSchedules(deps, settings);
   const resumed = await resumeAfterQuota(deps, now);
   return { sending: ids.length, stalled, repaired, recounted, resumed };
+}
+
+/**
+ * [campaign.rate-kept] The share of its rate a sending campaign sent since this container's
+ * last sweep of it, published as `CampaignRateKept` (also under its `newsletter` dimension; the
+ * CampaignBehindRate alarm watches it), with a `campaign_behind_rate` line when it is short.
+ */
+function reportRateKept(deps: SweeperDependencies, campaign: CampaignRecord, now: number): void {
+  const percent = rateKeptPercent(deps.sendSamples.get(campaign.id), campaign, now);
+  deps.sendSamples.delete(campaign.id);
+  deps.sendSamples.set(campaign.id, sendSampleOf(campaign, now));
+  const oldest = deps.sendSamples.keys().next().value;
+  if (deps.sendSamples.size > SWEEP_LIMIT && oldest !== undefined) deps.sendSamples.delete(oldest);
+  if (percent === undefined) return;
+  deps.metrics.percent('CampaignRateKept', percent, { newsletter: String(campaign.id) });
+  if (percent < RATE_KEPT_ALARM_PERCENT)
+    deps.log.warn('campaign_behind_rate', {
+      newsletter_id: campaign.id,
+      run: campaign.run,
+      percent,
+      rate: campaign.rate,
+    });
 }
 
 /**
