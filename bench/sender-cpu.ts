@@ -34,9 +34,9 @@ import {
 } from '../shared/operations/campaign/send-recipients.ts';
 import { NO_METRICS } from '../shared/operations/dependencies.ts';
 import { testSettings } from '../test/support/fixtures.ts';
+import { realisticHtml } from '../test/support/realistic-issue.ts';
 import { instantAws } from './instant-aws.ts';
 import { loadAverage } from './machine.ts';
-import { realisticHtml } from './realistic-issue.ts';
 
 const USAGE = `Usage: tsx bench/sender-cpu.ts [--recipients N] [--warm N]
   --recipients N  mails timed (default 3000)
