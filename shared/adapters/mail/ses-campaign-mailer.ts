@@ -14,6 +14,7 @@ import {
   type CampaignSendFailure,
   type SendQuota,
 } from './campaign-mailer-port.ts';
+import { PreparedMime } from './prepared-mime.ts';
 
 /** SES's answers that mean "over the sending rate" (`Throttling: Maximum sending rate exceeded`). */
 const THROTTLED = /Throttl|MaxSendingRateExceeded|TooManyRequests/;
@@ -91,11 +92,15 @@ export type { CampaignConfigurationSets } from './campaign-configuration-set.ts'
 
 /**
  * Campaign mail on Amazon SES: MIME from build-mime (the same headers as every mail of the
- * service, List-Unsubscribe with one-click included), sent raw with one of the stack's
+ * service, List-Unsubscribe with one-click included; from prepared-mime for a mail that comes
+ * as a prepared campaign's pieces), sent raw with one of the stack's
  * configuration sets and the campaign's tags, so the feedback function hears of bounces and
  * complaints, and of deliveries only where one matters.
  */
 export class SesCampaignMailer implements CampaignMailer {
+  /** The fixed pieces of prepared campaigns, encoded once for all their mails. */
+  readonly #mime = new PreparedMime();
+
   /**
    * @param client created once per function with no retries of its own: a throttled send is
    *   put back on the queue by the worker, paced, instead of retried at once by the SDK.
@@ -106,14 +111,15 @@ export class SesCampaignMailer implements CampaignMailer {
   ) {}
 
   async send(mail: CampaignMail, sender: Settings['sender']): Promise<string> {
-    const raw = await buildMime({
+    const headers = {
       sender,
       to: mail.to,
       subject: mail.subject,
-      text: mail.text,
-      html: mail.html,
       unsubscribeUrl: mail.unsubscribeUrl,
-    });
+    };
+    const raw = mail.pieces
+      ? this.#mime.build({ ...headers, pieces: mail.pieces })
+      : await buildMime({ ...headers, text: mail.text, html: mail.html });
     try {
       const output = await this.client.send(
         new SendRawEmailCommand({
