@@ -1,6 +1,5 @@
-import { GetSendQuotaCommand, type SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
+import { type SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
 import type { AccountRefusal } from '../../domain/campaign/campaign.ts';
-import { DependencyError } from '../../domain/errors.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
 import { buildMime } from './build-mime.ts';
 import {
@@ -15,6 +14,7 @@ import {
   type SendQuota,
 } from './campaign-mailer-port.ts';
 import { PreparedMime } from './prepared-mime.ts';
+import { SesSendQuota } from './ses-send-quota.ts';
 
 /** SES's answers that mean "over the sending rate" (`Throttling: Maximum sending rate exceeded`). */
 const THROTTLED = /Throttl|MaxSendingRateExceeded|TooManyRequests/;
@@ -100,6 +100,7 @@ export type { CampaignConfigurationSets } from './campaign-configuration-set.ts'
 export class SesCampaignMailer implements CampaignMailer {
   /** The fixed pieces of prepared campaigns, encoded once for all their mails. */
   readonly #mime = new PreparedMime();
+  readonly #quota: SesSendQuota;
 
   /**
    * @param client created once per function with no retries of its own: a throttled send is
@@ -108,7 +109,9 @@ export class SesCampaignMailer implements CampaignMailer {
   constructor(
     private readonly client: SESClient,
     private readonly configurationSets: CampaignConfigurationSets,
-  ) {}
+  ) {
+    this.#quota = new SesSendQuota(client);
+  }
 
   async send(mail: CampaignMail, sender: Settings['sender']): Promise<string> {
     const headers = {
@@ -142,20 +145,11 @@ export class SesCampaignMailer implements CampaignMailer {
     }
   }
 
-  async maxSendRate(): Promise<number> {
-    return (await this.sendQuota()).maxSendRate;
+  maxSendRate(): Promise<number> {
+    return this.#quota.maxSendRate();
   }
 
-  async sendQuota(): Promise<SendQuota> {
-    try {
-      const output = await this.client.send(new GetSendQuotaCommand({}));
-      return {
-        maxSendRate: Number(output.MaxSendRate ?? 0),
-        max24HourSend: Number(output.Max24HourSend ?? 0),
-        sentLast24Hours: Number(output.SentLast24Hours ?? 0),
-      };
-    } catch (error) {
-      throw new DependencyError('ses', { cause: error });
-    }
+  sendQuota(): Promise<SendQuota> {
+    return this.#quota.sendQuota();
   }
 }
