@@ -86,8 +86,14 @@ describe('the packed package', () => {
     expect(listed.some((path) => /\/(test|bench|\.ci|cdk\.out)\//.test(path))).toBe(false);
     const manifest = JSON.parse(
       readFileSync(join(consumer, 'node_modules', 'serverless-newsletter', 'package.json'), 'utf8'),
-    ) as { exports: Record<string, { types?: string }>; dependencies: Record<string, string> };
+    ) as {
+      exports: Record<string, { types?: string }>;
+      dependencies: Record<string, string>;
+      engines: Record<string, string>;
+    };
     expect(manifest.exports['.']?.types).toBe('./shared/index.d.ts');
+    // The Lambda runtimes it runs on, not the range the repository's development tools need.
+    expect(manifest.engines).toEqual({ node: '>=22' });
     expect(Object.keys(manifest.dependencies)).not.toContain('aws-cdk-lib');
     expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
   });
