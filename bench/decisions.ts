@@ -86,10 +86,11 @@ export const ALTERNATIVES: readonly Alternative[] = [
 /** The functions each alternative is built for: one without mail, one with. */
 export const DECISION_FUNCTIONS = ['subscribers-list', 'subscribe'] as const;
 
-/** Every alternative's bundles of DECISION_FUNCTIONS, and the consumer's bundle. */
+/** Every alternative's bundles of DECISION_FUNCTIONS, and the package consumers' bundles. */
 export async function buildDecisions(outdir: string): Promise<{
   readonly alternatives: ReadonlyMap<string, ReadonlyMap<string, Bundle>>;
   readonly consumer: Bundle;
+  readonly consumerClass: Bundle;
 }> {
   const alternatives = new Map<string, ReadonlyMap<string, Bundle>>();
   for (const alternative of ALTERNATIVES) {
@@ -109,5 +110,11 @@ export async function buildDecisions(outdir: string): Promise<{
     join(outdir, 'consumer'),
     REFERENCE_BUNDLING,
   );
-  return { alternatives, consumer };
+  const consumerClass = await buildBundle(
+    'consumer: Newsletter.add_subscriber (the class)',
+    join(PROJECT_ROOT, 'bench', 'consumer-class-handler.ts'),
+    join(outdir, 'consumer-class'),
+    REFERENCE_BUNDLING,
+  );
+  return { alternatives, consumer, consumerClass };
 }

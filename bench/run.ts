@@ -131,7 +131,7 @@ async function main(): Promise<void> {
   );
   const functions = await buildFunctions(join(outdir, 'deployed'), FUNCTION_BUNDLING);
   const consumers = await buildConsumers(join(outdir, 'streams'), FUNCTION_BUNDLING);
-  const { alternatives, consumer } = await buildDecisions(join(outdir, 'decisions'));
+  const { alternatives, consumer, consumerClass } = await buildDecisions(join(outdir, 'decisions'));
   const warmSdk = await buildBundle(
     'warm-sdk',
     join(PROJECT_ROOT, 'bench', 'warm-sdk.ts'),
@@ -156,6 +156,7 @@ async function main(): Promise<void> {
     ...functions.values(),
     ...consumers.values(),
     consumer,
+    consumerClass,
     ...[...alternatives].flatMap(([key, bundles]) => {
       const nodeOptions = ALTERNATIVES.find((alternative) => alternative.key === key)?.nodeOptions;
       return [...bundles.values()].map((bundle: Bundle) => ({
@@ -209,6 +210,7 @@ async function main(): Promise<void> {
     referenceAsFunctions,
     alternatives,
     consumer,
+    consumerClass,
     consumers,
     bundles: functions,
     init: new Map(init.map((timing) => [timing.name, timing])),
@@ -279,8 +281,10 @@ ${parts.table}
 - **Clients**: the \`@aws-sdk/client-*\` packages with code in the bundle (esbuild metafile),
   against what the route table says the function uses: DynamoDB when it touches the table, SES
   when it sends mail. SSM never: the Parameters and Secrets extension reads the parameters.
-- **Package**: bench/consumer-handler.ts, another team's Lambda calling only
-  \`Newsletter.add_subscriber\`, bundled from the package's sources with plain esbuild, as a
+- **Package**: bench/consumer-handler.ts, another team's Lambda that imports and calls only
+  \`add_subscriber\`, and bench/consumer-class-handler.ts, the same calling
+  \`Newsletter.add_subscriber\` (the function class holds every operation, campaigns included,
+  so a bundler keeps them all), bundled from the package's sources with plain esbuild, as a
   consumer would (test/package/ packs, installs and bundles the real tarball).
 - **Decision**: \`subscribers-list\` and \`subscribe\` rebuilt with one adopted choice undone
   (bench/decisions.ts; the swapped-in modules are in bench/variants/), timed in the same rounds
@@ -329,7 +333,7 @@ ${parts.table}
 
 From esbuild's metafile (bytes in the minified output).
 
-${packageLines([parts.results.reference, ...parts.results.bundles.values(), parts.results.consumer])}
+${packageLines([parts.results.reference, ...parts.results.bundles.values(), parts.results.consumer, parts.results.consumerClass])}
 
 ${DECISIONS}
 

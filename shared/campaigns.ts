@@ -1,5 +1,5 @@
 import type { CampaignMailer } from './adapters/mail/campaign-mailer-port.ts';
-import { SesCampaignMailer } from './adapters/mail/ses-campaign-mailer.ts';
+import { SesSendQuota } from './adapters/mail/ses-send-quota.ts';
 import type { CampaignScheduler } from './adapters/scheduler/campaign-scheduler-port.ts';
 import type { EngagementStore } from './adapters/store/engagement-store-port.ts';
 import type { CampaignRecord } from './domain/campaign/campaign.ts';
@@ -172,8 +172,9 @@ function campaigns(): CampaignOperations {
       log: createLogger().log,
       metrics: NO_METRICS,
       scheduler: lazyScheduler(),
-      // Only GetSendQuota: the caller's role needs ses:GetSendQuota (docs/package.md).
-      quota: new SesCampaignMailer(sesClient(), { withDeliveries: '', withoutDeliveries: '' }),
+      // Only GetSendQuota (no MIME composer): the caller's role needs ses:GetSendQuota
+      // (docs/package.md).
+      quota: new SesSendQuota(sesClient()),
       engagement: engagementStore(environment),
     });
   }

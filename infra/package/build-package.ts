@@ -18,13 +18,19 @@ interface Manifest {
   readonly version: string;
   readonly description?: string;
   readonly license?: string;
-  readonly engines?: Record<string, string>;
   readonly dependencies?: Record<string, string>;
   readonly devDependencies?: Record<string, string>;
 }
 
 /** Packages the CDK helper needs from the consumer's own CDK app. */
 const PEERS = ['aws-cdk-lib', 'constructs'];
+
+/**
+ * The Node.js the library runs on: Lambda's nodejs22.x and nodejs24.x (Node 20 reached its end
+ * of life in April 2026). Not the repository's own range, which the development tools set
+ * (Babel 8 under Stryker wants 22.18): none of them ships in the package.
+ */
+const PACKAGE_ENGINES = { node: '>=22' };
 
 function filesUnder(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
@@ -91,7 +97,7 @@ export function buildPackage(): { readonly dist: string; readonly tarball: strin
     ...(root.license ? { license: root.license } : {}),
     type: 'module',
     sideEffects: false,
-    engines: root.engines,
+    engines: PACKAGE_ENGINES,
     exports: {
       '.': entry('shared/index'),
       './cdk': entry('infra/cdk/newsletter-access'),

@@ -86,8 +86,14 @@ describe('the packed package', () => {
     expect(listed.some((path) => /\/(test|bench|\.ci|cdk\.out)\//.test(path))).toBe(false);
     const manifest = JSON.parse(
       readFileSync(join(consumer, 'node_modules', 'serverless-newsletter', 'package.json'), 'utf8'),
-    ) as { exports: Record<string, { types?: string }>; dependencies: Record<string, string> };
+    ) as {
+      exports: Record<string, { types?: string }>;
+      dependencies: Record<string, string>;
+      engines: Record<string, string>;
+    };
     expect(manifest.exports['.']?.types).toBe('./shared/index.d.ts');
+    // The Lambda runtimes it runs on, not the range the repository's development tools need.
+    expect(manifest.engines).toEqual({ node: '>=22' });
     expect(Object.keys(manifest.dependencies)).not.toContain('aws-cdk-lib');
     expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
   });
@@ -96,30 +102,15 @@ describe('the packed package', () => {
     expect(typeCheck).toBe('');
   });
 
-  it('bundles add_subscriber alone without SES or a MIME composer, and it runs', {
+  it('bundles add_subscriber alone in at most 1.3x a bare DocumentClient bundle, without SES or a MIME composer, and it runs', {
     timeout: 60_000,
   }, async () => {
-    const result = await build({
-      absWorkingDir: consumer,
-      entryPoints: ['src/handler.ts'],
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node22',
-      mainFields: ['module', 'main'],
-      outfile: join(consumer, 'bundle', 'index.mjs'),
-      metafile: true,
-      logLevel: 'silent',
-    });
-    // Inputs with code in the output (the metafile also lists what tree shaking dropped).
-    const inputs = Object.values(result.metafile.outputs).flatMap((output) =>
-      Object.entries(output.inputs)
-        .filter(([, input]) => input.bytesInOutput > 0)
-        .map(([path]) => path),
-    );
-    expect(inputs.filter((path) => /client-ses|nodemailer/.test(path))).toEqual([]);
-    expect(inputs.some((path) => path.includes('@aws-sdk/lib-dynamodb'))).toBe(true);
+    const reference = await consumerBundle('src/reference.ts', 'reference');
+    const bundle = await consumerBundle('src/handler.ts', 'bundle');
+    // Issue 37: a consumer of one operation pays little more than the DynamoDB client it needs.
+    expect(bundle.bytes / reference.bytes).toBeLessThanOrEqual(1.3);
+    expect(bundle.inputs.filter((path) => /client-ses|nodemailer/.test(path))).toEqual([]);
+    expect(bundle.inputs.some((path) => path.includes('@aws-sdk/lib-dynamodb'))).toBe(true);
 
     const { tableName, client } = await freshStore();
     let store: ParameterStore | undefined;
@@ -166,6 +157,14 @@ describe('the packed package', () => {
     }
   });
 
+  it('bundles the function class without a MIME composer: its campaign operations only ask SES for the quota', {
+    timeout: 60_000,
+  }, async () => {
+    const bundle = await consumerBundle('src/class-handler.ts', 'class-bundle');
+    expect(bundle.inputs.filter((path) => /nodemailer/.test(path))).toEqual([]);
+    expect(bundle.inputs.some((path) => path.includes('@aws-sdk/lib-dynamodb'))).toBe(true);
+  });
+
   it('the CDK helper grants add_subscriber exactly its calls and adds the extension', {
     timeout: 120_000,
   }, () => {
@@ -204,6 +203,39 @@ describe('the packed package', () => {
     });
   });
 });
+
+/**
+ * A handler of the consumer bundled with plain esbuild, as a consumer would (the reference
+ * options of bench/bundles.ts): its bytes and the inputs with code in it (the metafile also
+ * lists what tree shaking dropped).
+ */
+async function consumerBundle(
+  entry: string,
+  folder: string,
+): Promise<{ readonly bytes: number; readonly inputs: string[] }> {
+  const result = await build({
+    absWorkingDir: consumer,
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    mainFields: ['module', 'main'],
+    outfile: join(consumer, folder, 'index.mjs'),
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const outputs = Object.values(result.metafile.outputs);
+  return {
+    bytes: outputs.reduce((sum, output) => sum + output.bytes, 0),
+    inputs: outputs.flatMap((output) =>
+      Object.entries(output.inputs)
+        .filter(([, input]) => input.bytesInOutput > 0)
+        .map(([path]) => path),
+    ),
+  };
+}
 
 /** An ARN as CloudFormation would resolve it in the partition `aws`. */
 function arnText(value: unknown): unknown {

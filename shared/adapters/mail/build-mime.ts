@@ -1,4 +1,5 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
+import type { Options } from 'nodemailer/lib/mailer';
 
 /** Everything that goes into one raw message; `subject`, `text`, `html` as `renderMail` makes them. */
 export interface MimeMessage {
@@ -33,6 +34,19 @@ const _CONTROL = /\p{Cc}+/gu;
  *   is not an absolute http(s) URL: those come from validated data, so it is a bug.
  */
 export async function buildMime(message: MimeMessage): Promise<Buffer> {
+  const composer = new MailComposer({
+    ...composerOptions(message),
+    text: message.text,
+    html: message.html,
+  });
+  return composer.compile().build();
+}
+
+/**
+ * MailComposer's options for a message's headers, its parts left out; checked as buildMime
+ * says. Shared with the campaign mails whose parts are encoded ahead (prepared-mime.ts).
+ */
+export function composerOptions(message: Omit<MimeMessage, 'text' | 'html'>): Options {
   const to = _bareAddress(message.to, 'recipient');
   const from = _bareAddress(message.sender.address, 'sender');
   const senderName = message.sender.name.replace(_CONTROL, ' ').trim();
@@ -41,21 +55,18 @@ export async function buildMime(message: MimeMessage): Promise<Buffer> {
     headers['List-Unsubscribe'] = `<${_httpUrl(message.unsubscribeUrl)}>`;
     headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   }
-  const composer = new MailComposer({
+  return {
     from: senderName === '' ? from : { name: senderName, address: from },
     // An address object with an empty name: nodemailer then writes the address alone and
     // does not parse the string for a display name or further recipients.
     to: { name: '', address: to },
     subject: message.subject.replace(_CONTROL, ' ').trim(),
-    text: message.text,
-    html: message.html,
     headers,
     newline: 'windows',
     // Content is always given inline; never let a value make nodemailer read a file or URL.
     disableFileAccess: true,
     disableUrlAccess: true,
-  });
-  return composer.compile().build();
+  };
 }
 
 function _bareAddress(address: string, role: string): string {

@@ -1,4 +1,5 @@
 import type { AccountRefusal } from '../../domain/campaign/campaign.ts';
+import type { RenderedCampaign } from '../../domain/campaign/prepared-campaign.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
 
 /** One campaign mail, rendered: the worker decided it is due and built its parts and link. */
@@ -7,6 +8,11 @@ export interface CampaignMail {
   readonly subject: string;
   readonly html: string;
   readonly text: string;
+  /**
+   * The same parts cut where recipients differ, as a prepared campaign renders them: a mailer
+   * may encode their fixed pieces once for all the mails that share them.
+   */
+  readonly pieces?: RenderedCampaign['pieces'];
   /** Sent as `List-Unsubscribe` with RFC 8058 one-click, and linked in the body. */
   readonly unsubscribeUrl: string;
   /** SES message tags: which issue and run, so SES's events tell where a bounce came from. */

@@ -1,6 +1,5 @@
-import { GetSendQuotaCommand, type SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
+import { type SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
 import type { AccountRefusal } from '../../domain/campaign/campaign.ts';
-import { DependencyError } from '../../domain/errors.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
 import { buildMime } from './build-mime.ts';
 import {
@@ -14,6 +13,8 @@ import {
   type CampaignSendFailure,
   type SendQuota,
 } from './campaign-mailer-port.ts';
+import { PreparedMime } from './prepared-mime.ts';
+import { SesSendQuota } from './ses-send-quota.ts';
 
 /** SES's answers that mean "over the sending rate" (`Throttling: Maximum sending rate exceeded`). */
 const THROTTLED = /Throttl|MaxSendingRateExceeded|TooManyRequests/;
@@ -91,11 +92,16 @@ export type { CampaignConfigurationSets } from './campaign-configuration-set.ts'
 
 /**
  * Campaign mail on Amazon SES: MIME from build-mime (the same headers as every mail of the
- * service, List-Unsubscribe with one-click included), sent raw with one of the stack's
+ * service, List-Unsubscribe with one-click included; from prepared-mime for a mail that comes
+ * as a prepared campaign's pieces), sent raw with one of the stack's
  * configuration sets and the campaign's tags, so the feedback function hears of bounces and
  * complaints, and of deliveries only where one matters.
  */
 export class SesCampaignMailer implements CampaignMailer {
+  /** The fixed pieces of prepared campaigns, encoded once for all their mails. */
+  readonly #mime = new PreparedMime();
+  readonly #quota: SesSendQuota;
+
   /**
    * @param client created once per function with no retries of its own: a throttled send is
    *   put back on the queue by the worker, paced, instead of retried at once by the SDK.
@@ -103,17 +109,20 @@ export class SesCampaignMailer implements CampaignMailer {
   constructor(
     private readonly client: SESClient,
     private readonly configurationSets: CampaignConfigurationSets,
-  ) {}
+  ) {
+    this.#quota = new SesSendQuota(client);
+  }
 
   async send(mail: CampaignMail, sender: Settings['sender']): Promise<string> {
-    const raw = await buildMime({
+    const headers = {
       sender,
       to: mail.to,
       subject: mail.subject,
-      text: mail.text,
-      html: mail.html,
       unsubscribeUrl: mail.unsubscribeUrl,
-    });
+    };
+    const raw = mail.pieces
+      ? this.#mime.build({ ...headers, pieces: mail.pieces })
+      : await buildMime({ ...headers, text: mail.text, html: mail.html });
     try {
       const output = await this.client.send(
         new SendRawEmailCommand({
@@ -136,20 +145,11 @@ export class SesCampaignMailer implements CampaignMailer {
     }
   }
 
-  async maxSendRate(): Promise<number> {
-    return (await this.sendQuota()).maxSendRate;
+  maxSendRate(): Promise<number> {
+    return this.#quota.maxSendRate();
   }
 
-  async sendQuota(): Promise<SendQuota> {
-    try {
-      const output = await this.client.send(new GetSendQuotaCommand({}));
-      return {
-        maxSendRate: Number(output.MaxSendRate ?? 0),
-        max24HourSend: Number(output.Max24HourSend ?? 0),
-        sentLast24Hours: Number(output.SentLast24Hours ?? 0),
-      };
-    } catch (error) {
-      throw new DependencyError('ses', { cause: error });
-    }
+  sendQuota(): Promise<SendQuota> {
+    return this.#quota.sendQuota();
   }
 }

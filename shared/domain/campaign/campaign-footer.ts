@@ -29,10 +29,10 @@ export function footerOffset(html: string): number {
 }
 
 /**
- * The HTML part with the footer added; unchanged when there is nothing to add. Its links carry
- * `ses:no-track`: SES never rewrites them ([engagement.no-track]).
+ * The HTML footer for `links`, a paragraph on a line of its own; empty when there is nothing to
+ * add. Its links carry `ses:no-track`: SES never rewrites them ([engagement.no-track]).
  */
-export function withHtmlFooter(html: string, links: FooterLinks): string {
+export function htmlFooter(links: FooterLinks): string {
   const lines: string[] = [];
   if (links.webVersionUrl !== undefined) {
     lines.push(
@@ -44,22 +44,40 @@ export function withHtmlFooter(html: string, links: FooterLinks): string {
       `<a href="${escapeHtml(links.unsubscribeUrl)}" style="color:#6b7280" ses:no-track>Unsubscribe</a>`,
     );
   }
-  if (lines.length === 0) return html;
-  const footer = `<p style="${_STYLE}">${lines.join('<br>\n')}</p>\n`;
-  const offset = footerOffset(html);
-  const before = html.slice(0, offset);
-  const separator = before === '' || before.endsWith('\n') ? '' : '\n';
-  return `${before}${separator}${footer}${html.slice(offset)}`;
+  return lines.length === 0 ? '' : `<p style="${_STYLE}">${lines.join('<br>\n')}</p>\n`;
 }
 
-/** The text part with the footer added after a blank line; unchanged when there is nothing to add. */
-export function withTextFooter(text: string, links: FooterLinks): string {
+/**
+ * What goes between the HTML before the footer and the footer: a line break, unless that HTML
+ * is empty or ends with one.
+ */
+export function htmlFooterSeparator(before: string): string {
+  return before === '' || before.endsWith('\n') ? '' : '\n';
+}
+
+/** The HTML part with the footer added (htmlFooter, at footerOffset); unchanged when it is empty. */
+export function withHtmlFooter(html: string, links: FooterLinks): string {
+  const footer = htmlFooter(links);
+  if (footer === '') return html;
+  const offset = footerOffset(html);
+  const before = html.slice(0, offset);
+  return `${before}${htmlFooterSeparator(before)}${footer}${html.slice(offset)}`;
+}
+
+/** The text footer's lines for `links`, each ending with a line break; empty when none. */
+export function textFooter(links: FooterLinks): string {
   const lines: string[] = [];
   if (links.webVersionUrl !== undefined) {
     lines.push(`View this newsletter in your browser: ${links.webVersionUrl}`);
   }
   if (links.unsubscribeUrl !== undefined) lines.push(`Unsubscribe: ${links.unsubscribeUrl}`);
-  if (lines.length === 0) return text;
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+/** The text part with the footer added after a blank line; unchanged when there is nothing to add. */
+export function withTextFooter(text: string, links: FooterLinks): string {
+  const footer = textFooter(links);
+  if (footer === '') return text;
   const body = text.trimEnd();
-  return `${body}${body === '' ? '' : '\n\n'}${lines.join('\n')}\n`;
+  return `${body}${body === '' ? '' : '\n\n'}${footer}`;
 }

@@ -72,9 +72,9 @@ export function renderCampaign(
   links: CampaignLinks,
   fallbacks: TagFallbacks = {},
 ): CampaignParts {
-  const unsubscribeUrl = _httpUrl(links.unsubscribeUrl, 'unsubscribe link');
+  const unsubscribeUrl = httpLink(links.unsubscribeUrl, 'unsubscribe link');
   const webVersionUrl = links.webVersionUrl
-    ? _httpUrl(links.webVersionUrl, 'web version link')
+    ? httpLink(links.webVersionUrl, 'web version link')
     : undefined;
   const footer = (part: string) => ({
     ...(hasTag(part, 'unsubscription_url') ? {} : { unsubscribeUrl }),
@@ -100,6 +100,27 @@ export function fillTags(
   unsubscribeUrl: string,
   fallbacks: TagFallbacks = {},
 ): CampaignParts {
+  const value = tagValues(recipient, unsubscribeUrl, fallbacks);
+  return {
+    subject: oneLineSubject(content.subject),
+    html: replaceTags(content.html, (name, tag) => {
+      const filled = value(name);
+      return filled === undefined ? tag : escapeHtml(filled);
+    }),
+    text: replaceTags(content.text, (name, tag) => value(name) ?? tag),
+  };
+}
+
+/**
+ * What each tag name renders as for one recipient, before any escaping (renderCampaign's
+ * rules): the cleaned value, else the cleaned fallback, else empty; undefined for a name that
+ * is no tag (it stays as written).
+ */
+export function tagValues(
+  recipient: CampaignRecipientValues,
+  unsubscribeUrl: string,
+  fallbacks: TagFallbacks,
+): (name: string) => string | undefined {
   const ownValue = (name: string): string | undefined => {
     switch (name) {
       case 'name':
@@ -119,32 +140,34 @@ export function fillTags(
       }
     }
   };
-  const value = (name: string): string | undefined => {
+  return (name: string): string | undefined => {
     const filled = ownValue(name);
     if (filled !== '') return filled;
     // Own properties only, as for profile fields above.
     const fallback = Object.hasOwn(fallbacks, name) ? fallbacks[name] : undefined;
     return typeof fallback === 'string' ? _clean(fallback) : filled;
   };
-  return {
-    subject: content.subject.replace(_LINE_BREAKING, ' ').replace(/\s+/g, ' ').trim(),
-    html: replaceTags(content.html, (name, tag) => {
-      const filled = value(name);
-      return filled === undefined ? tag : escapeHtml(filled);
-    }),
-    text: replaceTags(content.text, (name, tag) => value(name) ?? tag),
-  };
+}
+
+/** The subject as sent: control characters and runs of white space one space, the ends trimmed. */
+export function oneLineSubject(subject: string): string {
+  return subject.replace(_LINE_BREAKING, ' ').replace(/\s+/g, ' ').trim();
 }
 
 function _clean(value: string): string {
   return value.replace(_BIDI_CONTROL, '').replace(_LINE_BREAKING, ' ').trim();
 }
 
-function _httpUrl(url: string, role: string): string {
+/**
+ * A link the engine built, as it goes into a mail: its serialised form (spaces, quotes and
+ * angle brackets percent-encoded).
+ *
+ * @throws Error when it is not an absolute http(s) URL: a bug, since the engine built it.
+ */
+export function httpLink(url: string, role: string): string {
   const parsed = new URL(url);
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw new Error(`The ${role} must be an http(s) URL, got scheme ${parsed.protocol}`);
   }
-  // The serialised form percent-encodes spaces, quotes and angle brackets.
   return parsed.href;
 }

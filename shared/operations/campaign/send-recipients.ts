@@ -12,8 +12,8 @@ import {
   slotTimes,
   takeSlot,
 } from '../../domain/campaign/pace.ts';
+import { type PreparedCampaign, prepareCampaign } from '../../domain/campaign/prepared-campaign.ts';
 import { recheckRecipient, type SkipReason } from '../../domain/campaign/recipient.ts';
-import { renderCampaign } from '../../domain/campaign/render-campaign.ts';
 import { webVersionUrlOf } from '../../domain/campaign/web-version.ts';
 import type { ChunkMessage, ChunkRecipient } from '../../domain/campaign/work-messages.ts';
 import { campaignMailTags } from '../../domain/engagement/engagement.ts';
@@ -203,6 +203,8 @@ class ChunkRun {
   /** Recipients of the chunk no lane has started on, and lanes waiting for a slot. */
   #notStarted = 0;
   #waiting = 0;
+  /** The issue compiled once for the chunk: each mail only fills in its recipient's values. */
+  readonly #mail: PreparedCampaign;
 
   constructor(
     readonly deps: SenderDependencies,
@@ -217,6 +219,12 @@ class ChunkRun {
   ) {
     this.#checkedAt = deps.clock.now();
     this.#slotKey = `${campaign.id}/${campaign.run}`;
+    const webVersionUrl = webVersionUrlOf(campaign, campaign.link_base ?? '');
+    this.#mail = prepareCampaign(
+      { subject: campaign.subject, html: content.html, text: content.text },
+      webVersionUrl ? { webVersionUrl } : {},
+      settings.campaign.tag_fallbacks,
+    );
   }
 
   /** Recipients go in groups small enough that their subscribers are read just before. */
@@ -318,17 +326,14 @@ class ChunkRun {
     // `subscriber` is defined: the recheck passed.
     const person = subscriber as SubscriberRecord;
     const unsubscribeUrl = pageLink(this.campaign.link_base ?? '', 'unsubscribe', link.raw);
-    const webVersionUrl = webVersionUrlOf(this.campaign, this.campaign.link_base ?? '');
-    const rendered = renderCampaign(
-      { subject: this.campaign.subject, html: this.content.html, text: this.content.text },
+    const rendered = this.#mail.render(
       {
         email: person.email,
         name: person.name,
         surname: person.surname,
         profile: person.profile,
       },
-      { unsubscribeUrl, ...(webVersionUrl ? { webVersionUrl } : {}) },
-      this.settings.campaign.tag_fallbacks,
+      unsubscribeUrl,
     );
     // Rendered first, so that the send starts at its slot's time.
     if (!(await this.#paced())) {
