@@ -28,6 +28,7 @@ import {
   V2NewsletterSchema,
   V2PageRequestSchema,
   V2ReportSchema,
+  V2ScheduleRequestSchema,
   V2SendRequestSchema,
   V2SubscriberQuerySchema,
   V2SubscriberWriteSchema,
@@ -94,6 +95,12 @@ export interface RouteAccess {
   readonly sendQuota?: boolean;
   /** Whether it writes the settings parameter (`ssm:PutParameter`): v2's list writes. */
   readonly writesSettings?: boolean;
+  /**
+   * Whether it creates and deletes the one-time schedules of scheduled sends in the stack's
+   * schedule group (`scheduler:CreateSchedule`, `scheduler:DeleteSchedule`) and passes the
+   * scheduler role to EventBridge Scheduler (`iam:PassRole`), as `newsletters schedule` does.
+   */
+  readonly schedules?: boolean;
 }
 
 /** One entry of the route table. */
@@ -402,6 +409,20 @@ const V2_ROUTES = [
     settings: true,
     queues: ['plans'],
   }),
+  {
+    ...issueRoute(
+      'v2-issue-schedule',
+      'POST',
+      '/issues/{id}/schedule',
+      'v2 (ours): schedule a draft to start sending at a time (POST), or take it back to draft (DELETE)',
+      // The issue and its content (GetItem each), its transition (UpdateItem); the one-time
+      // schedule created or deleted in the stack's group, with the scheduler role passed.
+      { table: KEY_CHECK, queries: [], sendsMail: false, settings: true, schedules: true },
+      V2ScheduleRequestSchema,
+    ),
+    methods: ['POST', 'DELETE'],
+    clientKey: { POST: 'write', DELETE: 'write' },
+  },
   issueRoute(
     'v2-issue-cancel',
     'POST',

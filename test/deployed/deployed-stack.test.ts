@@ -763,6 +763,18 @@ describe('the whole scenario, from cdk.out', () => {
       () => v2call('POST', `/issues/${copyId}/cancel`, good),
       engine,
     );
+    // A draft scheduled and taken back over HTTP: the function creates and deletes the
+    // one-time schedule with its own role (scheduler grants, the scheduler role passed).
+    const draft = (await v2call('POST', `/issues/${issueId}/copy`, good)).json as { id: number };
+    const scheduledAt = `${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}Z`;
+    const scheduled = await step('v2 POST /issues/{id}/schedule', () =>
+      v2call('POST', `/issues/${draft.id}/schedule`, good, { at: scheduledAt }),
+    );
+    expect(scheduled.status, scheduled.text).toBe(200);
+    const unscheduled = await step('v2 DELETE /issues/{id}/schedule', () =>
+      v2call('DELETE', `/issues/${draft.id}/schedule`, good),
+    );
+    expect(unscheduled.status, unscheduled.text).toBe(200);
     for (const [method, path] of [
       ['POST', '/issues'],
       ['PUT', '/issues/1'],
@@ -772,6 +784,8 @@ describe('the whole scenario, from cdk.out', () => {
       ['POST', '/issues/1/pause'],
       ['POST', '/issues/1/resume'],
       ['POST', '/issues/1/cancel'],
+      ['POST', '/issues/1/schedule'],
+      ['DELETE', '/issues/1/schedule'],
       ['GET', '/issues/1/report'],
     ] as const) {
       await step(`v2 ${method} ${path}, wrong key`, () =>

@@ -179,6 +179,13 @@ describe('API v2 answers as its OpenAPI description says', () => {
     expect(
       await v2('POST', '/issues/{id}/test', `/issues/${id}/test`, key, { to: ['t@example.com'] }),
     ).toBe(200);
+    // Scheduled and taken back: the draft again, the second time the lifecycle's 409.
+    const at = `${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}Z`;
+    const schedule = `/issues/${id}/schedule`;
+    expect(await v2('POST', '/issues/{id}/schedule', schedule, key, { at: 'soon' })).toBe(400);
+    expect(await v2('POST', '/issues/{id}/schedule', schedule, key, { at })).toBe(200);
+    expect(await v2('DELETE', '/issues/{id}/schedule', schedule)).toBe(200);
+    expect(await v2('DELETE', '/issues/{id}/schedule', schedule)).toBe(409);
     expect(await v2('POST', '/issues/{id}/pause', `/issues/${id}/pause`, key, {})).toBe(409);
     expect(await v2('POST', '/issues/{id}/send', `/issues/${id}/send`, key, {})).toBe(200);
     expect(await v2('GET', '/issues/{id}/report', `/issues/${id}/report`)).toBe(200);

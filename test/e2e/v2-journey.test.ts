@@ -1,8 +1,10 @@
 /**
  * An issue's life over HTTP only, through API v2 and our extension ([v2.issues]): subscribers
  * added, an issue created, edited, tested, sent, watched to `sent`, reported as JSON and CSV,
- * copied; the lifecycle's refusals and a read key's 403 on the way. The synthesized engine (the
- * planner and sender functions with their roles, their queues) mails through the local SES.
+ * copied, scheduled and unscheduled; the lifecycle's refusals and a read key's 403 on the way.
+ * The synthesized engine (the planner and sender functions with their roles, their queues)
+ * mails through the local SES; a schedule created over HTTP fires at the local EventBridge
+ * Scheduler when the test moves its clock, as campaign-schedule.test.ts does for the CLI.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoClientKeyStore } from '../../shared/adapters/store/dynamo-client-key-store.ts';
@@ -17,9 +19,13 @@ let service: LocalService;
 let v2: string;
 let write: string;
 let read: string;
+/** The local EventBridge Scheduler's clock: it fires what is due when the test says so. */
+const clock = { now: new Date() };
 
 beforeAll(async () => {
-  service = await startLocalService();
+  // Scheduled rules (the sweeper) fire only when a test fires them, schedules when their time
+  // comes on the test's clock.
+  service = await startLocalService({ schedulerNow: () => clock.now, runSchedules: false });
   v2 = service.apiRoot.replace(/\/v1$/, '/v2');
   const keys = new DynamoClientKeyStore(
     documentClient(service.stack.dynamo.endpoint),
@@ -226,5 +232,148 @@ describe('an issue over HTTP only', () => {
       expect(answer.status, `${method} ${path}`).toBe(404);
       expect((answer.json as { code: string }).code).toBe('-1');
     }
+  });
+});
+
+describe('scheduling an issue over HTTP', () => {
+  const scheduler = () => {
+    const local = service.stack.cloud.scheduler;
+    if (!local) throw new Error('the stack has no Scheduler');
+    return local;
+  };
+  /** A whole second an hour from now, as the Scheduler's at() counts them. */
+  const inAnHour = (): string => `${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}Z`;
+
+  async function draftTo(readers: readonly string[], subject: string): Promise<number> {
+    const list = (await call('POST', '/lists', write, { name: `${subject} readers` })).json as {
+      id: number;
+    };
+    for (const email of readers) {
+      const added = await call('POST', '/subscribers', write, {
+        email,
+        status: 'confirmed',
+        lists: [list.id],
+      });
+      expect(added.status, added.text).toBe(201);
+    }
+    const created = await call('POST', '/issues', write, {
+      subject,
+      html: '<p>Hi {name}</p><p><a href="{unsubscription_url}">Leave</a></p>',
+      lists: [list.id],
+    });
+    expect(created.status, created.text).toBe(201);
+    return (created.json as { id: number }).id;
+  }
+
+  it('[v2.schedule] a write key schedules a draft; the schedule fires at its time and the issue is sent', async () => {
+    const subject = 'Scheduled over HTTP';
+    const readers = ['at-a@example.com', 'at-b@example.com'];
+    const id = await draftTo(readers, subject);
+    const at = inAnHour();
+
+    const scheduled = await call('POST', `/issues/${id}/schedule`, write, { at });
+    expect(scheduled.status, scheduled.text).toBe(200);
+    expect(scheduled.json).toMatchObject({ id, status: 'scheduled', scheduled_at: at });
+    expect(scheduler().schedules()).toMatchObject([
+      { at: new Date(at), deleteAfterCompletion: true },
+    ]);
+    // The function created it with its own role, checked as AWS checks it: the schedule in the
+    // stack's group, and the scheduler role passed to the Scheduler only.
+    const created = service.stack.cloud.endpoint.calls.filter(
+      (each) => each.service === 'scheduler' && each.operation === 'CreateSchedule',
+    );
+    expect(created.map((each) => [each.allowed, each.authorizations.map((a) => a.action)])).toEqual(
+      [[true, ['scheduler:CreateSchedule', 'iam:PassRole']]],
+    );
+    expect((await call('GET', `/newsletters/${id}`, read)).json).toMatchObject({
+      status: 'scheduled',
+    });
+
+    clock.now = new Date(at);
+    const fired = await scheduler().fireDue();
+    await service.stack.settled();
+    expect(fired).toMatchObject([{ denied: false, result: { ok: true } }]);
+    expect(scheduler().schedules()).toEqual([]);
+    let watched: { status?: string; sent?: number } = {};
+    await vi.waitUntil(
+      async () => {
+        watched = (await call('GET', `/newsletters/${id}`, read)).json as typeof watched;
+        return watched.status === 'sent';
+      },
+      { timeout: 90_000, interval: 500 },
+    );
+    expect(watched).toMatchObject({ status: 'sent', sent: 2 });
+    for (const email of readers)
+      expect((await service.mails(email)).map((mail) => mail.subject)).toContain(subject);
+  });
+
+  it('[v2.schedule] DELETE takes a scheduled issue back to draft and its schedule away; nothing is sent', async () => {
+    const subject = 'Scheduled, then taken back over HTTP';
+    const id = await draftTo(['back-a@example.com'], subject);
+    const at = inAnHour();
+    expect((await call('POST', `/issues/${id}/schedule`, write, { at })).status).toBe(200);
+
+    const unscheduled = await call('DELETE', `/issues/${id}/schedule`, write);
+    expect(unscheduled.status, unscheduled.text).toBe(200);
+    expect(unscheduled.json).toMatchObject({ id, status: 'draft' });
+    expect(unscheduled.json).not.toHaveProperty('scheduled_at');
+    expect(scheduler().schedules()).toEqual([]);
+    clock.now = new Date(Date.parse(at) + 60_000);
+    expect(await scheduler().fireDue()).toEqual([]);
+    expect(await service.mails('back-a@example.com')).toEqual([]);
+
+    // Not scheduled any more: a second DELETE is the lifecycle's 409.
+    const again = await call('DELETE', `/issues/${id}/schedule`, write);
+    expect(again.status, again.text).toBe(409);
+    expect(again.json).toMatchObject({ code: 'invalid_state' });
+  });
+
+  it('[v2.schedule] a read key, no key, bad times and unknown issues are refused with 4xx; nothing is scheduled', async () => {
+    const id = await draftTo([], 'Never scheduled');
+    const before = scheduler().schedules().length;
+    const refused = (response: ApiResponse, status: number, code: string) => {
+      expect(response.status, response.text).toBe(status);
+      expect((response.json as { code: string }).code).toBe(code);
+    };
+    refused(
+      await call('POST', `/issues/${id}/schedule`, read, { at: inAnHour() }),
+      403,
+      'forbidden',
+    );
+    refused(await call('DELETE', `/issues/${id}/schedule`, read), 403, 'forbidden');
+    refused(
+      await call('POST', `/issues/${id}/schedule`, '', { at: inAnHour() }),
+      401,
+      'rest_forbidden',
+    );
+    const past = `${new Date(Date.now() - 60_000).toISOString().slice(0, 19)}Z`;
+    for (const [at, code, message] of [
+      [past, 'invalid_parameter', /^at must be in the future/],
+      ['2026-12-01T09:00:00', 'invalid_parameter', /ISO 8601 time with a zone/],
+      ['tomorrow at nine', 'invalid_parameter', /ISO 8601 time with a zone/],
+      ['2026-13-45T25:61:00Z', 'invalid_parameter', /ISO 8601 time with a zone/],
+      [
+        `${new Date(Date.now() + 400 * 86_400_000).toISOString().slice(0, 19)}Z`,
+        'invalid_parameter',
+        /within a year/,
+      ],
+      [undefined, 'missing_parameter', /at is required/],
+    ] as const) {
+      const answer = await call(
+        'POST',
+        `/issues/${id}/schedule`,
+        write,
+        at === undefined ? {} : { at },
+      );
+      refused(answer, 400, code);
+      expect((answer.json as { message: string }).message).toMatch(message);
+    }
+    refused(await call('POST', '/issues/987654/schedule', write, { at: inAnHour() }), 404, '-1');
+    refused(await call('DELETE', '/issues/987654/schedule', write), 404, '-1');
+    const wrongMethod = await call('PUT', `/issues/${id}/schedule`, write, { at: inAnHour() });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST, DELETE');
+    expect(scheduler().schedules()).toHaveLength(before);
+    expect((await call('GET', `/newsletters/${id}`, read)).json).toMatchObject({ status: 'draft' });
   });
 });

@@ -75,6 +75,10 @@ const hostileText = fc.oneof(
     '\r\n',
     'confirmed',
     'complained',
+    // Times: a schedule an hour ahead (a draft gets scheduled), one past, one without a zone.
+    `${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}Z`,
+    '2020-01-01T00:00:00Z',
+    '2026-12-01T09:00:00',
   ),
 );
 const jsonValue = fc.oneof(
@@ -101,6 +105,8 @@ const FIELDS = [
   'city',
   'language',
   'optin',
+  // An issue's scheduling time.
+  'at',
 ];
 
 function requestArbitrary(): fc.Arbitrary<V2Request> {

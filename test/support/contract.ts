@@ -174,5 +174,6 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
   { path: '/issues/{id}/pause', methods: { POST: 'write' }, cors: false },
   { path: '/issues/{id}/resume', methods: { POST: 'write' }, cors: false },
   { path: '/issues/{id}/cancel', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/schedule', methods: { POST: 'write', DELETE: 'write' }, cors: false },
   { path: '/issues/{id}/report', methods: { GET: 'read' }, cors: false },
 ];
