@@ -27,6 +27,7 @@ import {
   V2ListWriteSchema,
   V2NewsletterSchema,
   V2PageRequestSchema,
+  V2ReportRequestSchema,
   V2ReportSchema,
   V2ScheduleRequestSchema,
   V2SendRequestSchema,
@@ -434,7 +435,7 @@ const V2_ROUTES = [
     'v2-issue-report',
     'GET',
     '/issues/{id}/report',
-    "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV",
+    "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV in parts of 5,000 rows",
     // The issue; its recipient records (a Query of its partition); their addresses by id.
     {
       table: [...KEY_CHECK, 'dynamodb:Query'],
@@ -442,6 +443,7 @@ const V2_ROUTES = [
       sendsMail: false,
       settings: true,
     },
+    V2ReportRequestSchema,
   ),
 ] as const satisfies readonly Route[];
 

@@ -43,14 +43,39 @@ const PAGE_HEADERS = {
   'X-WP-TotalPages': { description: 'Pages of per_page items.', schema: { type: 'integer' } },
 };
 
+/** An issue's report as CSV, one part per answer ([v2.report-csv]). */
+const REPORT_CSV = {
+  schema: {
+    type: 'string',
+    description:
+      'Accept: text/csv. One row per recipient (email,subscriber_id,outcome,at,message_id), at ' +
+      'most 5,000 per answer; the first part starts with the header row (header=present), the ' +
+      'next ones do not (header=absent), so the parts concatenate into one file.',
+  },
+};
+
+const REPORT_HEADERS = {
+  Link: {
+    description:
+      'CSV only, while rows remain: <{path}?after={subscriber id}>; rel="next", the next part ' +
+      '(without credentials: send them again).',
+    schema: { type: 'string' },
+  },
+};
+
 /** What a method of a v2 route answers; success status 201 for a creation. */
 function responses(route: Route, method: HttpMethod): Json {
   const policy = route.clientKey?.[method];
   const created = method === 'POST' || method === 'PUT';
+  const report = route.path.endsWith('/report');
   const success: Json = {
     description: 'Success',
     ...(route.path.includes('{id}') || method !== 'GET' ? {} : { headers: PAGE_HEADERS }),
-    content: { 'application/json': { schema: schemaOf(route.response as v.GenericSchema) } },
+    ...(report ? { headers: REPORT_HEADERS } : {}),
+    content: {
+      'application/json': { schema: schemaOf(route.response as v.GenericSchema) },
+      ...(report ? { 'text/csv': REPORT_CSV } : {}),
+    },
   };
   const out: Json = { '200': success };
   if (created) out['201'] = { ...success, description: 'Created' };

@@ -6,12 +6,23 @@
  * mails through the local SES; a schedule created over HTTP fires at the local EventBridge
  * Scheduler when the test moves its clock, as campaign-schedule.test.ts does for the CLI.
  */
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoClientKeyStore } from '../../shared/adapters/store/dynamo-client-key-store.ts';
+import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import { toSubscriberItem } from '../../shared/adapters/store/subscriber-item.ts';
+import { newSubscriberRecord } from '../../shared/domain/decide-subscribe.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
+import { parseSettings } from '../../shared/domain/parse-settings.ts';
 import { createClientKey } from '../../shared/operations/v2/manage-client-keys.ts';
 import { documentClient } from '../support/local-dynamo.ts';
-import { type ApiResponse, type LocalService, startLocalService } from './support/local-service.ts';
+import {
+  type ApiResponse,
+  BASELINE_SETTINGS,
+  type LocalService,
+  startLocalService,
+} from './support/local-service.ts';
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -375,5 +386,120 @@ describe('scheduling an issue over HTTP', () => {
     expect(wrongMethod.headers.get('allow')).toBe('POST, DELETE');
     expect(scheduler().schedules()).toHaveLength(before);
     expect((await call('GET', `/newsletters/${id}`, read)).json).toMatchObject({ status: 'draft' });
+  });
+});
+
+describe('a report of many rows over HTTP', () => {
+  /**
+   * `count` confirmed subscribers written as an import writes them, and a recipient record of
+   * the issue for each (as its planner writes them): the ids, in order.
+   */
+  async function seedRecipients(issue: number, count: number): Promise<number[]> {
+    const db = documentClient(service.stack.dynamo.endpoint);
+    const table = service.stack.tableName;
+    const first = await new DynamoStore(db, table).reserveIds('subscriber', count);
+    const settings = parseSettings(JSON.stringify(BASELINE_SETTINGS));
+    const ids = Array.from({ length: count }, (_, index) => first + index);
+    const items = ids.map((id) =>
+      toSubscriberItem({
+        ...newSubscriberRecord(
+          `many-${id}@example.com`,
+          { name: '', lists: [3], profile: {} },
+          'C',
+          settings,
+          new Date(),
+          { preassigned: false },
+        ),
+        id,
+        version: 1,
+      }),
+    );
+    for (let start = 0; start < items.length; start += 25) {
+      let requests: Record<string, unknown>[] = items
+        .slice(start, start + 25)
+        .map((Item) => ({ PutRequest: { Item } }));
+      while (requests.length > 0) {
+        const output = await db.send(
+          new BatchWriteCommand({ RequestItems: { [table]: requests } }),
+        );
+        requests = (output.UnprocessedItems?.[table] ?? []) as Record<string, unknown>[];
+      }
+    }
+    await new DynamoCampaignStore(db, table).putRecipients(issue, 1, ids);
+    db.destroy();
+    return ids;
+  }
+
+  it('[v2.report-csv] answers the CSV in parts of 5,000 rows, each read page by page, linked by Link rel="next"', async () => {
+    const created = await call('POST', '/issues', write, {
+      subject: 'Many rows',
+      html: '<p>Hi {name}</p><p><a href="{unsubscription_url}">Leave</a></p>',
+      lists: [3],
+    });
+    const issue = (created.json as { id: number }).id;
+    const ids = await seedRecipients(issue, 6_500);
+    const reportFunction = service.stack.cloud.stack
+      .functions()
+      .find((fn) => fn.entry === 'functions/v2-issue-report.ts');
+    if (!reportFunction) throw new Error('no report function');
+    /** The report function's DynamoDB reads during `request`, by what they read. */
+    const readsOf = async (request: () => Promise<ApiResponse>) => {
+      const before = service.stack.cloud.endpoint.calls.length;
+      const response = await request();
+      const calls = service.stack.cloud.endpoint.calls
+        .slice(before)
+        .filter((each) => each.caller === reportFunction.functionName)
+        .map((each) => each.summary);
+      return {
+        response,
+        recipientPages: calls.filter((each) => each === 'Query table').length,
+        addressReads: calls.filter((each) => each === 'Query recent').length,
+      };
+    };
+
+    const first = await readsOf(() =>
+      call('GET', `/issues/${issue}/report`, read, undefined, { Accept: 'text/csv' }),
+    );
+    expect(first.response.status, first.response.text).toBe(200);
+    expect(first.response.headers.get('content-type')).toBe(
+      'text/csv; charset=utf-8; header=present',
+    );
+    const path = new URL(v2).pathname;
+    expect(first.response.headers.get('link')).toBe(
+      `<${path}/issues/${issue}/report?after=${ids[4_999]}>; rel="next"`,
+    );
+    // Five pages of 1,000 records, each page's addresses in one ranged read (the ids are dense).
+    expect(first).toMatchObject({ recipientPages: 5, addressReads: 5 });
+    const firstLines = first.response.text.trim().split('\n');
+    expect(firstLines).toHaveLength(5_001);
+    expect(firstLines[0]).toBe('email,subscriber_id,outcome,at,message_id');
+
+    // The client follows the link with its credentials, as it sent the first request.
+    const link = /^<([^>]+)>/.exec(first.response.headers.get('link') ?? '')?.[1] ?? '';
+    const second = await readsOf(() =>
+      service.request('GET', `${new URL(v2).origin}${link}&${read}`, {
+        headers: { Accept: 'text/csv' },
+      }),
+    );
+    expect(second.response.status, second.response.text).toBe(200);
+    expect(second.response.headers.get('content-type')).toBe(
+      'text/csv; charset=utf-8; header=absent',
+    );
+    expect(second.response.headers.get('link')).toBeNull();
+    expect(second).toMatchObject({ recipientPages: 2, addressReads: 2 });
+
+    // Together, the file the CLI writes: every recipient once, in id order, with its address.
+    const rows = [...firstLines.slice(1), ...second.response.text.trim().split('\n')];
+    expect(rows.map((row) => Number(row.split(',')[1]))).toEqual(ids);
+    expect(rows.every((row, index) => row.startsWith(`many-${ids[index]}@example.com,`))).toBe(
+      true,
+    );
+    expect(rows.every((row) => row.split(',')[2] === 'not sent yet')).toBe(true);
+
+    const badCursor = await call('GET', `/issues/${issue}/report`, `${read}&after=x`, undefined, {
+      Accept: 'text/csv',
+    });
+    expect(badCursor.status, badCursor.text).toBe(400);
+    expect(badCursor.json).toMatchObject({ code: 'invalid_parameter' });
   });
 });

@@ -157,6 +157,19 @@ export const V2ScheduleRequestSchema = v.looseObject({
   ),
 });
 
+/** The query of an issue's report: where a CSV part starts (v2-issue-report.ts). */
+export const V2ReportRequestSchema = v.looseObject({
+  ...V2IdRequestSchema.entries,
+  after: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        'CSV only: the subscriber id the previous part ended with, as its Link rel="next" gives it.',
+      ),
+    ),
+  ),
+});
+
 /** An issue's report as JSON (`Accept: text/csv`: one row per recipient instead). */
 export const V2ReportSchema = v.pipe(
   v.looseObject({ newsletter_id: v.number() }),
