@@ -294,12 +294,13 @@ const V2_ROUTES = [
     ...settingsRoute(
       'v2-list',
       '/lists/{id}',
-      'v2: one list (GET); rename it or change its flags (PUT, ours)',
-      V2ListSchema,
+      'v2: one list (GET); ours: rename it or change its flags (PUT), delete it (DELETE)',
+      v.union([V2ListSchema, V2DeletedSchema]),
     ),
-    methods: ['GET', 'PUT'],
-    clientKey: { GET: 'read', PUT: 'write' },
-    access: LIST_WRITE_ACCESS,
+    methods: ['GET', 'PUT', 'DELETE'],
+    clientKey: { GET: 'read', PUT: 'write', DELETE: 'write' },
+    // DELETE first looks for issues still to be sent that name the list (Query `recent`).
+    access: { ...LIST_WRITE_ACCESS, queries: [INDEX.recent.name] },
     request: V2ListWriteSchema,
   },
   settingsRoute(

@@ -88,7 +88,10 @@ function responses(route: Route, method: HttpMethod): Json {
     out['404'] = error('Unknown subscriber, list, field or issue (code -1)');
   if (route.path.startsWith('/issues/'))
     out['409'] = error("invalid_state: the issue's lifecycle forbids this now");
-  else if (method === 'PUT') out['409'] = error("email_taken: the address is another subscriber's");
+  else if (route.path.startsWith('/lists/') && method === 'DELETE')
+    out['409'] = error('list_in_use: an issue not sent yet goes to the list');
+  else if (route.path.startsWith('/subscribers') && method === 'PUT')
+    out['409'] = error("email_taken: the address is another subscriber's");
   out['405'] = error(`Wrong method; ${route.path} accepts ${route.methods.join(', ')}`);
   if (policy !== undefined) out['429'] = error('Too many failed key checks from this client');
   out['500'] = error('Unexpected failure; data.request_id identifies it');

@@ -157,9 +157,9 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
     methods: { GET: 'read', PUT: 'write', DELETE: 'write' },
     cors: false,
   },
-  // Lists: reads as the original, writes ours (create, rename).
+  // Lists: reads as the original, writes ours (create, rename, delete).
   { path: '/lists', methods: { GET: 'read', POST: 'write' }, cors: false },
-  { path: '/lists/{id}', methods: { GET: 'read', PUT: 'write' }, cors: false },
+  { path: '/lists/{id}', methods: { GET: 'read', PUT: 'write', DELETE: 'write' }, cors: false },
   { path: '/extrafields', methods: { GET: 'read' }, cors: false },
   { path: '/extrafields/{id}', methods: { GET: 'read' }, cors: false },
   { path: '/newsletters', methods: { GET: 'optional' }, cors: true },
