@@ -15,6 +15,7 @@ import type { LocalStack } from '../infra/local/local-stack.ts';
 import { SqsCampaignQueue } from '../shared/adapters/queue/sqs-campaign-queue.ts';
 import { DynamoCampaignStore } from '../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoStore } from '../shared/adapters/store/dynamo-store.ts';
+import { memberItems } from '../shared/adapters/store/list-index.ts';
 import { toSubscriberItem } from '../shared/adapters/store/subscriber-item.ts';
 import type { CampaignRecord } from '../shared/domain/campaign/campaign.ts';
 import { parseCampaignContent } from '../shared/domain/campaign/campaign-content.ts';
@@ -139,20 +140,19 @@ export async function campaignWorld(stack: LocalStack): Promise<CampaignWorld> {
       const first = await store.reserveIds('subscriber', count);
       const settings = parseSettings(settingsText);
       const now = new Date();
-      const items = Array.from({ length: count }, (_, index) =>
-        toSubscriberItem({
-          ...newSubscriberRecord(
-            `${prefix}-${index}@example.com`,
-            { name: `Reader ${index}`, lists: [list], profile: {} },
-            'C',
-            settings,
-            now,
-            { preassigned: false },
-          ),
-          id: first + index,
-          version: 1,
-        }),
-      );
+      const records = Array.from({ length: count }, (_, index) => ({
+        ...newSubscriberRecord(
+          `${prefix}-${index}@example.com`,
+          { name: `Reader ${index}`, lists: [list], profile: {} },
+          'C',
+          settings,
+          now,
+          { preassigned: false },
+        ),
+        id: first + index,
+        version: 1,
+      }));
+      const items = records.flatMap((record) => [toSubscriberItem(record), ...memberItems(record)]);
       const batches: Record<string, unknown>[][] = [];
       for (let start = 0; start < items.length; start += 25)
         batches.push(items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } })));

@@ -387,10 +387,11 @@ const V2_ROUTES = [
     '/issues/{id}/send',
     'v2 (ours): send an issue to its lists (new_only: to those it has not reached)',
     // The issue; SES's quota and, when the room is below the highest subscriber id, a count of
-    // the recipients (Query `recent`; with new_only, which already have a record: BatchGetItem).
+    // the recipients (Query of the list index; with new_only, which already have a record:
+    // BatchGetItem).
     {
-      table: [...KEY_CHECK, 'dynamodb:BatchGetItem'],
-      queries: ['recent'],
+      table: [...KEY_CHECK, 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+      queries: [],
       sendsMail: false,
       settings: true,
       queues: ['plans'],

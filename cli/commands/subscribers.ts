@@ -8,6 +8,7 @@ import { parsePositiveInteger } from '../option-values.ts';
 import { type ExportFormat, exportSubscribers } from '../subscribers/export-subscribers.ts';
 import { ImportStopped, importSubscribers } from '../subscribers/import-subscribers.ts';
 import { listUnasked } from '../subscribers/list-unasked.ts';
+import { reindexLists } from '../subscribers/reindex-lists.ts';
 
 const DEFAULT_CONCURRENCY = 16;
 const DEFAULT_CHECKPOINT_EVERY = 500;
@@ -48,6 +49,20 @@ export function registerSubscribersCommands(program: Command, context: CliContex
       writeLine(
         context.io.stderr,
         `Exported ${plural(count, 'subscriber', 'subscribers')}${options.out ? ` to ${options.out}` : ''}.`,
+      );
+    });
+
+  subscribers
+    .command('reindex')
+    .description(
+      'Build the list index campaigns plan from, for subscribers written before this version (once, after upgrading; repeatable)',
+    )
+    .action(async () => {
+      const services = await context.services();
+      const count = await reindexLists(services.store(), context.io);
+      writeLine(
+        context.io.stderr,
+        `Indexed ${plural(count, 'subscriber', 'subscribers')}; campaigns plan from the list index.`,
       );
     });
 

@@ -37,10 +37,10 @@ export const campaignFunctions = [
     // One page at a time per campaign: the FIFO queue's message group keeps them in order.
     trigger: { queue: 'plans', batchSize: 1 },
     access: {
-      // Read the campaign (GetItem), page the subscriber index (Query `recent`), read which
+      // Read the campaign (GetItem), page the list index (Query on the table), read which
       // recipients exist (BatchGetItem, "send to the new"), write the records (BatchWriteItem),
-      // commit the page (UpdateItem); a walk reads the records (Query on the table) and
-      // settles the ones whose subscriber is gone (UpdateItem).
+      // commit the page (UpdateItem); a walk reads the records (Query on the table), their
+      // addresses (Query `recent`) and settles the ones whose subscriber is gone (UpdateItem).
       table: [
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',

@@ -12,9 +12,10 @@ export const sesFeedback = {
   summary: 'Applies SES bounces, complaints and deliveries to the subscribers',
   access: {
     // Read the subscriber, then a whole-item put conditional on the version read
-    // (shared/operations/record-feedback.ts); the settings for the soft-bounce limit; a
-    // campaign mail's bounce or complaint noted on its recipient record (UpdateItem).
-    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    // (shared/operations/record-feedback.ts), with the list index entries a bounce or a
+    // complaint removes (DeleteItem, same transaction); the settings for the soft-bounce
+    // limit; a campaign mail's bounce or complaint noted on its recipient record (UpdateItem).
+    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     queries: [],
     sendsMail: false,
     settings: true,

@@ -107,7 +107,7 @@ async function writeOnce(
 ): Promise<boolean> {
   try {
     return current
-      ? await deps.store.replaceSubscriber(record, current.version, writes)
+      ? await deps.store.replaceSubscriber(record, current, writes)
       : await deps.store.createSubscriber(record, writes);
   } catch (error) {
     if (!(error instanceof DependencyError)) throw error;

@@ -47,7 +47,7 @@ export async function recordFeedback(
       const decision = decideFeedback(current, judged, deps.now());
       if (decision.next) {
         const next: SubscriberRecord = { ...decision.next, version: current.version + 1 };
-        if (!(await deps.store.replaceSubscriber(next, current.version))) return CONFLICT;
+        if (!(await deps.store.replaceSubscriber(next, current))) return CONFLICT;
         if (decision.outcome === 'bounced') deps.metrics.count('Bounces');
         if (decision.outcome === 'complained') deps.metrics.count('Complaints');
       }

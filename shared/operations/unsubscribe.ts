@@ -46,7 +46,7 @@ export async function unsubscribeAddress(
     // Mails still in the outbox are not withdrawn: the mailer reads the subscriber before
     // sending, and no activation of it is current any more.
     const writes = retired === undefined ? {} : { tokens: { put: [], delete: [retired] } };
-    if (!(await deps.store.replaceSubscriber(next, current.version, writes))) return CONFLICT;
+    if (!(await deps.store.replaceSubscriber(next, current, writes))) return CONFLICT;
     if (leaving) deps.metrics.count('Unsubscriptions');
     return { record: next };
   });

@@ -45,7 +45,10 @@ export async function startFailingProxy(
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const isPut = req.headers['x-amz-target'] === 'DynamoDB_20120810.PutItem';
+      // A subscriber on lists is written with its list index entries, in one transaction.
+      const isPut = ['DynamoDB_20120810.PutItem', 'DynamoDB_20120810.TransactWriteItems'].includes(
+        String(req.headers['x-amz-target']),
+      );
       if (isPut && puts >= allowedPuts && mode === 'hold') {
         held();
         return;

@@ -203,7 +203,7 @@ describe('[campaign.complete] a run ends once, whoever notices first, with one l
     if (!current) throw new Error('no subscriber');
     await world.store.replaceSubscriber(
       { ...current, status: 'U', version: current.version + 1 },
-      current.version,
+      current,
     );
     let refusals = 1;
     world.ses.failWith = () => (refusals-- > 0 ? 'rejected' : undefined);

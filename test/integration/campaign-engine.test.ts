@@ -19,11 +19,12 @@ import {
   type CampaignWorld,
   campaignWorld,
   deadClaim,
+  recipientStates,
   started,
 } from '../support/campaign-world.ts';
 
 /** Every recipient record of an issue by state. */
-const states = (world: CampaignWorld, id: number) => world.campaigns.countRecipients(id);
+const states = (world: CampaignWorld, id: number) => recipientStates(world, id);
 
 /** The subscriber ids of the recipients waiting in the workers' queue, in queue order. */
 const queuedIds = (world: CampaignWorld): number[] =>
@@ -59,7 +60,7 @@ describe('[campaign.plan] the C subscribers of the issue’s lists when the send
     const done = await world.campaign(issue.id);
     expect(done).toMatchObject({ status: 'sent', total: 28, sent: 28, skipped: 0, failed: 0 });
     expect(done.sent_at).not.toBeNull();
-    expect(await states(world, issue.id)).toMatchObject({ sent: 28, pending: 0, sending: 0 });
+    expect(await states(world, issue.id)).toMatchObject({ sent: 28, pending: 0 });
   });
 
   it('leaves out who subscribed after the send started', async () => {
@@ -118,7 +119,7 @@ describe('[campaign.recheck] whoever left before their turn gets nothing and is 
       if (!current) throw new Error(email);
       await world.store.replaceSubscriber(
         { ...current, ...change, version: current.version + 1 },
-        current.version,
+        current,
       );
     };
     await change(left.email, { status: 'U' });
@@ -139,7 +140,7 @@ describe('[campaign.recheck] whoever left before their turn gets nothing and is 
     });
     const reasons = await Promise.all(
       people.map(
-        async (person) => (await world.campaigns.getRecipient(issue.id, person.id))?.reason,
+        async (person) => (await world.campaigns.getRecipient(spread(issue.id), person.id))?.reason,
       ),
     );
     expect(reasons).toEqual([
@@ -152,6 +153,9 @@ describe('[campaign.recheck] whoever left before their turn gets nothing and is 
     ]);
   });
 });
+
+/** Where a new run's records are. */
+const spread = (newsletterId: number) => ({ newsletterId, legacy: false });
 
 describe('[campaign.feedback-cost] only a mail whose delivery matters reports it', () => {
   it('asks SES for the delivery event only for a recipient with soft bounces counted', async () => {
@@ -187,9 +191,9 @@ describe('[campaign.claim] never skip anyone, at most the mails in flight twice'
     const issue = await world.issue();
     await started(world, issue.id);
     // The outcome writes of the first three mails are refused twice each, past the SDK's retries.
-    const settle = world.campaigns.settleRecipient.bind(world.campaigns);
+    const settle = world.campaigns.recordOutcome.bind(world.campaigns);
     const refused = new Map<number, number>();
-    world.campaigns.settleRecipient = async (id, subscriberId, owner, outcome, at) => {
+    world.campaigns.recordOutcome = async (id, run, subscriberId, outcome, at) => {
       const times = refused.get(subscriberId) ?? 0;
       if (outcome.state === 'sent' && (refused.size < 3 || times > 0) && times < 2) {
         refused.set(subscriberId, times + 1);
@@ -197,13 +201,13 @@ describe('[campaign.claim] never skip anyone, at most the mails in flight twice'
           name: 'ProvisionedThroughputExceededException',
         });
       }
-      return settle(id, subscriberId, owner, outcome, at);
+      return settle(id, run, subscriberId, outcome, at);
     };
     await world.drain();
     expect([...refused.values()]).toEqual([2, 2, 2]);
     expect(world.ses.mails).toHaveLength(12);
     expect([...world.ses.counts().values()].every((count) => count === 1)).toBe(true);
-    expect(await states(world, issue.id)).toMatchObject({ sent: 12, failed: 0, sending: 0 });
+    expect(await states(world, issue.id)).toMatchObject({ sent: 12, failed: 0 });
     expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', sent: 12, failed: 0 });
   });
 
@@ -214,34 +218,33 @@ describe('[campaign.claim] never skip anyone, at most the mails in flight twice'
     await started(world, issue.id);
     while (world.queues.plans.length > 0) await world.planOne();
     const chunk = world.queues.sends[0]?.chunk;
-    if (!chunk) throw new Error('no chunk');
-    // The dead worker: 5 recipients sent and recorded but not yet counted, 3 claimed and in
-    // flight (SES may or may not have taken them), then the process was killed.
+    if (!chunk || 'kind' in chunk) throw new Error('no chunk');
+    // The dead worker: its chunk claimed, 5 recipients sent and recorded but not yet counted,
+    // 3 in flight (SES may or may not have taken them), then the process was killed.
     const now = world.clock.now();
-    const claim = deadClaim(now);
-    for (const person of people.slice(0, 8))
-      expect(await world.campaigns.claimRecipient(issue.id, person.id, claim)).toBe(true);
+    expect(
+      await world.campaigns.claimChunk(issue.id, chunk.run, chunk.chunk, deadClaim(now)),
+    ).toMatchObject({ claimed: true });
     for (const person of people.slice(0, 5))
-      await world.campaigns.settleRecipient(
+      await world.campaigns.recordOutcome(
         issue.id,
+        chunk.run,
         person.id,
-        'dead',
-        { state: 'sent', messageId: 'm' },
+        { state: 'sent', messageId: 'm', tokenHash: 'h', linkExpiresAt: 2e9 },
         new Date(now),
       );
-    // Redelivered while the leases still hold: the three in flight are left alone.
-    await world.drain();
-    expect(await states(world, issue.id)).toMatchObject({ sending: 3, sent: 37, pending: 0 });
-    // After the visibility timeout the message comes back again: the lapsed claims are taken over.
+    // Delivered again while the lease holds: the work waits for it to lapse, then takes the
+    // chunk over, and mails everyone it has no record of, the three in flight included.
+    const delivered = await world.sendOne();
+    expect(delivered).toMatchObject({ sent: 0, stopped: 'held' });
+    expect(world.ses.mails).toHaveLength(0);
     world.clock.t += 120_000;
-    await world.queues.send([chunk]);
     await world.drain();
     const counts = world.ses.counts();
     expect(counts.size).toBe(35);
     for (const person of people.slice(0, 5)) expect(counts.has(person.email)).toBe(false);
     for (const person of people.slice(5)) expect(counts.get(person.email)).toBe(1);
-    expect(await states(world, issue.id)).toMatchObject({ pending: 0, sending: 0, sent: 40 });
-    expect((await world.campaigns.getRecipient(issue.id, people[5]?.id ?? 0))?.attempts).toBe(2);
+    expect(await states(world, issue.id)).toMatchObject({ pending: 0, sent: 40 });
     // The five the dead worker never counted: the run stays open until the sweeper recounts.
     expect(await world.campaign(issue.id)).toMatchObject({ status: 'sending', sent: 35 });
     await sweepAfterRepairDelay(world);
@@ -296,7 +299,7 @@ describe('[campaign.throttle] a throttle slows the workers and puts the unsent b
 
 describe('[campaign.pause] pause stops the workers; resume finishes the send', () => {
   it('[campaign.resume] sent equals the recipients minus the skipped, each once, after a pause in the middle', async () => {
-    const world = await campaignWorld({}, { plan: 10, walk: 9 });
+    const world = await campaignWorld({}, { plan: 10, walk: 9, chunk: 1 });
     await world.subscribe(45);
     const issue = await world.issue();
     await started(world, issue.id);
@@ -417,7 +420,7 @@ describe('[ops.metrics] a campaign worker counts what it sent, skipped and faile
     // One leaves before their turn (skipped), one address SES rejects (failed).
     const [leaving, rejected] = people;
     if (!leaving || !rejected) throw new Error('expected subscribers');
-    await world.store.replaceSubscriber({ ...leaving, status: 'U' }, leaving.version);
+    await world.store.replaceSubscriber({ ...leaving, status: 'U' }, leaving);
     world.ses.failWith = (mail) => (mail.to === rejected.email ? 'rejected' : undefined);
     await world.sendOne();
     expect(world.metrics.counts).toMatchObject({
@@ -554,13 +557,19 @@ describe('[campaign.unsubscribe-link] the link in a campaign mail unsubscribes, 
     expect(await unsubscribeByLink(deps, token)).toBe('unsubscribed');
     expect((await world.store.getSubscriber(ada?.email ?? ''))?.status).toBe('U');
     expect((await world.store.getSubscriber(bo?.email ?? ''))?.status).toBe('C');
-    const record = await world.campaigns.getRecipient(issue.id, ada?.id ?? 0);
+    const record = await world.campaigns.getRecipient(spread(issue.id), ada?.id ?? 0);
     expect(record?.unsubscribed_at).toBeDefined();
-    expect(JSON.stringify(record)).not.toContain(token?.split('.')[2]);
+    expect(JSON.stringify(record)).not.toContain(token?.split('.').at(-1));
     // A tampered secret, another person's ids, an expired link: nothing.
-    const [nid, sid, secret] = (token ?? '').split('.');
-    expect(await unsubscribeByLink(deps, `${nid}.${bo?.id}.${secret}`)).toBe('invalid');
-    expect(await unsubscribeByLink(deps, `${nid}.${sid}.${'A'.repeat(43)}`)).toBe('invalid');
+    const [nid, sid, run, first, secret] = (token ?? '').split('.');
+    expect(await unsubscribeByLink(deps, `${nid}.${bo?.id}.${run}.${first}.${secret}`)).toBe(
+      'invalid',
+    );
+    expect(await unsubscribeByLink(deps, `${nid}.${sid}.${run}.${first}.${'A'.repeat(43)}`)).toBe(
+      'invalid',
+    );
+    // Without its chunk it reads as a link from before chunks, whose record is elsewhere.
+    expect(await unsubscribeByLink(deps, `${nid}.${sid}.${secret}`)).toBe('invalid');
     world.clock.t += 366 * 86_400_000;
     expect(await unsubscribeByLink(deps, token)).toBe('invalid');
   });
@@ -615,14 +624,14 @@ describe('[campaign.plan] each page is planned once, whatever becomes of its mes
     await world.subscribe(4);
     const issue = await world.issue();
     await started(world, issue.id);
-    // Paused between the page's recipient records and its conditional write.
-    const put = world.campaigns.putRecipients.bind(world.campaigns);
-    world.campaigns.putRecipients = async (...args: Parameters<typeof put>) => {
+    // Paused between the page's planned chunks and its conditional write.
+    const put = world.campaigns.putChunks.bind(world.campaigns);
+    world.campaigns.putChunks = async (...args: Parameters<typeof put>) => {
       await put(...args);
       await pauseNewsletter(world.deps, issue.id);
     };
     expect(await world.planOne()).toBe('not_sending');
-    world.campaigns.putRecipients = put;
+    world.campaigns.putChunks = put;
     expect(world.queues.sends).toHaveLength(0);
     expect(world.queues.plans).toHaveLength(0);
     expect(await world.campaign(issue.id)).toMatchObject({
@@ -723,7 +732,7 @@ describe('[campaign.rate] SES’s quota is read when a run’s planning starts a
   });
 
   it('a resume reads it again, once, for the whole walk', async () => {
-    const world = await campaignWorld({}, { walk: 2 });
+    const world = await campaignWorld({}, { walk: 2, chunk: 1 });
     world.ses.rate = 50;
     await world.subscribe(5);
     const issue = await world.issue();
@@ -765,7 +774,7 @@ async function lostAndResumed(world: CampaignWorld): Promise<number> {
 
 describe('[campaign.resume] a walk queues everyone still unsent, a page of records at a time, up to the planner’s cursor', () => {
   it('each walk message starts after the last record the one before read, and the walk ends at the cursor', async () => {
-    const world = await campaignWorld({}, { walk: 3 });
+    const world = await campaignWorld({}, { walk: 3, chunk: 1 });
     const people = await world.subscribe(5);
     // Read by the planner, so the cursor, but no recipient.
     await world.subscribe(1, { status: 'U' }, 'left');
@@ -781,7 +790,7 @@ describe('[campaign.resume] a walk queues everyone still unsent, a page of recor
   });
 
   it('a walk whose last full page ends before the cursor reads one empty page, and ends', async () => {
-    const world = await campaignWorld({}, { walk: 3 });
+    const world = await campaignWorld({}, { walk: 3, chunk: 1 });
     const people = await world.subscribe(6);
     await world.subscribe(1, { status: 'U' }, 'left');
     const id = await lostAndResumed(world);
@@ -795,7 +804,7 @@ describe('[campaign.resume] a walk queues everyone still unsent, a page of recor
   });
 
   it('leaves the records of a page written but not committed to the planner', async () => {
-    const world = await campaignWorld({}, { plan: 3, walk: 3 });
+    const world = await campaignWorld({}, { plan: 3, walk: 3, chunk: 1 });
     const people = await world.subscribe(6);
     const issue = await world.issue();
     await started(world, issue.id);
@@ -807,7 +816,9 @@ describe('[campaign.resume] a walk queues everyone still unsent, a page of recor
     };
     await expect(world.planOne()).rejects.toThrow('the invocation died');
     world.campaigns.updateCampaign = commit;
-    expect(await states(world, issue.id)).toMatchObject({ pending: 6 });
+    // The second page's chunks are written; the campaign counts only the first page's.
+    expect((await world.campaigns.chunkPage(issue.id, 1, 0, 1e9, 100)).chunks).toHaveLength(6);
+    expect(await states(world, issue.id)).toMatchObject({ pending: 3 });
     world.queues.sends.length = 0;
     await resumeNewsletter(world.deps, issue.id);
     // The walk, handled here before the page the resume queued again, stops at the cursor.
@@ -826,38 +837,43 @@ describe('[campaign.resume] a walk queues everyone still unsent, a page of recor
     expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', total: 6, sent: 6 });
   });
 
-  it('queues the pending and the lapsed claims, not a claim still held nor a settled record; a deleted subscriber is skipped and counted', async () => {
-    const world = await campaignWorld();
+  it('queues every chunk not done with whoever in it still has an address, not a done chunk; a deleted subscriber is skipped and counted', async () => {
+    const world = await campaignWorld({}, { chunk: 3 });
     const people = await world.subscribe(6);
-    const [lapsed, endsNow, held, sent, gone, pending] = people;
-    if (!lapsed || !endsNow || !held || !sent || !gone || !pending) throw new Error('six');
+    const [sent, gone, kept, ...later] = people;
+    if (!sent || !gone || !kept) throw new Error('six');
     const issue = await world.issue();
     await started(world, issue.id);
     await world.planOne();
-    world.queues.sends.length = 0;
+    const [first, second] = world.queues.sends.splice(0).map((entry) => entry.chunk);
+    if (!first || 'kind' in first || !second || 'kind' in second) throw new Error('two chunks');
+    // The second chunk was sent in full and given back done; of the first, one was sent by a
+    // worker that died, its lease since lapsed.
+    await world.queues.send([second]);
+    await world.drain();
     const now = world.clock.now();
-    const claim = (leaseUntil: number) => deadClaim(now, leaseUntil);
-    await world.campaigns.claimRecipient(issue.id, lapsed.id, claim(now - 1));
-    // A lease lapses once `now` is past it, as for a claim.
-    await world.campaigns.claimRecipient(issue.id, endsNow.id, claim(now));
-    await world.campaigns.claimRecipient(issue.id, held.id, claim(now + 60_000));
-    await world.campaigns.claimRecipient(issue.id, sent.id, claim(now + 60_000));
-    await world.campaigns.settleRecipient(
+    await world.campaigns.claimChunk(issue.id, first.run, first.chunk, deadClaim(now, now - 1));
+    await world.campaigns.recordOutcome(
       issue.id,
+      first.run,
       sent.id,
-      'dead',
-      { state: 'sent', messageId: 'm' },
-      new Date(now),
+      { state: 'sent', messageId: 'm', tokenHash: 'h', linkExpiresAt: 2e9 },
+      new Date(world.clock.now()),
     );
     await deleteSubscriber(world, gone.email);
     await resumeNewsletter(world.deps, issue.id);
     expect(await world.planOne()).toBe('walked_last');
-    expect(queuedIds(world)).toEqual([lapsed.id, pending.id]);
-    expect(await world.campaigns.getRecipient(issue.id, gone.id)).toMatchObject({
+    // The worker that takes it sends to whoever has no record: `kept` only.
+    expect(queuedIds(world)).toEqual([sent.id, kept.id]);
+    expect(await world.campaigns.getRecipient(spread(issue.id), gone.id)).toMatchObject({
       state: 'skipped',
       reason: 'deleted',
     });
     expect(await world.campaign(issue.id)).toMatchObject({ status: 'sending', skipped: 1 });
+    await world.drain();
+    expect(world.ses.counts().get(kept.email)).toBe(1);
+    expect(world.ses.counts().has(sent.email)).toBe(false);
+    for (const person of later) expect(world.ses.counts().get(person.email)).toBe(1);
   });
 
   it('counts the deleted subscriber it skipped even when the campaign was paused or cancelled meanwhile', async () => {
@@ -870,9 +886,9 @@ describe('[campaign.resume] a walk queues everyone still unsent, a page of recor
       if (!gone) throw new Error('two');
       const id = await lostAndResumed(world);
       await deleteSubscriber(world, gone.email);
-      const skip = world.campaigns.skipRecipient.bind(world.campaigns);
-      world.campaigns.skipRecipient = async (...args: Parameters<typeof skip>) => {
-        const skipped = await skip(...args);
+      const record = world.campaigns.recordOutcome.bind(world.campaigns);
+      world.campaigns.recordOutcome = async (...args: Parameters<typeof record>) => {
+        const skipped = await record(...args);
         await stop(world.deps, id);
         return skipped;
       };
@@ -887,11 +903,16 @@ describe('[campaign.resume] a walk queues everyone still unsent, a page of recor
     const issue = await world.issue();
     await started(world, issue.id);
     await world.planOne();
-    // The workers reach the first two; the third's part of the message is lost.
-    const [entry] = world.queues.sends;
+    // A worker reaches the first two and dies before the third, and before it could give the
+    // chunk back: its lease lapses, the chunk is not done.
+    const release = world.campaigns.releaseChunk.bind(world.campaigns);
+    world.campaigns.releaseChunk = async () => undefined;
+    const [entry] = world.queues.sends.splice(0);
     if (!entry || 'kind' in entry.chunk) throw new Error('expected a chunk of recipients');
-    entry.chunk = { ...entry.chunk, recipients: entry.chunk.recipients.slice(0, 2) };
+    await world.queues.send([{ ...entry.chunk, recipients: entry.chunk.recipients.slice(0, 2) }]);
     await world.drain();
+    world.campaigns.releaseChunk = release;
+    world.clock.t += 120_000;
     expect(await world.campaign(issue.id)).toMatchObject({ status: 'sending', sent: 2 });
     await deleteSubscriber(world, people[2]?.email ?? '');
     await resumeNewsletter(world.deps, issue.id);

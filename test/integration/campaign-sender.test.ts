@@ -13,13 +13,13 @@ import {
   pauseNewsletter,
   sendNewsletter,
 } from '../../shared/operations/campaign/control-campaign.ts';
-import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
+import { type CampaignWorld, campaignWorld, recipientStates } from '../support/campaign-world.ts';
 
 /** A started send whose planning is done: its chunks wait on the workers' queue. */
 async function planned(
   count: number,
   settings: Partial<SettingsInput> = {},
-  pageSizes: { plan?: number } = {},
+  pageSizes: { plan?: number; chunk?: number } = {},
 ) {
   const world = await campaignWorld(settings, pageSizes);
   const people = await world.subscribe(count);
@@ -107,7 +107,7 @@ describe('[campaign.throttle] work put back after a throttle waits 2 s doubling 
     expect(world.metrics.counts).not.toHaveProperty('CampaignMailsSent');
     expect(world.metrics.counts).not.toHaveProperty('CampaignSkips');
     expect(world.metrics.counts).not.toHaveProperty('CampaignFailures');
-    expect(await world.campaigns.countRecipients(id)).toMatchObject({ pending: 6, sending: 0 });
+    expect(await recipientStates(world, id)).toMatchObject({ pending: 6 });
   });
 
   it('SES unreachable puts the chunk back the same way and counts one failure in a row', async () => {
@@ -130,7 +130,7 @@ describe('[campaign.throttle] work put back after a throttle waits 2 s doubling 
 
 describe('[campaign.auto-pause] failures in a row count across the chunks of a run', () => {
   it('the chunk that reaches the limit stops at it, and the campaign pauses with the rest pending', async () => {
-    const { world, id } = await planned(6, { campaign: { failure_limit: 3 } }, { plan: 2 });
+    const { world, id } = await planned(6, { campaign: { failure_limit: 3 } }, { chunk: 2 });
     world.ses.failWith = () => 'rejected';
     let attempts = 0;
     const fail = world.ses.failWith;
@@ -148,7 +148,7 @@ describe('[campaign.auto-pause] failures in a row count across the chunks of a r
       failed: 3,
       consecutive_failures: 3,
     });
-    expect(await world.campaigns.countRecipients(id)).toMatchObject({ failed: 3, pending: 3 });
+    expect(await recipientStates(world, id)).toMatchObject({ failed: 3, pending: 3 });
     const failures = world.log.lines.filter((line) => line.event === 'campaign_mail_failed');
     expect(failures).toHaveLength(3);
     expect(failures[0]?.fields).toMatchObject({
@@ -163,7 +163,7 @@ describe('[campaign.auto-pause] failures in a row count across the chunks of a r
   });
 
   it('a success starts the count again, in its chunk and for the next', async () => {
-    const { world, id } = await planned(6, { campaign: { failure_limit: 3 } }, { plan: 3 });
+    const { world, id } = await planned(6, { campaign: { failure_limit: 3 } }, { chunk: 3 });
     // Each chunk of three: one taken, then two refused.
     let sends = 0;
     world.ses.failWith = () => (sends++ % 3 === 0 ? undefined : 'rejected');
@@ -189,7 +189,9 @@ describe('[campaign.auto-pause] failures in a row count across the chunks of a r
     };
     expect(await world.sendOne()).toMatchObject({ sent: 0, failed: 1, requeued: 0 });
     expect(await world.campaign(id)).toMatchObject({ status: 'sent', failed: 1 });
-    const [record] = (await world.campaigns.recipientPage(id, 0, 10)).recipients;
+    const [record] = (
+      await world.campaigns.recipientPage({ newsletterId: id, legacy: false }, 0, 10)
+    ).recipients;
     expect(record).toMatchObject({
       state: 'failed',
       error: expect.stringContaining('mail could not be built'),
@@ -199,16 +201,16 @@ describe('[campaign.auto-pause] failures in a row count across the chunks of a r
 
 describe('[campaign.claim] a record DynamoDB refuses is tried again, then the invocation fails', () => {
   const refusing = (world: CampaignWorld, times: number) => {
-    const settle = world.campaigns.settleRecipient.bind(world.campaigns);
+    const record = world.campaigns.recordOutcome.bind(world.campaigns);
     let refused = 0;
-    world.campaigns.settleRecipient = async (id, subscriberId, owner, outcome, at) => {
+    world.campaigns.recordOutcome = async (id, run, subscriberId, outcome, at) => {
       if (outcome.state === 'sent' && refused < times) {
         refused += 1;
         throw Object.assign(new Error('Throughput exceeds the current capacity'), {
           name: 'ProvisionedThroughputExceededException',
         });
       }
-      return settle(id, subscriberId, owner, outcome, at);
+      return record(id, run, subscriberId, outcome, at);
     };
     return () => refused;
   };
@@ -237,21 +239,26 @@ describe('[campaign.claim] a record DynamoDB refuses is tried again, then the in
     await expect(world.sendOne()).rejects.toThrow('Throughput exceeds the current capacity');
     expect(refused()).toBe(6);
     expect(world.ses.mails).toHaveLength(1);
-    expect(await world.campaigns.countRecipients(id)).toMatchObject({ sending: 1, sent: 0 });
+    expect(await recipientStates(world, id)).toMatchObject({ pending: 1, sent: 0 });
+    // The chunk is still held: a delivery of it now waits for the lease to lapse.
+    const [chunk] = (await world.campaigns.chunkPage(id, 1, 0, 1e9, 10)).chunks;
+    expect(chunk?.done).toBe(false);
   });
 
-  it('a claim outlives the invocation that made it', async () => {
-    const { world } = await planned(3);
-    const claim = world.campaigns.claimRecipient.bind(world.campaigns);
+  it('a claim outlives the invocation that made it, and is given back, done, at its end', async () => {
+    const { world, id } = await planned(3);
+    const claim = world.campaigns.claimChunk.bind(world.campaigns);
     const leases: number[] = [];
-    world.campaigns.claimRecipient = async (id, subscriberId, lease) => {
+    world.campaigns.claimChunk = async (newsletterId, run, first, lease) => {
       leases.push(lease.leaseUntil);
-      return claim(id, subscriberId, lease);
+      return claim(newsletterId, run, first, lease);
     };
     const deadline = world.clock.now() + 60_000;
     await world.sendOne();
-    expect(leases).toHaveLength(3);
+    expect(leases).toHaveLength(1);
     for (const lease of leases) expect(lease).toBeGreaterThan(deadline);
+    const [chunk] = (await world.campaigns.chunkPage(id, 1, 0, 1e9, 10)).chunks;
+    expect(chunk).toMatchObject({ done: true });
   });
 });
 
@@ -282,10 +289,7 @@ describe('[campaign.pause] a worker re-reads its campaign about once a second', 
     // The fourth has left: a stopped chunk settles nobody after the pause, not even as skipped.
     const last = await world.store.getSubscriber(people[3]?.email ?? '');
     if (!last) throw new Error('no last subscriber');
-    await world.store.replaceSubscriber(
-      { ...last, status: 'U', version: last.version + 1 },
-      last.version,
-    );
+    await world.store.replaceSubscriber({ ...last, status: 'U', version: last.version + 1 }, last);
     const read = world.campaigns.subscribersByEmail.bind(world.campaigns);
     const groups: number[] = [];
     world.campaigns.subscribersByEmail = async (emails) => {
@@ -303,7 +307,7 @@ describe('[campaign.pause] a worker re-reads its campaign about once a second', 
     expect(paused()).toBe(true);
     expect(world.ses.mails).toHaveLength(2);
     expect(outcome).toMatchObject({ sent: 2, requeued: 0, stopped: 'paused' });
-    expect(await world.campaigns.countRecipients(id)).toMatchObject({
+    expect(await recipientStates(world, id)).toMatchObject({
       sent: 2,
       skipped: 0,
       pending: 6,
@@ -325,7 +329,7 @@ describe('[campaign.sweep] what a chunk settled is progress, whatever the campai
       if (!record) throw new Error('no subscriber');
       await world.store.replaceSubscriber(
         { ...record, status: 'U', version: record.version + 1 },
-        record.version,
+        record,
       );
     }
     world.clock.t += 60_000;
@@ -371,7 +375,7 @@ describe('[campaign.recheck] subscribers are read in small groups just before th
       if (!current) throw new Error(person.email);
       await world.store.replaceSubscriber(
         { ...current, status: 'U', version: current.version + 1 },
-        current.version,
+        current,
       );
     }
     expect(await world.sendOne()).toMatchObject({ sent: 2, skipped: 3 });
@@ -387,7 +391,7 @@ describe('[campaign.recheck] subscribers are read in small groups just before th
 
 describe('[campaign.pacing] a container keeps the slots it reserved for the chunks that follow', () => {
   it('a chunk uses the slots the one before left, and a container holding many runs keeps only the one it sends', async () => {
-    const { world, id } = await planned(2, { campaign: { rate: 10 } }, { plan: 1 });
+    const { world, id } = await planned(2, { campaign: { rate: 10 } }, { chunk: 1 });
     const leftOver = world.clock.now() + 5;
     world.deps.slots.set(`${id}/1`, [leftOver]);
     for (let other = 1; other <= 16; other += 1) world.deps.slots.set(`9${other}/1`, []);
@@ -404,7 +408,7 @@ describe('[campaign.pacing] a container keeps the slots it reserved for the chun
 
 describe('[campaign.lifecycle] the content of a sending issue is read once per container', () => {
   it('two chunks of one issue read its content once', async () => {
-    const { world } = await planned(4, {}, { plan: 2 });
+    const { world } = await planned(4, {}, { chunk: 2 });
     const content = world.campaigns.getContent.bind(world.campaigns);
     let reads = 0;
     world.campaigns.getContent = async (id) => {

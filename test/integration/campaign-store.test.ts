@@ -33,117 +33,176 @@ async function storeWithIssue(id = 7) {
   return { campaigns, raw, id, fresh };
 }
 
-const claim = (owner: string, now: number) => ({
+const claim = (owner: string, now: number, entries: string[] = [`1.${owner}`]) => ({
   owner,
   now,
   leaseUntil: now + 60_000,
-  tokenHash: `hash-${owner}`,
   linkExpiresAt: 2_000_000_000,
+  entries,
 });
 
-describe('[campaign.claim] the store lets only a pending recipient, or a lapsed claim, be taken', () => {
-  it('refuses a second claim while the lease holds and lets the holder alone settle', async () => {
+const space = (newsletterId: number) => ({ newsletterId, legacy: false });
+
+describe('[campaign.claim] the store lets a chunk be claimed only when no lease holds it', () => {
+  it('refuses a second claim while the lease holds, says until when, and counts the claims', async () => {
     const { campaigns, id } = await storeWithIssue();
-    await campaigns.putRecipients(id, 1, [1, 2]);
-    expect(await campaigns.claimRecipient(id, 1, claim('a', NOW))).toBe(true);
-    expect(await campaigns.getRecipient(id, 1)).toMatchObject({
-      state: 'sending',
-      owner: 'a',
-      lease_until: NOW + 60_000,
-      attempts: 1,
+    await campaigns.putChunks(id, 1, [
+      { first: 1, ids: [1, 2] },
+      { first: 3, ids: [3] },
+    ]);
+    expect(await campaigns.claimChunk(id, 1, 1, claim('a', NOW))).toEqual({
+      claimed: true,
+      claims: 1,
     });
-    expect(await campaigns.claimRecipient(id, 1, claim('b', NOW + 1_000))).toBe(false);
-    expect(await campaigns.skipRecipient(id, 1, 'deleted', NOW + 1_000)).toBe(false);
+    expect(await campaigns.claimChunk(id, 1, 1, claim('b', NOW + 1_000))).toEqual({
+      claimed: false,
+      heldUntil: NOW + 60_000,
+    });
+    // A chunk nobody planned is never claimed (another run's, or none at all).
+    expect(await campaigns.claimChunk(id, 2, 1, claim('b', NOW))).toEqual({ claimed: false });
+    // Only the holder gives it back; then a later claim takes it, and knows it is not the first.
+    await campaigns.releaseChunk(id, 1, 1, 'b', true);
+    expect(await campaigns.claimChunk(id, 1, 1, claim('b', NOW + 1_000))).toMatchObject({
+      claimed: false,
+    });
+    await campaigns.releaseChunk(id, 1, 1, 'a', false);
+    expect(await campaigns.claimChunk(id, 1, 1, claim('b', NOW + 1_000))).toEqual({
+      claimed: true,
+      claims: 2,
+    });
+    // A lapsed lease is taken over without a release.
+    expect(await campaigns.claimChunk(id, 1, 1, claim('c', NOW + 61_001))).toEqual({
+      claimed: true,
+      claims: 3,
+    });
+  });
+
+  it('[campaign.every-copy-link] keeps the link entries of every claim, and marks a chunk done only when its holder says so', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    await campaigns.putChunks(id, 1, [{ first: 1, ids: [1, 2] }]);
+    await campaigns.claimChunk(id, 1, 1, claim('a', NOW, ['1.a', '2.a']));
+    await campaigns.releaseChunk(id, 1, 1, 'a', false);
+    await campaigns.claimChunk(id, 1, 1, claim('b', NOW, ['2.b']));
+    expect([...((await campaigns.chunkLinks(id, 1, 1))?.entries ?? [])].sort()).toEqual([
+      '1.a',
+      '2.a',
+      '2.b',
+    ]);
+    expect((await campaigns.chunkLinks(id, 1, 1))?.linkExpiresAt).toBe(2_000_000_000);
+    expect((await campaigns.chunkPage(id, 1, 0, 10, 10)).chunks).toEqual([
+      { run: 1, first: 1, ids: [1, 2], done: false },
+    ]);
+    await campaigns.releaseChunk(id, 1, 1, 'b', true);
+    expect((await campaigns.chunkPage(id, 1, 0, 10, 10)).chunks[0]?.done).toBe(true);
+    expect(await campaigns.chunkLinks(id, 1, 9)).toBeUndefined();
+  });
+
+  it('pages a run’s chunks by first id up to the cursor, apart from other runs', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    await campaigns.putChunks(id, 1, [
+      { first: 5, ids: [5, 6] },
+      { first: 1, ids: [1, 2] },
+      { first: 9, ids: [9] },
+    ]);
+    await campaigns.putChunks(id, 2, [{ first: 3, ids: [3] }]);
+    const first = await campaigns.chunkPage(id, 1, 0, 9, 2);
+    expect(first.chunks.map((chunk) => chunk.first)).toEqual([1, 5]);
+    expect(first.more).toBe(true);
+    expect((await campaigns.chunkPage(id, 1, 5, 9, 2)).chunks.map((chunk) => chunk.first)).toEqual([
+      9,
+    ]);
+    expect((await campaigns.chunkPage(id, 1, 0, 8, 10)).chunks.map((chunk) => chunk.first)).toEqual(
+      [1, 5],
+    );
+    expect((await campaigns.chunkPage(id, 2, 0, 9, 10)).chunks.map((chunk) => chunk.first)).toEqual(
+      [3],
+    );
+  });
+
+  it('records each outcome once: a skip or failure only where nothing is recorded, a sent mail always', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    const at = new Date(NOW);
+    const sent = (messageId: string, tokenHash: string) =>
+      ({ state: 'sent', messageId, tokenHash, linkExpiresAt: 2_000_000_000 }) as const;
+    expect(await campaigns.recordOutcome(id, 1, 1, sent('m-1', 'h-1'), at)).toBe(true);
+    // A second copy after a crash: its message id and its link are recorded too.
+    expect(await campaigns.recordOutcome(id, 1, 1, sent('m-2', 'h-2'), at)).toBe(true);
     expect(
-      await campaigns.settleRecipient(
-        id,
-        1,
-        'b',
-        { state: 'sent', messageId: 'm-b' },
-        new Date(NOW),
-      ),
+      await campaigns.recordOutcome(id, 1, 1, { state: 'skipped', reason: 'deleted' }, at),
     ).toBe(false);
-    expect(
-      await campaigns.settleRecipient(
-        id,
-        1,
-        'a',
-        { state: 'sent', messageId: 'm-a' },
-        new Date(NOW),
-      ),
-    ).toBe(true);
-    // The report's time column reads `at`: when the mail was handed to SES.
-    expect(await campaigns.getRecipient(id, 1)).toMatchObject({
+    const record = await campaigns.getRecipient(space(id), 1);
+    expect(record).toMatchObject({
       state: 'sent',
-      message_id: 'm-a',
-      at: new Date(NOW).toISOString(),
+      message_id: 'm-2',
+      at: at.toISOString(),
+      run: 1,
+      link_expires_at: 2_000_000_000,
     });
-    // Settled: nobody may claim or skip it again, lease or not.
-    expect(await campaigns.claimRecipient(id, 1, claim('c', NOW + 120_000))).toBe(false);
-    expect(await campaigns.skipRecipient(id, 1, 'deleted', NOW + 120_000)).toBe(false);
-    expect(await campaigns.countRecipients(id)).toEqual({
-      pending: 1,
-      sending: 0,
+    expect([...(record?.token_hashes ?? [])].sort()).toEqual(['h-1', 'h-2']);
+    const error = 'x'.repeat(600);
+    expect(await campaigns.recordOutcome(id, 1, 2, { state: 'failed', error }, at)).toBe(true);
+    expect(await campaigns.recordOutcome(id, 1, 2, { state: 'failed', error }, at)).toBe(false);
+    expect((await campaigns.getRecipient(space(id), 2))?.error).toBe('x'.repeat(500));
+    expect(
+      await campaigns.recordOutcome(id, 2, 3, { state: 'skipped', reason: 'deleted' }, at),
+    ).toBe(true);
+    expect(await campaigns.countSettled(space(id), 1)).toEqual({ sent: 1, skipped: 0, failed: 1 });
+    expect(await campaigns.countSettled(space(id), 2)).toEqual({ sent: 0, skipped: 1, failed: 0 });
+    expect([...(await campaigns.settledRecipients(space(id), [1, 2, 3, 4]))].sort()).toEqual([
+      1, 2, 3,
+    ]);
+  });
+
+  it('[campaign.report] spreads the records over partitions and pages them in subscriber order, the old partition’s too', async () => {
+    const { campaigns, id, fresh } = await storeWithIssue();
+    const at = new Date(NOW);
+    const ids = [17, 3, 9, 1, 2, 8, 16, 10, 11, 4];
+    for (const subscriberId of ids)
+      await campaigns.recordOutcome(id, 1, subscriberId, { state: 'failed', error: 'e' }, at);
+    // A record a run from before the spread wrote, in the issue's one old partition.
+    await fresh.client.send(
+      new UpdateCommand({
+        TableName: fresh.tableName,
+        Key: keys.legacyRecipient(id, 5),
+        UpdateExpression: 'SET #state = :sent, run = :run',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':sent': 'sent', ':run': 1 },
+      }),
+    );
+    const partitions = new Set(ids.map((each) => keys.recipient(id, each).pk));
+    expect(partitions.size).toBeGreaterThan(4);
+    for (const legacy of [false, true]) {
+      const seen: number[] = [];
+      let after = 0;
+      for (let pages = 0; pages < 30; pages += 1) {
+        const page = await campaigns.recipientPage({ newsletterId: id, legacy }, after, 3);
+        seen.push(...page.recipients.map((recipient) => recipient.subscriber_id));
+        const last = page.recipients.at(-1)?.subscriber_id;
+        if (!page.more || last === undefined) break;
+        after = last;
+      }
+      const expected = [...ids, ...(legacy ? [5] : [])].sort((a, b) => a - b);
+      expect(seen).toEqual(expected);
+    }
+    expect(await campaigns.countSettled({ newsletterId: id, legacy: true }, 1)).toEqual({
       sent: 1,
       skipped: 0,
-      failed: 0,
+      failed: 10,
     });
-  });
-
-  it('skips a recipient whose claim lapsed, and keeps a failure’s error to 500 characters', async () => {
-    const { campaigns, id } = await storeWithIssue();
-    await campaigns.putRecipients(id, 1, [1, 2]);
-    await campaigns.claimRecipient(id, 1, claim('a', NOW));
-    expect(await campaigns.skipRecipient(id, 1, 'deleted', NOW + 60_001)).toBe(true);
-    const skipped = await campaigns.getRecipient(id, 1);
-    expect(skipped).toMatchObject({ state: 'skipped', reason: 'deleted' });
-    expect(skipped?.owner).toBeUndefined();
-    expect(skipped?.lease_until).toBeUndefined();
-    await campaigns.claimRecipient(id, 2, claim('b', NOW));
-    const error = 'x'.repeat(600);
+    expect(await campaigns.getRecipient({ newsletterId: id, legacy: true }, 5)).toMatchObject({
+      state: 'sent',
+    });
+    expect([
+      ...(await campaigns.settledRecipients({ newsletterId: id, legacy: true }, [5, 6])),
+    ]).toEqual([5]);
+    expect([...(await campaigns.settledRecipients(space(id), [5]))]).toEqual([]);
+    // Feedback and unsubscribes find a record wherever it is.
+    await campaigns.markUnsubscribed(id, 5, at);
+    await campaigns.markUnsubscribed(id, 17, at);
     expect(
-      await campaigns.settleRecipient(id, 2, 'b', { state: 'failed', error }, new Date(NOW)),
-    ).toBe(true);
-    expect((await campaigns.getRecipient(id, 2))?.error).toBe('x'.repeat(500));
-    expect(await campaigns.countRecipients(id)).toMatchObject({
-      skipped: 1,
-      failed: 1,
-      pending: 0,
-    });
-  });
-
-  it('pages the recipients in subscriber order and says whether more follow', async () => {
-    const { campaigns, id } = await storeWithIssue();
-    await campaigns.putRecipients(id, 2, [3, 1, 2]);
-    const first = await campaigns.recipientPage(id, 0, 2);
-    expect(first.recipients.map((recipient) => recipient.subscriber_id)).toEqual([1, 2]);
-    expect(first.recipients[0]).toMatchObject({ state: 'pending', run: 2, attempts: 0 });
-    expect(first.more).toBe(true);
-    const rest = await campaigns.recipientPage(id, 2, 2);
-    expect(rest.recipients.map((recipient) => recipient.subscriber_id)).toEqual([3]);
-    expect(rest.more).toBe(false);
-  });
-
-  it('releases a claim only for its holder, back to pending without owner or lease; the link goes only when the mail surely did not', async () => {
-    const { campaigns, id } = await storeWithIssue();
-    await campaigns.putRecipients(id, 1, [1]);
-    await campaigns.claimRecipient(id, 1, claim('a', NOW));
-    await campaigns.releaseRecipient(id, 1, 'b', { tokenHash: 'hash-b', mayHaveBeenSent: false });
-    expect(await campaigns.getRecipient(id, 1)).toMatchObject({ state: 'sending', owner: 'a' });
-    await campaigns.releaseRecipient(id, 1, 'a', { tokenHash: 'hash-a', mayHaveBeenSent: false });
-    const released = await campaigns.getRecipient(id, 1);
-    expect(released).toMatchObject({ state: 'pending', attempts: 1 });
-    expect(released?.owner).toBeUndefined();
-    expect(released?.lease_until).toBeUndefined();
-    expect(released?.token_hashes).toBeUndefined();
-    expect(await campaigns.claimRecipient(id, 1, claim('b', NOW + 1_000))).toBe(true);
-    // [campaign.every-copy-link] A call with no answer may have mailed it: its link stays.
-    await campaigns.releaseRecipient(id, 1, 'b', { tokenHash: 'hash-b', mayHaveBeenSent: true });
-    expect(await campaigns.claimRecipient(id, 1, claim('c', NOW + 2_000))).toBe(true);
-    expect([...((await campaigns.getRecipient(id, 1))?.token_hashes ?? [])].sort()).toEqual([
-      'hash-b',
-      'hash-c',
-    ]);
+      (await campaigns.getRecipient({ newsletterId: id, legacy: true }, 5))?.unsubscribed_at,
+    ).toBe(at.toISOString());
+    expect((await campaigns.getRecipient(space(id), 17))?.unsubscribed_at).toBe(at.toISOString());
   });
 });
 
@@ -312,6 +371,8 @@ describe('[campaign.lifecycle] the store edits an issue only while it has one of
       failed: 0,
       consecutive_failures: 0,
       walk: 0,
+      legacy_records: false,
+      records_spread: false,
     });
   });
 
@@ -370,37 +431,55 @@ describe('[campaign.lifecycle] the store edits an issue only while it has one of
   });
 });
 
-describe('[campaign.plan] the store reads the subscriber index a page at a time up to the start’s highest id', () => {
-  it('says there is more only while the page stopped short of the highest id', async () => {
+describe('[campaign.plan] the store reads the list index a page at a time up to the start’s highest id', () => {
+  it('pages through the members of the lists in id order, each once, and says there is more only while short of the highest id', async () => {
     const world = await campaignWorld();
-    const five = await world.subscribe(5);
-    const ids = five.map((subscriber) => subscriber.id);
-    const top = ids[4] as number;
-    const short = await world.campaigns.subscriberPage(0, top, 2);
-    expect(short.subscribers.map((subscriber) => subscriber.id)).toEqual(ids.slice(0, 2));
-    expect(short).toMatchObject({ last: ids[1], more: true });
-    // A page that ends exactly on the highest id: nothing more, though DynamoDB may say so.
-    const exact = await world.campaigns.subscriberPage(0, top, 5);
-    expect(exact.subscribers.map((subscriber) => subscriber.email)).toEqual(
-      five.map((subscriber) => subscriber.email),
+    const both = await world.subscribe(3, { lists: [1, 2] });
+    const one = await world.subscribe(4, { lists: [2] });
+    await world.subscribe(2, { lists: [3] });
+    await world.subscribe(2, { lists: [1], status: 'S' });
+    const late = await world.subscribe(1, { lists: [1] });
+    const members = [...both, ...one].map((subscriber) => subscriber.id).sort((a, b) => a - b);
+    const top = (late[0]?.id ?? 0) - 1;
+    for (const limit of [1, 2, 5, 100]) {
+      const seen: number[] = [];
+      let after = 0;
+      for (let pages = 0; pages < 50; pages += 1) {
+        const page = await world.campaigns.memberPage([1, 2], after, top, limit);
+        expect(page.members.every((member) => member.id > after && member.id <= page.last)).toBe(
+          true,
+        );
+        seen.push(...page.members.map((member) => member.id));
+        after = page.last;
+        if (!page.more) break;
+      }
+      expect(seen).toEqual(members);
+      expect(after).toBe(top);
+    }
+    const first = await world.campaigns.memberPage([2], 0, top, 100);
+    expect(first.members[0]).toEqual({ id: both[0]?.id, email: both[0]?.email });
+    expect(await world.campaigns.memberPage([1], top, top, 10)).toEqual({
+      members: [],
+      last: top,
+      more: false,
+    });
+  });
+
+  it('knows the index complete on a fresh table, and not on one whose subscribers predate it until reindexed', async () => {
+    const world = await campaignWorld();
+    expect(await world.campaigns.listIndexReady()).toBe(true);
+    await world.subscribe(1);
+    expect(await world.campaigns.listIndexReady()).toBe(true);
+    await world.table.client.send(
+      new UpdateCommand({
+        TableName: world.table.name,
+        Key: keys.counter('subscriber'),
+        UpdateExpression: 'REMOVE list_index',
+      }),
     );
-    expect(exact).toMatchObject({ last: top, more: false });
-    // The index ran out below the highest id: nothing more either.
-    expect(await world.campaigns.subscriberPage(0, top + 3, 10)).toMatchObject({
-      last: top,
-      more: false,
-    });
-    // Nobody between the cursor and the highest id: the page ends at the highest id.
-    expect(await world.campaigns.subscriberPage(top, top + 3, 10)).toEqual({
-      subscribers: [],
-      last: top + 3,
-      more: false,
-    });
-    expect(await world.campaigns.subscriberPage(top, top, 10)).toEqual({
-      subscribers: [],
-      last: top,
-      more: false,
-    });
+    expect(await world.campaigns.listIndexReady()).toBe(false);
+    await world.store.markListIndexReady();
+    expect(await world.campaigns.listIndexReady()).toBe(true);
   });
 
   it('finds the addresses of exactly the ids asked for, dense or scattered', async () => {

@@ -15,6 +15,7 @@ import {
   campaignWorld,
   deadClaim,
   linesOf,
+  recipientStates,
   started,
   storeWith,
 } from '../support/campaign-world.ts';
@@ -135,20 +136,21 @@ describe('[campaign.sweep] a campaign no worker touched for 6 minutes is repaire
     const { people, issue } = await sending(world, 10);
     world.queues.sends.length = 0;
     const now = world.clock.now();
-    const claim = deadClaim(now);
-    // What dead workers left: 3 sent, 2 failed and 1 skipped, none of it counted; 2 still
-    // claimed; 2 pending. The campaign's own counters are off (1 sent, 2 skipped, 4 failed).
-    for (const person of people.slice(0, 7)) {
-      expect(await world.campaigns.claimRecipient(issue.id, person.id, claim)).toBe(true);
-    }
+    // What a dead worker left: its chunk claimed, 3 sent, 2 failed and 1 skipped, none of it
+    // counted; 4 not reached. The campaign's own counters are off (1 sent, 2 skipped, 4 failed).
+    const first = people[0]?.id ?? 0;
+    expect(await world.campaigns.claimChunk(issue.id, issue.run, first, deadClaim(now))).toEqual({
+      claimed: true,
+      claims: 1,
+    });
     const settle = async (some: typeof people, outcome: RecipientOutcome) => {
-      for (const person of some) {
-        await world.campaigns.settleRecipient(issue.id, person.id, 'dead', outcome, new Date(now));
-      }
+      for (const person of some)
+        await world.campaigns.recordOutcome(issue.id, issue.run, person.id, outcome, new Date(now));
     };
-    await settle(people.slice(0, 3), { state: 'sent', messageId: 'm' });
+    const sent = { state: 'sent', messageId: 'm', tokenHash: 'h', linkExpiresAt: 2e9 } as const;
+    await settle(people.slice(0, 3), sent);
     await settle(people.slice(3, 5), { state: 'failed', error: 'rejected' });
-    await world.campaigns.skipRecipient(issue.id, people[9]?.id ?? 0, 'unsubscribed', now);
+    await settle(people.slice(9), { state: 'skipped', reason: 'unsubscribed' });
     await world.campaigns.updateCampaign(issue.id, {
       expect: { statuses: ['sending'], run: issue.run },
       set: { sent: 1, skipped: 2, failed: 4 },
@@ -173,14 +175,13 @@ describe('[campaign.sweep] a campaign no worker touched for 6 minutes is repaire
         fields: {
           newsletter_id: issue.id,
           run: issue.run,
-          pending: 2,
-          sending: 2,
+          unsent: 4,
           counted_before: 7,
           counted_now: 6,
         },
       },
     ]);
-    // The two pending and the two whose claims lapse are queued again and mailed.
+    // The four not reached, in the chunk whose claim lapsed, are queued again and mailed.
     await world.drain();
     expect(world.ses.mails.map((mail) => mail.to).sort()).toEqual(
       [...people.slice(5, 9)].map((person) => person.email).sort(),
@@ -194,13 +195,14 @@ describe('[campaign.sweep] a campaign no worker touched for 6 minutes is repaire
     world.clock.t += REPAIR_AFTER_MS;
     // Paused by the operator just before the sweeper's recount.
     const campaigns = storeWith(world, {
-      countRecipients: async (id) => {
+      countSettled: async (space, run) => {
+        const id = space.newsletterId;
         const current = await world.campaign(id);
         await world.campaigns.updateCampaign(id, {
           expect: { statuses: ['sending'], run: current.run },
           set: { status: 'paused', pause_reason: 'operator' },
         });
-        return world.campaigns.countRecipients(id);
+        return world.campaigns.countSettled(space, run);
       },
     });
     await sweepCampaigns({ ...world.deps, campaigns });

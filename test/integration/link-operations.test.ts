@@ -54,7 +54,7 @@ async function pending(tag: string): Promise<{ email: string; token: string }> {
 async function setStatus(email: string, status: 'B' | 'P'): Promise<void> {
   const record = await store.getSubscriber(email);
   if (!record) throw new Error(`${email} not stored`);
-  await store.replaceSubscriber({ ...record, status, version: record.version + 1 }, record.version);
+  await store.replaceSubscriber({ ...record, status, version: record.version + 1 }, record);
 }
 
 describe('[http.link-pages] a link', () => {

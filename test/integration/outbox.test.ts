@@ -140,7 +140,7 @@ describe('[mail.outbox-recheck] the mailer re-reads the subscriber before sendin
       if (!record) throw new Error('not stored');
       await deps.store.replaceSubscriber(
         { ...record, status, version: record.version + 1 },
-        record.version,
+        record,
       );
     }
     const outcomes = [];

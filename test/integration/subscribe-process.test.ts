@@ -272,10 +272,7 @@ describe('subscribe, existing address', () => {
       await newsletter.add_subscriber({ email });
       const added = await store.getSubscriber(email);
       if (!added) throw new Error('not added');
-      await store.replaceSubscriber(
-        { ...added, status, version: added.version + 1 },
-        added.version,
-      );
+      await store.replaceSubscriber({ ...added, status, version: added.version + 1 }, added);
       const before = await store.getSubscriber(email);
       expect(await newsletter.subscribe({ email, name: 'X' }, PUBLIC)).toEqual({
         email,
@@ -410,7 +407,7 @@ async function setStatus(email: string, status: 'B' | 'P'): Promise<void> {
   const { store } = dependencies;
   const record = await store.getSubscriber(email);
   if (!record) throw new Error(`${email} not stored`);
-  await store.replaceSubscriber({ ...record, status, version: record.version + 1 }, record.version);
+  await store.replaceSubscriber({ ...record, status, version: record.version + 1 }, record);
 }
 
 describe('parameters as real clients send them, through the function class', () => {

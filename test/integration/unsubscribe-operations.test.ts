@@ -100,7 +100,7 @@ describe('[unsubscribe.blocked-untouched] unsubscribe', () => {
     // The link went out, as a deployment before `activation_outbox` wrote it: the token only.
     const { activation_outbox: _tracked, ...untracked } = asked;
     expect(untracked.confirm_token).toBeDefined();
-    expect(await store.replaceSubscriber(untracked, asked.version)).toBe(true);
+    expect(await store.replaceSubscriber(untracked, asked)).toBe(true);
     await newsletter.unsubscribe({ email });
     expect(await tokenItem(token)).toBeUndefined();
     expect(await newsletter.confirm_subscription({ token })).toBe('invalid');
@@ -143,7 +143,7 @@ describe('[unsubscribe.versioned] unsubscribe', () => {
     if (!stale || !left) throw new Error('the subscriber was not stored');
     expect(left).toMatchObject({ status: 'U', name: 'Renamed' });
     // A decision made on the first read, written as if nothing had happened since.
-    expect(await store.replaceSubscriber({ ...stale, status: 'C' }, stale.version)).toBe(false);
+    expect(await store.replaceSubscriber({ ...stale, status: 'C' }, stale)).toBe(false);
     expect(await store.getSubscriber(email)).toEqual(left);
   });
 });

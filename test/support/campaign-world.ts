@@ -14,9 +14,10 @@ import type {
 } from '../../shared/adapters/mail/campaign-mailer-port.ts';
 import { CampaignSendError } from '../../shared/adapters/mail/campaign-mailer-port.ts';
 import type { CampaignQueue } from '../../shared/adapters/queue/campaign-queue-port.ts';
-import type {
-  RecipientClaim,
-  StoredContent,
+import {
+  type ChunkClaim,
+  recordSpaceOf,
+  type StoredContent,
 } from '../../shared/adapters/store/campaign-store-port.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
@@ -208,7 +209,7 @@ export interface CampaignWorld {
 /** A fresh table and engine. */
 export async function campaignWorld(
   settings: Partial<SettingsInput> = {},
-  pageSizes: { plan?: number; walk?: number } = {},
+  pageSizes: { plan?: number; walk?: number; chunk?: number } = {},
   /** Told of every request the campaign store makes, by its operation's name. */
   onCapacity?: CapacityListener,
 ): Promise<CampaignWorld> {
@@ -358,11 +359,21 @@ export function storeWith(
   });
 }
 
-/** A claim by the worker `dead`, made at `now` with a lease to `leaseUntil` (a minute). */
-export const deadClaim = (now: number, leaseUntil = now + 60_000): RecipientClaim => ({
+/** A chunk claim by the worker `dead`, made at `now` with a lease to `leaseUntil` (a minute). */
+export const deadClaim = (now: number, leaseUntil = now + 60_000): ChunkClaim => ({
   owner: 'dead',
   now,
   leaseUntil,
-  tokenHash: 'x',
   linkExpiresAt: 2e9,
+  entries: [],
 });
+
+/**
+ * What became of an issue's run so far: its settled records counted, and `pending` the planned
+ * recipients it has not reached yet (they have no record until their turn ends).
+ */
+export async function recipientStates(world: CampaignWorld, id: number) {
+  const campaign = await world.campaign(id);
+  const counts = await world.campaigns.countSettled(recordSpaceOf(campaign), campaign.run);
+  return { ...counts, pending: campaign.total - (counts.sent + counts.skipped + counts.failed) };
+}

@@ -36,8 +36,13 @@ export interface IssueEdit {
   readonly listPublicly?: boolean;
 }
 
-/** A subscriber as the `recent` index lists it: what planning needs, and nothing private. */
-export type IndexedSubscriber = Pick<SubscriberRecord, 'id' | 'email' | 'status' | 'lists'>;
+/** A page of the list index: members by id, each once whatever the lists they share. */
+export interface MemberPage {
+  readonly members: { readonly id: number; readonly email: string }[];
+  /** The id the page reached: the next page starts after it. */
+  readonly last: number;
+  readonly more: boolean;
+}
 
 /** Fields of the campaign state an update may set. */
 export interface CampaignFields {
@@ -65,6 +70,8 @@ export interface CampaignFields {
   readonly schedule_missed_at: string;
   readonly quota_checked_at: string;
   readonly recounted_at: string;
+  readonly legacy_records: boolean;
+  readonly records_spread: boolean;
 }
 
 /** Counters an update may add to. */
@@ -102,32 +109,64 @@ export interface CampaignUpdate {
   readonly listPublicly?: boolean;
 }
 
-/** What a worker's claim on a recipient writes. */
-export interface RecipientClaim {
-  /** The invocation that claims: only it may settle or release the recipient. */
+/** Where an issue's recipient records are: spread, and for older runs also in one partition. */
+export interface RecordSpace {
+  readonly newsletterId: number;
+  /** Whether runs from before the records were spread wrote some of them. */
+  readonly legacy: boolean;
+}
+
+/** A planned chunk of a run, as stored. */
+export interface PlannedChunk {
+  readonly run: number;
+  /** Its first subscriber id: with the run, its key. */
+  readonly first: number;
+  readonly ids: readonly number[];
+  /** Whether a worker finished it: everyone in it was sent, skipped or failed. */
+  readonly done: boolean;
+}
+
+/** What a worker's claim on a chunk writes. */
+export interface ChunkClaim {
+  /** The invocation that claims: only it may release the chunk. */
   readonly owner: string;
   readonly now: number;
   readonly leaseUntil: number;
-  /** The hash of the unsubscribe link's secret the mail will carry, and when it dies. */
-  readonly tokenHash: string;
+  /** When the links of its mails die (epoch s). */
+  readonly linkExpiresAt: number;
+  /** The links this attempt may send, as `chunkLinkEntry` gives them. */
+  readonly entries: readonly string[];
+}
+
+/** How a claim went: taken (and how many times it was, this one included), or held by another. */
+export type ChunkClaimResult =
+  | { readonly claimed: true; readonly claims: number }
+  | { readonly claimed: false; readonly heldUntil?: number };
+
+/** The link hashes a chunk holds, for links whose record does not (yet) hold them. */
+export interface ChunkLinks {
+  readonly entries: readonly string[];
   readonly linkExpiresAt: number;
 }
 
-/** What becomes of the link of an attempt given back unsent. */
-export interface RecipientRelease {
-  /** The hash the claim added. */
-  readonly tokenHash?: string;
-  /**
-   * Whether SES may have taken the mail (a call that timed out): then its link stays valid,
-   * since the copy may be in a mailbox.
-   */
-  readonly mayHaveBeenSent: boolean;
-}
-
-/** How one attempt ended for a claimed recipient. */
+/** How a recipient's turn ended: a record is written only then ([campaign.claim]). */
 export type RecipientOutcome =
-  | { readonly state: 'sent'; readonly messageId: string }
-  | { readonly state: 'failed'; readonly error: string };
+  | {
+      readonly state: 'sent';
+      readonly messageId: string;
+      /** The full hash of the link the mail carries, and when it dies (epoch s). */
+      readonly tokenHash: string;
+      readonly linkExpiresAt: number;
+    }
+  | { readonly state: 'failed'; readonly error: string }
+  | { readonly state: 'skipped'; readonly reason: SkipReason };
+
+/** Settled records of a run, counted. */
+export interface SettledCounts {
+  readonly sent: number;
+  readonly skipped: number;
+  readonly failed: number;
+}
 
 /** Outcomes a worker settled, to add to the campaign's counts. */
 export interface Tally {
@@ -170,63 +209,82 @@ export interface CampaignStore {
   /** Applies an update if its expectations hold; the campaign after it, or undefined. */
   updateCampaign(id: number, update: CampaignUpdate): Promise<CampaignRecord | undefined>;
 
-  /** Subscribers with ids in (`after`, `upTo`], oldest first, at most `limit` of the index. */
-  subscriberPage(
+  /**
+   * Confirmed members of any of these lists (the list index) with ids in (`after`, `upTo`],
+   * oldest first, about `limit` of them.
+   */
+  memberPage(
+    lists: readonly number[],
     after: number,
     upTo: number,
     limit: number,
-  ): Promise<{
-    readonly subscribers: IndexedSubscriber[];
-    readonly last: number;
-    readonly more: boolean;
-  }>;
+  ): Promise<MemberPage>;
+  /**
+   * Whether the list index holds every subscriber: true on a table whose subscribers were all
+   * written since it existed, or once `npx newsletter subscribers reindex` has run.
+   */
+  listIndexReady(): Promise<boolean>;
   /** The addresses of subscribers by id (the index); ids no subscriber has are absent. */
   emailsOf(subscriberIds: readonly number[]): Promise<Map<number, string>>;
   /** Subscribers as stored, read consistently, by address; absent ones are missing. */
   subscribersByEmail(emails: readonly string[]): Promise<Map<string, SubscriberRecord>>;
 
-  /** Which of these subscribers already have a recipient record of the issue. */
-  existingRecipients(newsletterId: number, subscriberIds: readonly number[]): Promise<Set<number>>;
   /**
-   * Writes `pending` recipient records (batched, unconditional: only the planner writes them).
-   * They last as long as their issue ([campaign.recipients-last]): no expiry.
+   * Which of these subscribers have a settled record of the issue (sent, skipped or failed):
+   * whom a redelivered chunk, or a send to the new, leaves out.
    */
-  putRecipients(newsletterId: number, run: number, subscriberIds: readonly number[]): Promise<void>;
-  /** Recipient records with subscriber ids after `after`, in id order. */
-  recipientPage(
+  settledRecipients(space: RecordSpace, subscriberIds: readonly number[]): Promise<Set<number>>;
+  /** Writes a run's planned chunks (batched, unconditional: only the planner writes them). */
+  putChunks(
     newsletterId: number,
-    after: number,
-    limit: number,
-  ): Promise<{ readonly recipients: RecipientRecord[]; readonly more: boolean }>;
-  getRecipient(newsletterId: number, subscriberId: number): Promise<RecipientRecord | undefined>;
-  /** Claims a recipient for one attempt: only if pending, or claimed before with a lapsed lease. */
-  claimRecipient(
+    run: number,
+    chunks: readonly { readonly first: number; readonly ids: readonly number[] }[],
+  ): Promise<void>;
+  /**
+   * Claims a chunk for one worker with a lease, noting the links it may send: only when no
+   * lease holds it. The planner wrote it first; a chunk nobody planned is not claimed.
+   */
+  claimChunk(
     newsletterId: number,
-    subscriberId: number,
-    claim: RecipientClaim,
-  ): Promise<boolean>;
-  /** Settles a recipient without an attempt (their turn came and they no longer get it). */
-  skipRecipient(
+    run: number,
+    first: number,
+    claim: ChunkClaim,
+  ): Promise<ChunkClaimResult>;
+  /** Gives a chunk back, marked done when nobody in it is left to send. */
+  releaseChunk(
     newsletterId: number,
-    subscriberId: number,
-    reason: SkipReason,
-    now: number,
-  ): Promise<boolean>;
-  /** Records how the attempt of `owner` ended; false when the claim was no longer its own. */
-  settleRecipient(
-    newsletterId: number,
-    subscriberId: number,
+    run: number,
+    first: number,
     owner: string,
+    done: boolean,
+  ): Promise<void>;
+  /** A run's chunks with first ids in (`after`, `upTo`], in id order, `limit` at most. */
+  chunkPage(
+    newsletterId: number,
+    run: number,
+    after: number,
+    upTo: number,
+    limit: number,
+  ): Promise<{ readonly chunks: PlannedChunk[]; readonly more: boolean }>;
+  chunkLinks(newsletterId: number, run: number, first: number): Promise<ChunkLinks | undefined>;
+  /**
+   * Records how a recipient's turn ended; false when a skip or a failure found a record there
+   * already (it is counted once).
+   */
+  recordOutcome(
+    newsletterId: number,
+    run: number,
+    subscriberId: number,
     outcome: RecipientOutcome,
     at: Date,
   ): Promise<boolean>;
-  /** Gives a claimed recipient back, unsent (SES throttled, was away, or did not answer). */
-  releaseRecipient(
-    newsletterId: number,
-    subscriberId: number,
-    owner: string,
-    link: RecipientRelease,
-  ): Promise<void>;
+  /** Recipient records with subscriber ids after `after`, in id order. */
+  recipientPage(
+    space: RecordSpace,
+    after: number,
+    limit: number,
+  ): Promise<{ readonly recipients: RecipientRecord[]; readonly more: boolean }>;
+  getRecipient(space: RecordSpace, subscriberId: number): Promise<RecipientRecord | undefined>;
   /**
    * Reserves `slots` send slots `spacingMs` apart for an issue's run, after every slot any
    * worker reserved before and not before `now`: the time of the first (epoch ms).
@@ -238,8 +296,8 @@ export interface CampaignStore {
     spacingMs: number,
     now: number,
   ): Promise<number>;
-  /** How many recipient records of the issue are in each state (reads them all). */
-  countRecipients(newsletterId: number): Promise<Record<RecipientState, number>>;
+  /** The settled records of a run, counted (reads every record of the issue). */
+  countSettled(space: RecordSpace, run: number): Promise<SettledCounts>;
   /** Ids of the newest issues with one of these statuses (the `recent` index), newest first. */
   campaignsWithStatus(statuses: readonly NewsletterIssueStatus[], limit: number): Promise<number[]>;
   /**
@@ -255,4 +313,11 @@ export interface CampaignStore {
   ): Promise<void>;
   /** Records that the person unsubscribed through this issue's link. */
   markUnsubscribed(newsletterId: number, subscriberId: number, at: Date): Promise<void>;
+}
+
+/** Where the records of this issue are. */
+export function recordSpaceOf(
+  campaign: Pick<CampaignRecord, 'id' | 'legacy_records'>,
+): RecordSpace {
+  return { newsletterId: campaign.id, legacy: campaign.legacy_records };
 }

@@ -1,7 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  BatchGetCommand,
-  BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -11,49 +8,47 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
-import type {
-  RecipientRecord,
-  RecipientState,
-  SkipReason,
-} from '../../domain/campaign/recipient.ts';
+import type { RecipientRecord } from '../../domain/campaign/recipient.ts';
 import { DependencyError } from '../../domain/errors.ts';
 import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
 import type {
   CampaignStore,
   CampaignUpdate,
-  IndexedSubscriber,
+  ChunkClaim,
+  ChunkClaimResult,
+  ChunkLinks,
   IssueEdit,
+  MemberPage,
   NewIssue,
+  PlannedChunk,
   ReadOptions,
-  RecipientClaim,
   RecipientOutcome,
-  RecipientRelease,
+  RecordSpace,
+  SettledCounts,
   StoredContent,
 } from './campaign-store-port.ts';
+import { DynamoBatches, inParallel } from './dynamo-batches.ts';
+import { DynamoRecipientRecords } from './dynamo-recipient-records.ts';
 import { type CapacityListener, CONDITION_FAILED, DynamoRequests } from './dynamo-requests.ts';
+import { memberPartitions, memberRangeQuery } from './list-index.ts';
 import { emailByIdQuery, fromSubscriberItem } from './subscriber-item.ts';
-import { INDEX, KEY, keys, recipientSortKey, TTL_ATTRIBUTE } from './table-design.ts';
+import { INDEX, KEY, keys, MEMBER_SHARDS } from './table-design.ts';
 
 type Item = Record<string, unknown>;
 
-/** Keys per BatchGetItem and items per BatchWriteItem, DynamoDB's limits. */
-const BATCH_GET_KEYS = 100;
-const BATCH_WRITE_ITEMS = 25;
-/** Batch calls of one page in flight at once. */
-const BATCH_PARALLEL = 4;
-/** Rounds of retrying what a batch call left unprocessed (throttling) before giving up. */
-const UNPROCESSED_ROUNDS = 8;
 /** Tries at reserving send slots before the worker gives up (each loses to another worker). */
 const PACE_ATTEMPTS = 50;
 
 /**
  * The campaign part of the single-table design (docs/storage.md, "Campaigns"): the campaign's
- * state on the newsletter item, its content in an item beside it, and the recipient records in
- * a partition of their own per issue, sorted by subscriber id.
+ * state on the newsletter item, its content in an item beside it, its send pace; the planned
+ * chunks and recipient records are DynamoRecipientRecords', the list index is read here.
  */
 export class DynamoCampaignStore implements CampaignStore {
   readonly #requests: DynamoRequests;
+  readonly #records: DynamoRecipientRecords;
+  readonly #batches: DynamoBatches;
   /** The last pace reservation seen per issue: the next one's condition, in this container. */
   readonly #paceSeen = new Map<number, { run: number; next: number }>();
 
@@ -65,9 +60,11 @@ export class DynamoCampaignStore implements CampaignStore {
     client: DynamoDBDocumentClient,
     private readonly table: string,
     onCapacity?: CapacityListener,
-    private readonly pause: (ms: number) => Promise<void> = sleep,
+    pause?: (ms: number) => Promise<void>,
   ) {
     this.#requests = new DynamoRequests(client, onCapacity);
+    this.#records = new DynamoRecipientRecords(this.#requests, table, pause);
+    this.#batches = new DynamoBatches(this.#requests, table, pause);
   }
 
   async getCampaign(id: number, options: ReadOptions = {}): Promise<CampaignRecord | undefined> {
@@ -310,30 +307,62 @@ export class DynamoCampaignStore implements CampaignStore {
     }
   }
 
-  async subscriberPage(
+  async memberPage(
+    lists: readonly number[],
     after: number,
     upTo: number,
     limit: number,
-  ): Promise<{ subscribers: IndexedSubscriber[]; last: number; more: boolean }> {
-    if (after >= upTo) return { subscribers: [], last: after, more: false };
-    const output = await this.#requests.send<{
-      Items?: Item[];
-      LastEvaluatedKey?: Item;
-    }>(
-      'query:recent',
-      new QueryCommand({
-        ...this.#subscriberRange(after + 1, upTo, ['email', 'status', 'lists']),
-        Limit: limit,
+  ): Promise<MemberPage> {
+    const partitions = memberPartitions(lists);
+    if (after >= upTo || partitions.length === 0) return { members: [], last: upTo, more: false };
+    // Each shard of each list is read in id order, a little more than its share of the page;
+    // the page ends where the first shard with more to read stopped, so nobody below it is
+    // missed, or at `limit` members. What lies beyond is read again by the next page: about a
+    // shard's share per list, since ids fill the shards evenly (modulo MEMBER_SHARDS).
+    const perPartition = Math.ceil(limit / MEMBER_SHARDS) + 1;
+    const reads = await Promise.all(
+      partitions.map(({ list, shard }) =>
+        this.#requests.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
+          'query:members',
+          new QueryCommand({
+            ...memberRangeQuery(this.table, list, shard, after + 1, upTo),
+            Limit: perPartition,
+          }),
+        ),
+      ),
+    );
+    let frontier = upTo;
+    for (const read of reads) {
+      const items = read.Items ?? [];
+      if (read.LastEvaluatedKey !== undefined && items.length > 0)
+        frontier = Math.min(frontier, Number(items.at(-1)?.[KEY.sort]));
+    }
+    const found = new Map<number, string>();
+    for (const read of reads) {
+      for (const item of read.Items ?? []) {
+        const id = Number(item[KEY.sort]);
+        if (id <= frontier) found.set(id, String(item.email));
+      }
+    }
+    const members = [...found]
+      .sort(([a], [b]) => a - b)
+      .slice(0, limit)
+      .map(([id, email]) => ({ id, email }));
+    const last = found.size > limit ? (members.at(-1)?.id ?? frontier) : frontier;
+    return { members, last, more: last < upTo };
+  }
+
+  async listIndexReady(): Promise<boolean> {
+    const output = await this.#requests.send<{ Item?: Item }>(
+      'listIndexReady',
+      new GetCommand({
+        TableName: this.table,
+        Key: keys.counter('subscriber'),
+        ConsistentRead: true,
       }),
     );
-    const subscribers = (output.Items ?? []).map((item) => ({
-      id: Number(item.id),
-      email: String(item.email),
-      status: item.status as SubscriberRecord['status'],
-      lists: ((item.lists as unknown[] | undefined) ?? []).map(Number),
-    }));
-    const last = subscribers.at(-1)?.id ?? upTo;
-    return { subscribers, last, more: output.LastEvaluatedKey !== undefined && last < upTo };
+    // No counter: no subscriber was ever written, so there is nothing to index.
+    return output.Item === undefined || output.Item.list_index === true;
   }
 
   /** A Query of the `recent` index: the subscribers with ids `from` to `to`, their id and `fields`. */
@@ -387,235 +416,85 @@ export class DynamoCampaignStore implements CampaignStore {
   async subscribersByEmail(emails: readonly string[]): Promise<Map<string, SubscriberRecord>> {
     const found = new Map<string, SubscriberRecord>();
     const unique = [...new Set(emails)];
-    const batches = slices(unique, BATCH_GET_KEYS);
-    await inParallel(batches, BATCH_PARALLEL, async (batch) => {
-      for (const item of await this.#batchGet(batch.map((email) => keys.subscriber(email)))) {
-        const subscriber = fromSubscriberItem(item);
-        found.set(subscriber.email, subscriber);
-      }
-    });
+    for (const item of await this.#batches.get(
+      'batchGet',
+      unique.map((email) => keys.subscriber(email)),
+    )) {
+      const subscriber = fromSubscriberItem(item);
+      found.set(subscriber.email, subscriber);
+    }
     return found;
   }
 
-  async existingRecipients(
-    newsletterId: number,
-    subscriberIds: readonly number[],
-  ): Promise<Set<number>> {
-    const existing = new Set<number>();
-    const batches = slices([...new Set(subscriberIds)], BATCH_GET_KEYS);
-    await inParallel(batches, BATCH_PARALLEL, async (batch) => {
-      const items = await this.#batchGet(
-        batch.map((id) => keys.recipient(newsletterId, id)),
-        '#sk',
-        { '#sk': KEY.sort },
-      );
-      for (const item of items) existing.add(Number(item[KEY.sort]));
-    });
-    return existing;
+  settledRecipients(space: RecordSpace, subscriberIds: readonly number[]): Promise<Set<number>> {
+    return this.#records.settledRecipients(space, subscriberIds);
   }
 
-  async putRecipients(
+  putChunks(
     newsletterId: number,
     run: number,
-    subscriberIds: readonly number[],
+    chunks: readonly { readonly first: number; readonly ids: readonly number[] }[],
   ): Promise<void> {
-    const items = subscriberIds.map((id) => ({
-      PutRequest: {
-        Item: {
-          ...keys.recipient(newsletterId, id),
-          subscriber_id: id,
-          run,
-          state: 'pending' satisfies RecipientState,
-          attempts: 0,
-        },
-      },
-    }));
-    await inParallel(slices(items, BATCH_WRITE_ITEMS), BATCH_PARALLEL, async (batch) => {
-      let pending: typeof batch = batch;
-      for (let round = 0; pending.length > 0; round += 1) {
-        await this.#beforeRound(round, pending.length, 'recipient records');
-        const output = await this.#requests.send<{
-          UnprocessedItems?: Record<string, typeof batch>;
-        }>('putRecipients', new BatchWriteCommand({ RequestItems: { [this.table]: pending } }));
-        pending = output.UnprocessedItems?.[this.table] ?? [];
-      }
-    });
+    return this.#records.putChunks(newsletterId, run, chunks);
   }
 
-  async recipientPage(
+  claimChunk(
     newsletterId: number,
-    after: number,
-    limit: number,
-  ): Promise<{ recipients: RecipientRecord[]; more: boolean }> {
-    const output = await this.#requests.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
-      'query:recipients',
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: '#pk = :pk AND #sk > :after',
-        ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort },
-        ExpressionAttributeValues: {
-          ':pk': keys.recipients(newsletterId),
-          ':after': recipientSortKey(after),
-        },
-        ConsistentRead: true,
-        Limit: limit,
-      }),
-    );
-    return {
-      recipients: (output.Items ?? []).map((item) => fromRecipientItem(newsletterId, item)),
-      more: output.LastEvaluatedKey !== undefined,
-    };
+    run: number,
+    first: number,
+    claim: ChunkClaim,
+  ): Promise<ChunkClaimResult> {
+    return this.#records.claimChunk(newsletterId, run, first, claim);
   }
 
-  async getRecipient(
+  releaseChunk(
     newsletterId: number,
-    subscriberId: number,
-  ): Promise<RecipientRecord | undefined> {
-    const output = await this.#requests.send<{ Item?: Item }>(
-      'getRecipient',
-      new GetCommand({
-        TableName: this.table,
-        Key: keys.recipient(newsletterId, subscriberId),
-        ConsistentRead: true,
-      }),
-    );
-    return output.Item ? fromRecipientItem(newsletterId, output.Item) : undefined;
-  }
-
-  claimRecipient(
-    newsletterId: number,
-    subscriberId: number,
-    claim: RecipientClaim,
-  ): Promise<boolean> {
-    return this.#requests.conditional(
-      'claimRecipient',
-      new UpdateCommand({
-        TableName: this.table,
-        Key: keys.recipient(newsletterId, subscriberId),
-        // The link's hash joins the hashes of earlier attempts: a copy mailed by an attempt whose
-        // outcome was lost keeps a working link ([campaign.every-copy-link]). A record planned
-        // before recipient records lasted as long as their issue loses its expiry here.
-        UpdateExpression:
-          'SET #state = :sending, lease_until = :lease, #owner = :owner, link_expires_at = :link ' +
-          'ADD attempts :one, token_hashes :hash REMOVE #expires',
-        // Pending, or claimed by an attempt whose lease lapsed (its worker died mid-send): never
-        // one that is settled, nor one another worker holds.
-        ConditionExpression:
-          'attribute_exists(#pk) AND (#state = :pending OR (#state = :sending AND lease_until < :now))',
-        ExpressionAttributeNames: {
-          '#pk': KEY.partition,
-          '#state': 'state',
-          '#owner': 'owner',
-          '#expires': TTL_ATTRIBUTE,
-        },
-        ExpressionAttributeValues: {
-          ':sending': 'sending',
-          ':pending': 'pending',
-          ':lease': claim.leaseUntil,
-          ':owner': claim.owner,
-          ':hash': new Set([claim.tokenHash]),
-          ':link': claim.linkExpiresAt,
-          ':now': claim.now,
-          ':one': 1,
-        },
-      }),
-    );
-  }
-
-  skipRecipient(
-    newsletterId: number,
-    subscriberId: number,
-    reason: SkipReason,
-    now: number,
-  ): Promise<boolean> {
-    return this.#requests.conditional(
-      'skipRecipient',
-      new UpdateCommand({
-        TableName: this.table,
-        Key: keys.recipient(newsletterId, subscriberId),
-        UpdateExpression:
-          'SET #state = :skipped, reason = :reason, #at = :at REMOVE lease_until, #owner, #expires',
-        ConditionExpression:
-          'attribute_exists(#pk) AND (#state = :pending OR (#state = :sending AND lease_until < :now))',
-        ExpressionAttributeNames: {
-          '#pk': KEY.partition,
-          '#state': 'state',
-          '#owner': 'owner',
-          '#at': 'at',
-          '#expires': TTL_ATTRIBUTE,
-        },
-        ExpressionAttributeValues: {
-          ':skipped': 'skipped',
-          ':pending': 'pending',
-          ':sending': 'sending',
-          ':reason': reason,
-          ':at': new Date(now).toISOString(),
-          ':now': now,
-        },
-      }),
-    );
-  }
-
-  settleRecipient(
-    newsletterId: number,
-    subscriberId: number,
+    run: number,
+    first: number,
     owner: string,
+    done: boolean,
+  ): Promise<void> {
+    return this.#records.releaseChunk(newsletterId, run, first, owner, done);
+  }
+
+  chunkPage(
+    newsletterId: number,
+    run: number,
+    after: number,
+    upTo: number,
+    limit: number,
+  ): Promise<{ readonly chunks: PlannedChunk[]; readonly more: boolean }> {
+    return this.#records.chunkPage(newsletterId, run, after, upTo, limit);
+  }
+
+  chunkLinks(newsletterId: number, run: number, first: number): Promise<ChunkLinks | undefined> {
+    return this.#records.chunkLinks(newsletterId, run, first);
+  }
+
+  recordOutcome(
+    newsletterId: number,
+    run: number,
+    subscriberId: number,
     outcome: RecipientOutcome,
     at: Date,
   ): Promise<boolean> {
-    const detail =
-      outcome.state === 'sent'
-        ? { field: 'message_id', value: outcome.messageId }
-        : { field: 'error', value: outcome.error.slice(0, 500) };
-    return this.#requests.conditional(
-      'settleRecipient',
-      new UpdateCommand({
-        TableName: this.table,
-        Key: keys.recipient(newsletterId, subscriberId),
-        UpdateExpression: 'SET #state = :state, #at = :at, #detail = :detail REMOVE lease_until',
-        ConditionExpression: '#state = :sending AND #owner = :owner',
-        ExpressionAttributeNames: {
-          '#state': 'state',
-          '#owner': 'owner',
-          '#at': 'at',
-          '#detail': detail.field,
-        },
-        ExpressionAttributeValues: {
-          ':state': outcome.state,
-          ':sending': 'sending',
-          ':owner': owner,
-          ':at': at.toISOString(),
-          ':detail': detail.value,
-        },
-      }),
-    );
+    return this.#records.recordOutcome(newsletterId, run, subscriberId, outcome, at);
   }
 
-  async releaseRecipient(
-    newsletterId: number,
-    subscriberId: number,
-    owner: string,
-    link: RecipientRelease,
-  ): Promise<void> {
-    // A mail SES surely did not take carries a link nobody holds: its hash goes. One whose
-    // outcome is unknown may be in a mailbox: its link must go on working.
-    const forget = link.tokenHash !== undefined && !link.mayHaveBeenSent;
-    await this.#requests.conditional(
-      'releaseRecipient',
-      new UpdateCommand({
-        TableName: this.table,
-        Key: keys.recipient(newsletterId, subscriberId),
-        UpdateExpression: `SET #state = :pending REMOVE lease_until, #owner${forget ? ' DELETE token_hashes :hash' : ''}`,
-        ConditionExpression: '#state = :sending AND #owner = :owner',
-        ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-        ExpressionAttributeValues: {
-          ':pending': 'pending',
-          ':sending': 'sending',
-          ':owner': owner,
-          ...(forget ? { ':hash': new Set([link.tokenHash]) } : {}),
-        },
-      }),
-    );
+  recipientPage(
+    space: RecordSpace,
+    after: number,
+    limit: number,
+  ): Promise<{ readonly recipients: RecipientRecord[]; readonly more: boolean }> {
+    return this.#records.recipientPage(space, after, limit);
+  }
+
+  getRecipient(space: RecordSpace, subscriberId: number): Promise<RecipientRecord | undefined> {
+    return this.#records.getRecipient(space, subscriberId);
+  }
+
+  countSettled(space: RecordSpace, run: number): Promise<SettledCounts> {
+    return this.#records.countSettled(space, run);
   }
 
   async reservePace(
@@ -664,30 +543,6 @@ export class DynamoCampaignStore implements CampaignStore {
     });
   }
 
-  async countRecipients(newsletterId: number): Promise<Record<RecipientState, number>> {
-    const counts: Record<RecipientState, number> = {
-      pending: 0,
-      sending: 0,
-      sent: 0,
-      skipped: 0,
-      failed: 0,
-    };
-    for await (const items of this.#requests.queryPages('query:recipients', {
-      TableName: this.table,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': KEY.partition, '#state': 'state' },
-      ExpressionAttributeValues: { ':pk': keys.recipients(newsletterId) },
-      ProjectionExpression: '#state',
-      ConsistentRead: true,
-    })) {
-      for (const item of items) {
-        const state = item.state as RecipientState;
-        if (state in counts) counts[state] += 1;
-      }
-    }
-    return counts;
-  }
-
   async campaignsWithStatus(
     statuses: readonly NewsletterIssueStatus[],
     limit: number,
@@ -727,78 +582,23 @@ export class DynamoCampaignStore implements CampaignStore {
     kind: 'bounced' | 'complained',
     at: Date,
   ): Promise<void> {
-    await this.#requests.conditional(
-      'markFeedback',
-      new UpdateCommand({
-        TableName: this.table,
-        Key: keys.recipient(newsletterId, subscriberId),
-        UpdateExpression: 'SET #field = :at',
-        ConditionExpression: 'message_id = :message AND attribute_not_exists(#field)',
-        ExpressionAttributeNames: { '#field': `${kind}_at` },
-        ExpressionAttributeValues: { ':at': at.toISOString(), ':message': messageId },
-      }),
-    );
+    await this.#records.updateRecord('markFeedback', newsletterId, subscriberId, {
+      UpdateExpression: 'SET #field = :at',
+      ConditionExpression: 'message_id = :message AND attribute_not_exists(#field)',
+      ExpressionAttributeNames: { '#field': `${kind}_at` },
+      ExpressionAttributeValues: { ':at': at.toISOString(), ':message': messageId },
+    });
   }
 
   async markUnsubscribed(newsletterId: number, subscriberId: number, at: Date): Promise<void> {
-    await this.#requests.conditional(
-      'markUnsubscribed',
-      new UpdateCommand({
-        TableName: this.table,
-        Key: keys.recipient(newsletterId, subscriberId),
-        UpdateExpression: 'SET unsubscribed_at = :at',
-        ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(unsubscribed_at)',
-        ExpressionAttributeNames: { '#pk': KEY.partition },
-        ExpressionAttributeValues: { ':at': at.toISOString() },
-      }),
-    );
-  }
-
-  /**
-   * Before round `round` of sending a batch's unprocessed part again: gives up after
-   * UNPROCESSED_ROUNDS, and waits longer before each round after the first.
-   */
-  async #beforeRound(round: number, left: number, what: string): Promise<void> {
-    if (round >= UNPROCESSED_ROUNDS)
-      throw new DependencyError('dynamodb', {
-        cause: new Error(`${left} ${what} left unprocessed`),
-      });
-    if (round > 0) await this.pause(Math.min(1000, 25 * 2 ** round));
-  }
-
-  /** Reads items by key, consistently, retrying what DynamoDB left unprocessed. */
-  async #batchGet(
-    itemKeys: readonly Item[],
-    projection?: string,
-    names?: Record<string, string>,
-  ): Promise<Item[]> {
-    const items: Item[] = [];
-    let pending: Item[] = [...itemKeys];
-    for (let round = 0; pending.length > 0; round += 1) {
-      await this.#beforeRound(round, pending.length, 'keys');
-      const output = await this.#requests.send<{
-        Responses?: Record<string, Item[]>;
-        UnprocessedKeys?: Record<string, { Keys?: Item[] }>;
-      }>(
-        'batchGet',
-        new BatchGetCommand({
-          RequestItems: {
-            [this.table]: {
-              Keys: pending,
-              ConsistentRead: true,
-              ...(projection ? { ProjectionExpression: projection } : {}),
-              ...(names ? { ExpressionAttributeNames: names } : {}),
-            },
-          },
-        }),
-      );
-      items.push(...(output.Responses?.[this.table] ?? []));
-      pending = output.UnprocessedKeys?.[this.table]?.Keys ?? [];
-    }
-    return items;
+    await this.#records.updateRecord('markUnsubscribed', newsletterId, subscriberId, {
+      UpdateExpression: 'SET unsubscribed_at = :at',
+      ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(unsubscribed_at)',
+      ExpressionAttributeNames: { '#pk': KEY.partition },
+      ExpressionAttributeValues: { ':at': at.toISOString() },
+    });
   }
 }
-
 function fromCampaignItem(item: Item): CampaignRecord {
   const number = (field: string): number => Number(item[field] ?? 0);
   const text = (field: string): string | undefined =>
@@ -841,6 +641,8 @@ function fromCampaignItem(item: Item): CampaignRecord {
     consecutive_failures: number('consecutive_failures'),
     ...(pauseReason ? { pause_reason: pauseReason } : {}),
     walk: number('walk'),
+    legacy_records: item.legacy_records === true,
+    records_spread: item.records_spread === true,
     ...(scheduledAt ? { scheduled_at: scheduledAt } : {}),
     ...(scheduleMissedAt ? { schedule_missed_at: scheduleMissedAt } : {}),
     ...(quotaCheckedAt ? { quota_checked_at: quotaCheckedAt } : {}),
@@ -848,62 +650,8 @@ function fromCampaignItem(item: Item): CampaignRecord {
   };
 }
 
-function fromRecipientItem(newsletterId: number, item: Item): RecipientRecord {
-  const optional = <T>(field: string, type: 'string' | 'number'): T | undefined =>
-    typeof item[field] === type ? (item[field] as T) : undefined;
-  const entries = {
-    lease_until: optional<number>('lease_until', 'number'),
-    owner: optional<string>('owner', 'string'),
-    at: optional<string>('at', 'string'),
-    message_id: optional<string>('message_id', 'string'),
-    reason: optional<SkipReason>('reason', 'string'),
-    error: optional<string>('error', 'string'),
-    token_hash: optional<string>('token_hash', 'string'),
-    link_expires_at: optional<number>('link_expires_at', 'number'),
-    token_hashes:
-      item.token_hashes instanceof Set ? [...(item.token_hashes as Set<string>)] : undefined,
-    unsubscribed_at: optional<string>('unsubscribed_at', 'string'),
-    bounced_at: optional<string>('bounced_at', 'string'),
-    complained_at: optional<string>('complained_at', 'string'),
-    opened_at: optional<string>('opened_at', 'string'),
-    clicked_at: optional<string>('clicked_at', 'string'),
-  };
-  return {
-    newsletter_id: newsletterId,
-    subscriber_id: Number(item.subscriber_id ?? Number(item[KEY.sort])),
-    state: item.state as RecipientState,
-    run: Number(item.run ?? 1),
-    attempts: Number(item.attempts ?? 0),
-    ...Object.fromEntries(Object.entries(entries).filter(([, each]) => each !== undefined)),
-  };
-}
-
 /** A number attribute of an item DynamoDB returned unconverted (an error's ALL_OLD). */
 function attributeNumber(value: { N?: string } | number | undefined): number {
   if (typeof value === 'number') return value;
   return Number(value?.N ?? 0);
-}
-
-function slices<T>(items: readonly T[], size: number): T[][] {
-  const result: T[][] = [];
-  for (let start = 0; start < items.length; start += size)
-    result.push(items.slice(start, start + size));
-  return result;
-}
-
-/** Runs `work` over `items` with at most `limit` at once; the first failure rejects. */
-async function inParallel<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next] as T;
-      next += 1;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

@@ -64,8 +64,9 @@ export class DynamoEngagementStore implements EngagementStore {
   }
 
   async #attempt(event: EngagementEvent): Promise<EngagementOutcome | 'conflict'> {
-    const recipient = await this.#recipient(event);
-    if (!recipient) return 'unknown';
+    const found = await this.#recipient(event);
+    if (!found) return 'unknown';
+    const { item: recipient, key } = found;
     const field = event.kind === 'open' ? 'opened_at' : 'clicked_at';
     const clickIds = recipient.click_ids instanceof Set ? recipient.click_ids : new Set();
     if (event.kind === 'click' && clickIds.has(event.eventId)) return 'duplicate';
@@ -77,7 +78,7 @@ export class DynamoEngagementStore implements EngagementStore {
           'engagementEarlierOpen',
           new UpdateCommand({
             TableName: this.table,
-            Key: keys.recipient(event.newsletterId, event.subscriberId),
+            Key: key,
             UpdateExpression: 'SET opened_at = :at',
             ConditionExpression: 'opened_at > :at',
             ExpressionAttributeValues: { ':at': event.at },
@@ -93,7 +94,7 @@ export class DynamoEngagementStore implements EngagementStore {
       event.at < recipient.clicked_at
         ? recipient.clicked_at
         : undefined;
-    const items = this.#writes(event, first, earlierClick);
+    const items = this.#writes(event, key, first, earlierClick);
     try {
       await this.#requests.send(
         'recordEngagement',
@@ -110,23 +111,32 @@ export class DynamoEngagementStore implements EngagementStore {
     }
   }
 
-  /** The recipient record as it stands (strongly consistent: the last event's write counts). */
-  async #recipient(event: EngagementEvent): Promise<Item | undefined> {
-    const output = await this.#requests.send<{ Item?: Item }>(
-      'engagementRecipient',
-      new GetCommand({
-        TableName: this.table,
-        Key: keys.recipient(event.newsletterId, event.subscriberId),
-        ProjectionExpression: 'opened_at, clicked_at, click_ids, message_id',
-        ConsistentRead: true,
-      }),
-    );
-    // A planned recipient never sent has no mail to open: only a sent one counts.
-    return output.Item?.message_id === undefined ? undefined : output.Item;
+  /**
+   * The recipient record as it stands (strongly consistent: the last event's write counts),
+   * with its key: spread over partitions, or in the one partition of runs from before.
+   */
+  async #recipient(event: EngagementEvent): Promise<{ item: Item; key: Item } | undefined> {
+    for (const key of [
+      keys.recipient(event.newsletterId, event.subscriberId),
+      keys.legacyRecipient(event.newsletterId, event.subscriberId),
+    ]) {
+      const output = await this.#requests.send<{ Item?: Item }>(
+        'engagementRecipient',
+        new GetCommand({
+          TableName: this.table,
+          Key: key,
+          ProjectionExpression: 'opened_at, clicked_at, click_ids, message_id',
+          ConsistentRead: true,
+        }),
+      );
+      // A planned recipient never sent has no mail to open: only a sent one counts.
+      if (output.Item?.message_id !== undefined) return { item: output.Item, key };
+    }
+    return undefined;
   }
 
   /** The transaction's items; conditions make a write that raced another fail, not double. */
-  #writes(event: EngagementEvent, first: boolean, earlierThan?: string): TransactItems {
+  #writes(event: EngagementEvent, key: Item, first: boolean, earlierThan?: string): TransactItems {
     const id = event.newsletterId;
     const names = { '#pk': KEY.partition };
     const recipient =
@@ -184,7 +194,7 @@ export class DynamoEngagementStore implements EngagementStore {
       {
         Update: {
           TableName: this.table,
-          Key: keys.recipient(id, event.subscriberId),
+          Key: key,
           ...recipient,
         },
       },
@@ -250,16 +260,18 @@ export class DynamoEngagementStore implements EngagementStore {
     const issues = output.Attributes?.issues;
     const ids = issues instanceof Set ? [...issues].map(Number) : [];
     for (const id of ids) {
-      await this.#requests.conditional(
-        'engagementEraseRecipient',
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.recipient(id, subscriberId),
-          UpdateExpression: 'REMOVE opened_at, clicked_at, click_ids',
-          ConditionExpression: 'attribute_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': KEY.partition },
-        }),
-      );
+      // Where the record is: spread, or in the old partition of runs from before.
+      for (const key of [keys.recipient(id, subscriberId), keys.legacyRecipient(id, subscriberId)])
+        await this.#requests.conditional(
+          'engagementEraseRecipient',
+          new UpdateCommand({
+            TableName: this.table,
+            Key: key,
+            UpdateExpression: 'REMOVE opened_at, clicked_at, click_ids',
+            ConditionExpression: 'attribute_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': KEY.partition },
+          }),
+        );
     }
     if (ids.length > 0)
       await this.#requests.send(

@@ -17,6 +17,7 @@ import {
   DynamoRequests,
   epochSeconds,
 } from './dynamo-requests.ts';
+import { membershipWrites } from './list-index.ts';
 import type {
   IdSequence,
   MailClaim,
@@ -92,7 +93,52 @@ export class DynamoStore implements Store {
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    return Number(output.Attributes?.next_id) - count + 1;
+    const first = Number(output.Attributes?.next_id) - count + 1;
+    // The first subscriber of a table: every subscriber from here on is written with their
+    // list index entries, so the index is complete (an older table is indexed by `npx
+    // newsletter subscribers reindex`, which sets the same mark).
+    if (sequence === 'subscriber' && first === 1) await this.markListIndexReady();
+    return first;
+  }
+
+  /**
+   * Writes a subscriber's list index entries, if the subscriber is still as read (one
+   * transaction): a change meanwhile wrote its own entries, and a stale one is not put back.
+   * For indexing subscribers written before the index existed.
+   */
+  async indexSubscriber(record: SubscriberRecord): Promise<boolean> {
+    const members = membershipWrites(this.table, undefined, record);
+    if (members.length === 0) return true;
+    return this.conditional(
+      'indexSubscriber',
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: this.table,
+              Key: keys.subscriber(record.email),
+              ConditionExpression: '#version = :expected AND #id = :id',
+              ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
+              ExpressionAttributeValues: { ':expected': record.version, ':id': record.id },
+            },
+          },
+          ...members,
+        ],
+      }),
+    );
+  }
+
+  /** Marks the list index complete: campaigns may plan from it ([campaign.plan]). */
+  async markListIndexReady(): Promise<void> {
+    await this.send(
+      'markListIndexReady',
+      new UpdateCommand({
+        TableName: this.table,
+        Key: keys.counter('subscriber'),
+        UpdateExpression: 'SET list_index = :ready',
+        ExpressionAttributeValues: { ':ready': true },
+      }),
+    );
   }
 
   async getSubscriber(email: string): Promise<SubscriberRecord | undefined> {
@@ -113,7 +159,7 @@ export class DynamoStore implements Store {
       ConditionExpression: 'attribute_not_exists(#pk)',
       ExpressionAttributeNames: { '#pk': KEY.partition },
     };
-    const along = this.writesAlong(writes);
+    const along = [...this.writesAlong(writes), ...membershipWrites(this.table, undefined, record)];
     if (along.length === 0) return this.conditional('createSubscriber', new PutCommand(put));
     return this.conditional(
       'createSubscriber',
@@ -123,7 +169,7 @@ export class DynamoStore implements Store {
 
   async replaceSubscriber(
     record: SubscriberRecord,
-    expectedVersion: number,
+    current: SubscriberRecord,
     writes: SubscriberWrites = {},
   ): Promise<boolean> {
     const put = {
@@ -133,9 +179,10 @@ export class DynamoStore implements Store {
       // that read the old life must not overwrite the new one.
       ConditionExpression: '#version = :expected AND #id = :id',
       ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
-      ExpressionAttributeValues: { ':expected': expectedVersion, ':id': record.id },
+      ExpressionAttributeValues: { ':expected': current.version, ':id': current.id },
     };
-    const along = this.writesAlong(writes);
+    // The condition makes `current` exactly what is stored: the index changes from it.
+    const along = [...this.writesAlong(writes), ...membershipWrites(this.table, current, record)];
     if (along.length === 0) return this.conditional('replaceSubscriber', new PutCommand(put));
     return this.conditional(
       'replaceSubscriber',
@@ -175,6 +222,7 @@ export class DynamoStore implements Store {
         },
       },
       ...this.tokenWrites({ put: [], delete: Object.keys(record.tokens) }),
+      ...membershipWrites(this.table, record, undefined),
     ];
     return this.conditional('deleteSubscriber', new TransactWriteCommand({ TransactItems: items }));
   }

@@ -57,10 +57,13 @@ export interface Store {
   getSubscriber(email: string): Promise<SubscriberRecord | undefined>;
   /** Creates the subscriber unless the address exists; never reads first. */
   createSubscriber(record: SubscriberRecord, writes?: SubscriberWrites): Promise<boolean>;
-  /** Replaces the subscriber if it still has `expectedVersion`. */
+  /**
+   * Replaces the subscriber if it is still `current` as read (its version and id), and keeps
+   * the list index in step in the same write.
+   */
   replaceSubscriber(
     record: SubscriberRecord,
-    expectedVersion: number,
+    current: SubscriberRecord,
     writes?: SubscriberWrites,
   ): Promise<boolean>;
   /** Deletes the subscriber and its tokens if it still has the version read. */

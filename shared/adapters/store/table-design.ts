@@ -38,8 +38,21 @@ export const INDEX = {
   publicRecent: { name: 'public_recent', partition: 'public_pk', sort: 'id' },
 } as const;
 
-/** Width a subscriber id is zero-padded to in a recipient's sort key, so keys sort by id. */
+/** Width a subscriber id is zero-padded to in a sort key, so keys sort by id. */
 const RECIPIENT_ID_DIGITS = 15;
+
+/**
+ * Partitions a list's membership index is spread over (by subscriber id): a bulk import onto
+ * one list writes to all of them, so no single partition's 1,000 writes a second bound it.
+ */
+export const MEMBER_SHARDS = 4;
+
+/**
+ * Partitions an issue's recipient records are spread over (by subscriber id): at a write and
+ * a later open, click or feedback update per mail, eight partitions take 2,000 mails a second
+ * at half of DynamoDB's 1,000 writes a second per partition (docs/storage.md).
+ */
+export const RECIPIENT_SHARDS = 8;
 
 /** Item keys; the prefixes keep every kind of item in its own key space. */
 export const keys = {
@@ -71,8 +84,19 @@ export const keys = {
   }),
   outbox: (id: string) => ({ [KEY.partition]: `OUTBOX#${id}`, [KEY.sort]: 'outbox' }),
   request: (id: string) => ({ [KEY.partition]: `REQUEST#${id}`, [KEY.sort]: 'request' }),
-  /** The partition holding one recipient record per subscriber a campaign planned. */
-  recipients: (newsletterId: number) => `RECIPIENTS#${newsletterId}`,
+  /**
+   * One shard of an issue's recipient records: a record per subscriber the issue reached (or
+   * skipped, or failed), spread over RECIPIENT_SHARDS partitions by subscriber id.
+   */
+  recipients: (newsletterId: number, shard: number) => `RECIPIENTS#${newsletterId}#${shard}`,
+  /** The one partition of the records of runs that started before they were spread. */
+  legacyRecipients: (newsletterId: number) => `RECIPIENTS#${newsletterId}`,
+  /** A planned chunk of a run: who it holds, its worker's lease and its mails' link hashes. */
+  chunk: (newsletterId: number, run: number, first: number) => ({
+    [KEY.partition]: keys.chunks(newsletterId),
+    [KEY.sort]: chunkSortKey(run, first),
+  }),
+  chunks: (newsletterId: number) => `CHUNKS#${newsletterId}`,
   /** An issue's engagement: its totals item and one item per clicked link (docs/storage.md). */
   engagementTotals: (newsletterId: number) => ({
     [KEY.partition]: `ENGAGEMENT#${newsletterId}`,
@@ -87,13 +111,35 @@ export const keys = {
     [KEY.partition]: `ENGAGED#${subscriberId}`,
     [KEY.sort]: 'engaged',
   }),
+  /**
+   * The list index ([campaign.plan]): one item per confirmed subscriber and list, holding the
+   * address, so that planning reads a list's members and nobody else (docs/storage.md).
+   */
+  member: (list: number, subscriberId: number) => ({
+    [KEY.partition]: memberPartition(list, subscriberId % MEMBER_SHARDS),
+    [KEY.sort]: recipientSortKey(subscriberId),
+  }),
   recipient: (newsletterId: number, subscriberId: number) => ({
-    [KEY.partition]: `RECIPIENTS#${newsletterId}`,
+    [KEY.partition]: keys.recipients(newsletterId, subscriberId % RECIPIENT_SHARDS),
+    [KEY.sort]: recipientSortKey(subscriberId),
+  }),
+  legacyRecipient: (newsletterId: number, subscriberId: number) => ({
+    [KEY.partition]: keys.legacyRecipients(newsletterId),
     [KEY.sort]: recipientSortKey(subscriberId),
   }),
 };
 
+/** A chunk's sort key: its run, then its first subscriber id, so a run's chunks sort by id. */
+export function chunkSortKey(run: number, first: number): string {
+  return `${String(run).padStart(6, '0')}#${recipientSortKey(first)}`;
+}
+
 /** The sort key of a recipient record: its subscriber id, zero-padded so keys sort by id. */
 export function recipientSortKey(subscriberId: number): string {
   return String(subscriberId).padStart(RECIPIENT_ID_DIGITS, '0');
+}
+
+/** The partition of one shard of a list's membership index. */
+export function memberPartition(list: number, shard: number): string {
+  return `MEMBERS#${list}#${shard}`;
 }

@@ -73,6 +73,13 @@ export interface CampaignRecord extends NewsletterIssueRecord {
   readonly recounted_at?: string;
   /** Generation of the requeue walk: a resume starts a new one, older walk messages are dropped. */
   readonly walk: number;
+  /**
+   * Whether a run from before recipient records were spread over partitions wrote some of its
+   * records (docs/storage.md): they are read from their old partition too.
+   */
+  readonly legacy_records: boolean;
+  /** Set on every run started since the records are spread, so an older issue is told apart. */
+  readonly records_spread: boolean;
 }
 
 /** Outcomes counted so far. */

@@ -101,17 +101,13 @@ export function recheckRecipient(
 }
 
 /**
- * Whether a subscriber as the index lists it is a recipient of a run when the planner reaches
- * it: confirmed, on one of the issue's lists, and not newer than the run.
+ * The lists under which a subscriber is planned ([campaign.plan]): every list of a confirmed
+ * subscriber, each once, and none of anyone else. The list index holds exactly these, so a
+ * page of it is a page of recipients (who joined after the run started lies beyond its range).
  */
-export function isPlannedRecipient(
-  subscriber: Pick<SubscriberRecord, 'id' | 'status' | 'lists'>,
-  lists: readonly number[],
-  maxSubscriberId: number,
-): boolean {
-  return (
-    subscriber.status === 'C' &&
-    subscriber.id <= maxSubscriberId &&
-    subscriber.lists.some((list) => lists.includes(list))
-  );
+export function listsPlannedUnder(
+  subscriber: Pick<SubscriberRecord, 'status' | 'lists'> | undefined,
+): number[] {
+  if (subscriber?.status !== 'C') return [];
+  return [...new Set(subscriber.lists)];
 }

@@ -70,12 +70,14 @@ export const CHUNK_SIZE = 100;
 
 /**
  * Recipients for a worker to send to, with the addresses the planner read with them (a
- * recipient record keeps no address). `throttled` counts the rounds this work was put back
- * because SES throttled or was away, for the backoff.
+ * recipient record keeps no address). `chunk` is the first subscriber id of the planned chunk
+ * they belong to (its key, with the run): the unit a worker claims. `throttled` counts the
+ * rounds this work was put back because SES throttled or was away, for the backoff.
  */
 export const ChunkMessageSchema = v.strictObject({
   newsletter_id: id,
   run: id,
+  chunk: id,
   recipients: v.pipe(
     v.array(v.strictObject({ id, email: v.pipe(v.string(), v.minLength(3), v.maxLength(254)) })),
     v.minLength(1),
@@ -92,20 +94,25 @@ export type ChunkMessage = v.InferOutput<typeof ChunkMessageSchema>;
 /** One recipient of a chunk. */
 export type ChunkRecipient = ChunkMessage['recipients'][number];
 
-/** Splits recipients into chunk messages of at most CHUNK_SIZE. */
+/**
+ * Splits a page's recipients (in id order) into chunks of at most CHUNK_SIZE, each named by
+ * its first subscriber id.
+ */
 export function chunkMessages(
   newsletterId: number,
   run: number,
   recipients: readonly ChunkRecipient[],
-  throttled = 0,
+  size = CHUNK_SIZE,
 ): ChunkMessage[] {
   const chunks: ChunkMessage[] = [];
-  for (let start = 0; start < recipients.length; start += CHUNK_SIZE) {
+  for (let start = 0; start < recipients.length; start += size) {
+    const members = recipients.slice(start, start + size);
     chunks.push({
       newsletter_id: newsletterId,
       run,
-      recipients: recipients.slice(start, start + CHUNK_SIZE),
-      throttled,
+      chunk: (members[0] as ChunkRecipient).id,
+      recipients: members,
+      throttled: 0,
     });
   }
   return chunks;

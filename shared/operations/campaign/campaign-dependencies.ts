@@ -14,7 +14,12 @@ export interface CampaignDependencies
 export interface PlannerDependencies extends CampaignDependencies {
   readonly quota: Pick<CampaignMailer, 'maxSendRate'>;
   /** Subscribers read per planning page, and records per walk page (defaults: 1,000 each). */
-  readonly pageSizes?: { readonly plan?: number; readonly walk?: number };
+  readonly pageSizes?: {
+    readonly plan?: number;
+    readonly walk?: number;
+    /** Recipients per chunk (CHUNK_SIZE unless a test wants small ones). */
+    readonly chunk?: number;
+  };
 }
 
 /** Waiting, behind a port so tests can run a worker's pacing on a clock they control. */

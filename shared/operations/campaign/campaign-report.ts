@@ -1,6 +1,10 @@
-import type { CampaignStore } from '../../adapters/store/campaign-store-port.ts';
+import {
+  type CampaignStore,
+  type RecordSpace,
+  recordSpaceOf,
+} from '../../adapters/store/campaign-store-port.ts';
 import type { EngagementStore } from '../../adapters/store/engagement-store-port.ts';
-import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
+import { type CampaignRecord, settled } from '../../domain/campaign/campaign.ts';
 import {
   countRecipients,
   noRecipients,
@@ -88,7 +92,7 @@ export async function campaignReport(
   let after = 0;
   const individual = deps.engagement?.tracking === 'individual';
   for (;;) {
-    const page = await deps.campaigns.recipientPage(id, after, PAGE);
+    const page = await deps.campaigns.recipientPage(recordSpaceOf(campaign), after, PAGE);
     counts = countRecipients(counts, page.recipients);
     if (onRows && page.recipients.length > 0)
       await onRows(await rowsOf(deps.campaigns, page.recipients, individual));
@@ -96,6 +100,14 @@ export async function campaignReport(
     if (!page.more || !last) break;
     after = last.subscriber_id;
   }
+  // Records are written as each turn ends: who the run planned and has not reached yet has
+  // none, and is counted from the run's own counts.
+  const unreached = Math.max(0, campaign.total - settled(campaign));
+  counts = {
+    ...counts,
+    recipients: counts.recipients + unreached,
+    unsent: counts.unsent + unreached,
+  };
   const figures = deps.engagement ? await deps.engagement.store.figures(id) : undefined;
   return {
     newsletter_id: id,
@@ -156,7 +168,7 @@ export interface ReportRowsEnd {
  */
 export async function reportRows(
   campaigns: Pick<CampaignStore, 'recipientPage' | 'emailsOf'>,
-  id: number,
+  space: RecordSpace,
   options: {
     readonly after: number;
     readonly maxPages: number;
@@ -165,7 +177,7 @@ export async function reportRows(
 ): Promise<ReportRowsEnd> {
   let after = options.after;
   for (let read = 0; read < options.maxPages; read += 1) {
-    const page = await campaigns.recipientPage(id, after, PAGE);
+    const page = await campaigns.recipientPage(space, after, PAGE);
     const last = page.recipients.at(-1);
     if (!last) return {};
     if (!(await options.onPage(await rowsOf(campaigns, page.recipients, false))))

@@ -93,6 +93,9 @@ export async function sendNewsletter(
       progress_at: now,
       active_at: now,
       consecutive_failures: 0,
+      records_spread: true,
+      // An issue that ran before the records were spread keeps reading its old partition.
+      ...(current.run > 0 && !current.records_spread ? { legacy_records: true } : {}),
     },
     add: { run: 1 },
     // A schedule's time (and its miss) no longer apply once it sends.
@@ -167,6 +170,13 @@ export async function readyToSend(
     return newsletterError(
       'unknown_list',
       `Newsletter ${issue.id} goes to list ${gone.join(', ')}, which does not exist (deleted, or newer than this function's settings: then try again in a few minutes); change its lists first.`,
+    );
+  // Planning reads the list index; a table with subscribers from before it is indexed first,
+  // or they would silently not get the issue.
+  if (!(await deps.campaigns.listIndexReady()))
+    return newsletterError(
+      'invalid_state',
+      'The list index does not hold the subscribers written before this version yet: run `npx newsletter subscribers reindex` once, then send.',
     );
   return linkBase;
 }

@@ -1,10 +1,11 @@
+import { recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
 import {
   type CampaignRecord,
   campaignRate,
   isRunComplete,
 } from '../../domain/campaign/campaign.ts';
-import { isPlannedRecipient } from '../../domain/campaign/recipient.ts';
 import {
+  type ChunkMessage,
   type ChunkRecipient,
   chunkMessages,
   type PlanMessage,
@@ -14,10 +15,10 @@ import type { Settings } from '../../domain/settings-schema.ts';
 import type { CampaignDependencies, PlannerDependencies } from './campaign-dependencies.ts';
 import { completeRun } from './finish-run.ts';
 
-/** Subscribers of the index read per planner invocation (one Query page). */
+/** Members of the list index read per planner invocation (a Query page per list shard). */
 export const PLAN_PAGE_SIZE = 1_000;
-/** Recipient records read per walk invocation. */
-export const WALK_PAGE_SIZE = 1_000;
+/** Planned chunks read per walk invocation (each holds up to CHUNK_SIZE recipients). */
+export const WALK_CHUNKS = 10;
 
 /** What one planner invocation did. */
 export type PlannerOutcome =
@@ -30,9 +31,9 @@ export type PlannerOutcome =
   | 'already_planned';
 
 /**
- * Plans one page of a run ([campaign.plan]): reads the next subscribers of the `recent` index
- * (id order, up to the highest id when the run started), keeps those who are `C` on one of the
- * issue's lists (a subscriber is one entry whatever the number of lists they share), writes a
+ * Plans one page of a run ([campaign.plan]): reads the next members of the issue's lists from
+ * the list index (id order, up to the highest id when the run started; the index holds only
+ * `C` subscribers, and a subscriber is one entry whatever the number of lists they share), writes a
  * `pending` recipient record for each, then, in one conditional write, moves the campaign's
  * page and cursor on and adds to its total. Only then are the page's recipients queued for
  * the workers and the next page for the planner. The pages of a campaign travel one at a time
@@ -60,27 +61,26 @@ export async function planPage(
     campaign.rate === undefined || message.page === 0
       ? await currentRate(deps, settings)
       : campaign.rate;
-  const page = await deps.campaigns.subscriberPage(
+  const page = await deps.campaigns.memberPage(
+    campaign.lists,
     message.after,
     campaign.max_subscriber_id,
     deps.pageSizes?.plan ?? PLAN_PAGE_SIZE,
   );
-  let recipients: ChunkRecipient[] = page.subscribers
-    .filter((subscriber) =>
-      isPlannedRecipient(subscriber, campaign.lists, campaign.max_subscriber_id),
-    )
-    .map(({ id: subscriberId, email }) => ({ id: subscriberId, email }));
+  let recipients: ChunkRecipient[] = page.members;
   if (campaign.new_only && recipients.length > 0) {
-    const existing = await deps.campaigns.existingRecipients(
-      id,
+    const reached = await deps.campaigns.settledRecipients(
+      recordSpaceOf(campaign),
       recipients.map((recipient) => recipient.id),
     );
-    recipients = recipients.filter((recipient) => !existing.has(recipient.id));
+    recipients = recipients.filter((recipient) => !reached.has(recipient.id));
   }
-  await deps.campaigns.putRecipients(
+  const chunks = chunkMessages(id, campaign.run, recipients, deps.pageSizes?.chunk);
+  // The plan is stored before anything is queued: a lost message is found again by a walk.
+  await deps.campaigns.putChunks(
     id,
     campaign.run,
-    recipients.map((recipient) => recipient.id),
+    chunks.map((chunk) => ({ first: chunk.chunk, ids: chunk.recipients.map((each) => each.id) })),
   );
   const committed = await deps.campaigns.updateCampaign(id, {
     expect: { statuses: ['sending'], run: campaign.run, planPage: message.page },
@@ -95,7 +95,7 @@ export async function planPage(
   });
   // Paused or cancelled meanwhile: nothing was queued, and a resume plans this page again.
   if (!committed) return 'not_sending';
-  await deps.queue.send(chunkMessages(id, campaign.run, recipients));
+  await deps.queue.send(chunks);
   if (page.more) {
     await deps.queue.plan({
       kind: 'plan',
@@ -119,21 +119,15 @@ export async function planPage(
 
 /**
  * Queues again what a committed page queues, for a redelivered page message whose first
- * delivery died after its conditional write: its pending recipients and the next page.
+ * delivery died after its conditional write: its unfinished chunks and the next page.
  */
 async function finishCommittedPage(
   deps: PlannerDependencies,
   campaign: CampaignRecord,
   after: number,
 ): Promise<void> {
-  // A page's records are at most a page of the index: one walk page holds them.
-  await queueUnsettled(
-    deps,
-    campaign,
-    after,
-    campaign.plan_cursor,
-    deps.pageSizes?.plan ?? PLAN_PAGE_SIZE,
-  );
+  // A page's chunks are at most a page of the index: one walk page holds them.
+  await queueUnfinished(deps, campaign, after, campaign.plan_cursor, WALK_CHUNKS);
   if (!campaign.plan_done)
     await deps.queue.plan({
       kind: 'plan',
@@ -146,9 +140,10 @@ async function finishCommittedPage(
 }
 
 /**
- * Walks one page of a campaign's recipient records ([campaign.resume]) and queues the ones
- * still unsent: pending, or claimed by a worker whose lease lapsed. A resume, and the
- * sweeper's repair, start a walk; a newer walk makes an older one stop.
+ * Walks one page of a run's planned chunks ([campaign.resume]) and queues the ones not done:
+ * a worker marks a chunk done when nobody in it is left; one that stopped (a pause, a throttle,
+ * a crash) leaves it open, and its worker, or the next, sends to whoever in it has no record.
+ * A resume, and the sweeper's repair, start a walk; a newer walk makes an older one stop.
  */
 export async function walkPage(
   deps: PlannerDependencies,
@@ -169,12 +164,12 @@ export async function walkPage(
       set: { rate },
     });
   }
-  const last = await queueUnsettled(
+  const last = await queueUnfinished(
     deps,
     campaign,
     message.after,
     campaign.plan_cursor,
-    deps.pageSizes?.walk ?? WALK_PAGE_SIZE,
+    deps.pageSizes?.walk ?? WALK_CHUNKS,
   );
   if (last === undefined) return 'walked_last';
   await deps.queue.plan({ ...message, after: last });
@@ -182,36 +177,48 @@ export async function walkPage(
 }
 
 /**
- * Queues the unsent recipients among the records after `after` (one page of them) up to the
- * planner's cursor: records beyond it belong to a page not planned yet. Returns the last
- * subscriber id read when there is more to walk.
+ * Queues the chunks not done among those starting after `after` (one page of them) up to the
+ * planner's cursor, with the addresses of their people from the index. Someone gone from the
+ * index was deleted: settled here as skipped, unless a record says their turn ended already.
+ * Returns the first id of the last chunk read when there is more to walk.
  */
-async function queueUnsettled(
+async function queueUnfinished(
   deps: CampaignDependencies,
   campaign: CampaignRecord,
   after: number,
   upTo: number,
   pageSize: number,
 ): Promise<number | undefined> {
-  const page = await deps.campaigns.recipientPage(campaign.id, after, pageSize);
-  const now = deps.now().getTime();
-  const inRange = page.recipients.filter((recipient) => recipient.subscriber_id <= upTo);
-  const unsent = inRange.filter(
-    (recipient) =>
-      recipient.state === 'pending' ||
-      (recipient.state === 'sending' && (recipient.lease_until ?? 0) < now),
-  );
-  const emails = await deps.campaigns.emailsOf(unsent.map((recipient) => recipient.subscriber_id));
-  const queued: ChunkRecipient[] = [];
+  const page = await deps.campaigns.chunkPage(campaign.id, campaign.run, after, upTo, pageSize);
+  const open = page.chunks.filter((chunk) => !chunk.done);
+  const emails = await deps.campaigns.emailsOf(open.flatMap((chunk) => chunk.ids));
+  const now = deps.now();
+  const messages: ChunkMessage[] = [];
   let deleted = 0;
-  for (const recipient of unsent) {
-    const email = emails.get(recipient.subscriber_id);
-    if (email) queued.push({ id: recipient.subscriber_id, email });
-    else if (
-      // Gone from the index: the subscriber was deleted. Nobody to send to, settled here.
-      await deps.campaigns.skipRecipient(campaign.id, recipient.subscriber_id, 'deleted', now)
-    )
-      deleted += 1;
+  for (const chunk of open) {
+    const recipients: ChunkRecipient[] = [];
+    for (const subscriberId of chunk.ids) {
+      const email = emails.get(subscriberId);
+      if (email) recipients.push({ id: subscriberId, email });
+      else if (
+        await deps.campaigns.recordOutcome(
+          campaign.id,
+          campaign.run,
+          subscriberId,
+          { state: 'skipped', reason: 'deleted' },
+          now,
+        )
+      )
+        deleted += 1;
+    }
+    if (recipients.length > 0)
+      messages.push({
+        newsletter_id: campaign.id,
+        run: campaign.run,
+        chunk: chunk.first,
+        recipients,
+        throttled: 0,
+      });
   }
   if (deleted > 0) {
     const counted = await deps.campaigns.updateCampaign(campaign.id, {
@@ -220,10 +227,9 @@ async function queueUnsettled(
     });
     if (counted?.status === 'sending' && isRunComplete(counted)) await completeRun(deps, counted);
   }
-  await deps.queue.send(chunkMessages(campaign.id, campaign.run, queued));
-  const lastRead = page.recipients.at(-1)?.subscriber_id;
-  const more = page.more && lastRead !== undefined && lastRead < upTo;
-  return more ? lastRead : undefined;
+  await deps.queue.send(messages);
+  const lastRead = page.chunks.at(-1)?.first;
+  return page.more && lastRead !== undefined && lastRead < upTo ? lastRead : undefined;
 }
 
 /** The run's rate from the settings and SES's quota now ([campaign.pacing]). */

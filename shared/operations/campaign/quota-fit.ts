@@ -1,6 +1,6 @@
 import type { CampaignMailer, SendQuota } from '../../adapters/mail/campaign-mailer-port.ts';
+import { recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
 import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
-import { isPlannedRecipient } from '../../domain/campaign/recipient.ts';
 import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
 
@@ -23,7 +23,7 @@ export type QuotaSource = Pick<CampaignMailer, 'sendQuota'>;
 
 /**
  * Whether an issue's send fits in the account's daily quota ([campaign.quota]). The room is
- * `Max24HourSend − SentLast24Hours`. Counting recipients reads the subscriber index, so it is
+ * `Max24HourSend − SentLast24Hours`. Counting recipients reads the list index, so it is
  * done only when the room is below the highest subscriber id, a bound of any send's
  * recipients: most sends fit without a read of the base.
  */
@@ -39,12 +39,10 @@ export async function quotaFit(
   let recipients = 0;
   let after = 0;
   for (;;) {
-    const page = await deps.campaigns.subscriberPage(after, highest, COUNT_PAGE);
-    let ids = page.subscribers
-      .filter((subscriber) => isPlannedRecipient(subscriber, issue.lists, highest))
-      .map((subscriber) => subscriber.id);
+    const page = await deps.campaigns.memberPage(issue.lists, after, highest, COUNT_PAGE);
+    let ids = page.members.map((member) => member.id);
     if (newOnly && ids.length > 0) {
-      const existing = await deps.campaigns.existingRecipients(issue.id, ids);
+      const existing = await deps.campaigns.settledRecipients(recordSpaceOf(issue), ids);
       ids = ids.filter((id) => !existing.has(id));
     }
     recipients += ids.length;

@@ -3,7 +3,7 @@ import { CampaignSendError } from '../../adapters/mail/campaign-mailer-port.ts';
 import type { StoredContent } from '../../adapters/store/campaign-store-port.ts';
 import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
 import { isRunComplete } from '../../domain/campaign/campaign.ts';
-import { mintCampaignLink } from '../../domain/campaign/campaign-link.ts';
+import { chunkLinkEntry, mintCampaignLink } from '../../domain/campaign/campaign-link.ts';
 import {
   LATE_SLOT_MS,
   type Pace,
@@ -15,11 +15,7 @@ import {
 import { recheckRecipient, type SkipReason } from '../../domain/campaign/recipient.ts';
 import { renderCampaign } from '../../domain/campaign/render-campaign.ts';
 import { webVersionUrlOf } from '../../domain/campaign/web-version.ts';
-import {
-  type ChunkMessage,
-  type ChunkRecipient,
-  chunkMessages,
-} from '../../domain/campaign/work-messages.ts';
+import type { ChunkMessage, ChunkRecipient } from '../../domain/campaign/work-messages.ts';
 import { campaignMailTags } from '../../domain/engagement/engagement.ts';
 import { describeError } from '../../domain/errors.ts';
 import { pageLink } from '../../domain/links.ts';
@@ -80,7 +76,8 @@ export interface ChunkOutcome {
     | 'deadline'
     | 'failures'
     | 'quota'
-    | 'account';
+    | 'account'
+    | 'held';
 }
 
 /** Time kept free before the deadline: a send in flight and the writes after it. */
@@ -121,9 +118,57 @@ export async function sendChunk(
   }
   const settings = await deps.settings();
   const content = await contentOf(deps, id);
+  const now = deps.clock.now();
+  const chunk = { run: message.run, first: message.chunk };
+  const links = new Map(
+    message.recipients.map((recipient) => [
+      recipient.id,
+      mintCampaignLink(id, recipient.id, chunk),
+    ]),
+  );
+  const linkExpiresAt = Math.floor(now / 1000) + settings.unsubscribe_link_lifetime_days * 86_400;
+  const claim = await deps.campaigns.claimChunk(id, message.run, message.chunk, {
+    owner: invocation.owner,
+    now,
+    // The claim outlives this invocation only briefly: a redelivery (after the queue's
+    // visibility timeout, longer than the function's) finds it lapsed.
+    leaseUntil: invocation.deadline + 1_000,
+    linkExpiresAt,
+    entries: [...links].map(([subscriberId, link]) => chunkLinkEntry(subscriberId, link.hash)),
+  });
+  if (!claim.claimed) {
+    // Another worker holds it (a duplicate delivery, or a walk while it sends): the work comes
+    // back once that lease has lapsed, to send to whoever that worker left.
+    if (claim.heldUntil === undefined) {
+      deps.log.error('campaign_chunk_unplanned', { newsletter_id: id, chunk: message.chunk });
+      return { sent: 0, skipped: 0, failed: 0, requeued: 0, stopped: 'not_sending' };
+    }
+    const wait = Math.ceil(Math.max(0, claim.heldUntil - now) / 1000) + 1;
+    await deps.queue.send([message], Math.min(BACKOFF_MAX_SECONDS, wait));
+    return { sent: 0, skipped: 0, failed: 0, requeued: message.recipients.length, stopped: 'held' };
+  }
+  let recipients = message.recipients;
+  // Claimed before: some of it may have been settled by an earlier attempt, and is not sent
+  // again. A first claim has nothing settled (only its owner writes the chunk's records).
+  if (claim.claims > 1) {
+    const settled = await deps.campaigns.settledRecipients(
+      { newsletterId: id, legacy: false },
+      recipients.map((recipient) => recipient.id),
+    );
+    recipients = recipients.filter((recipient) => !settled.has(recipient.id));
+  }
   const pace = paceFor(campaign.rate ?? 1, invocation.workers, invocation.inFlight);
-  const run = new ChunkRun(deps, invocation, campaign, settings, content, pace);
-  await run.sendAll(message.recipients);
+  const run = new ChunkRun(
+    deps,
+    invocation,
+    campaign,
+    settings,
+    content,
+    pace,
+    links,
+    linkExpiresAt,
+  );
+  await run.sendAll(recipients);
   return run.finish(message);
 }
 
@@ -166,6 +211,9 @@ class ChunkRun {
     readonly settings: Settings,
     readonly content: StoredContent,
     readonly pace: Pace,
+    /** The link minted for each recipient, noted on the chunk by its claim. */
+    readonly links: ReadonlyMap<number, { readonly raw: string; readonly hash: string }>,
+    readonly linkExpiresAt: number,
   ) {
     this.#checkedAt = deps.clock.now();
     this.#slotKey = `${campaign.id}/${campaign.run}`;
@@ -250,30 +298,23 @@ class ChunkRun {
       lists: this.campaign.lists,
       startedAt: this.campaign.started_at ?? '',
     });
-    const clock = this.deps.clock;
     if (!decision.send) {
-      if (await this.deps.campaigns.skipRecipient(id, recipient.id, decision.reason, clock.now())) {
+      if (
+        await this.deps.campaigns.recordOutcome(
+          id,
+          this.campaign.run,
+          recipient.id,
+          { state: 'skipped', reason: decision.reason },
+          this.deps.now(),
+        )
+      ) {
         this.skipped += 1;
         this.#unflushed.skipped += 1;
         this.skipReasons.set(decision.reason, (this.skipReasons.get(decision.reason) ?? 0) + 1);
       }
       return;
     }
-    const now = clock.now();
-    const link = mintCampaignLink(id, recipient.id);
-    const linkExpiresAt =
-      Math.floor(now / 1000) + this.settings.unsubscribe_link_lifetime_days * 86_400;
-    const claimed = await this.deps.campaigns.claimRecipient(id, recipient.id, {
-      owner: this.invocation.owner,
-      now,
-      // The claim outlives this invocation only briefly: a redelivery (after the queue's
-      // visibility timeout, longer than the function's) finds it lapsed.
-      leaseUntil: this.invocation.deadline + 1_000,
-      tokenHash: link.hash,
-      linkExpiresAt,
-    });
-    // Settled already, or another worker holds it (a duplicate delivery): not ours to send.
-    if (!claimed) return;
+    const link = this.links.get(recipient.id) as { readonly raw: string; readonly hash: string };
     // `subscriber` is defined: the recheck passed.
     const person = subscriber as SubscriberRecord;
     const unsubscribeUrl = pageLink(this.campaign.link_base ?? '', 'unsubscribe', link.raw);
@@ -289,12 +330,8 @@ class ChunkRun {
       { unsubscribeUrl, ...(webVersionUrl ? { webVersionUrl } : {}) },
       this.settings.campaign.tag_fallbacks,
     );
-    // Claimed and rendered first, so that the send starts at its slot's time.
+    // Rendered first, so that the send starts at its slot's time.
     if (!(await this.#paced())) {
-      await this.deps.campaigns.releaseRecipient(id, recipient.id, this.invocation.owner, {
-        tokenHash: link.hash,
-        mayHaveBeenSent: false,
-      });
       this.leftovers.push(recipient);
       return;
     }
@@ -312,17 +349,16 @@ class ChunkRun {
         this.settings.sender,
       );
     } catch (error) {
-      await this.#failed(recipient, error, link.hash);
+      await this.#failed(recipient, error);
       return;
     }
     this.anySuccess = true;
     this.failuresInRow = 0;
     this.#unflushed.anySuccess = true;
     this.#unflushed.failures = 0;
-    if (await this.#recordSent(recipient, messageId)) {
-      this.sent += 1;
-      this.#unflushed.sent += 1;
-    }
+    await this.#recordSent(recipient, messageId, link.hash);
+    this.sent += 1;
+    this.#unflushed.sent += 1;
   }
 
   /**
@@ -330,16 +366,21 @@ class ChunkRun {
    * DynamoDB refuses even after the SDK's retries is tried again a few times; if it still
    * fails the invocation fails, as if the worker died with this mail in flight.
    */
-  async #recordSent(recipient: ChunkRecipient, messageId: string): Promise<boolean> {
+  async #recordSent(
+    recipient: ChunkRecipient,
+    messageId: string,
+    tokenHash: string,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.deps.campaigns.settleRecipient(
+        await this.deps.campaigns.recordOutcome(
           this.campaign.id,
+          this.campaign.run,
           recipient.id,
-          this.invocation.owner,
-          { state: 'sent', messageId },
+          { state: 'sent', messageId, tokenHash, linkExpiresAt: this.linkExpiresAt },
           this.deps.now(),
         );
+        return;
       } catch (error) {
         if (attempt >= RECORD_SENT_ATTEMPTS) throw error;
         this.deps.log.warn('campaign_record_retry', {
@@ -439,7 +480,7 @@ class ChunkRun {
       this.stopped ??= 'failures';
   }
 
-  async #failed(recipient: ChunkRecipient, error: unknown, tokenHash: string): Promise<void> {
+  async #failed(recipient: ChunkRecipient, error: unknown): Promise<void> {
     const id = this.campaign.id;
     const failure = error instanceof CampaignSendError ? error.failure : 'rejected';
     const newsletter = { newsletter: String(id) };
@@ -451,10 +492,10 @@ class ChunkRun {
         cause: describeError(error),
       });
       if (
-        await this.deps.campaigns.settleRecipient(
+        await this.deps.campaigns.recordOutcome(
           id,
+          this.campaign.run,
           recipient.id,
-          this.invocation.owner,
           { state: 'failed', error: describeError(error) },
           this.deps.now(),
         )
@@ -465,12 +506,8 @@ class ChunkRun {
       return;
     }
     // Not sent, or not known to be: the recipient goes back, never lost. A call with no answer
-    // may have been taken by SES: its copy may be in a mailbox, so its link stays valid
-    // ([campaign.unknown-outcome]).
-    await this.deps.campaigns.releaseRecipient(id, recipient.id, this.invocation.owner, {
-      tokenHash,
-      mayHaveBeenSent: failure === 'unknown',
-    });
+    // may have been taken by SES: its copy may be in a mailbox, and its link, on the chunk,
+    // stays valid ([campaign.unknown-outcome]).
     this.leftovers.push(recipient);
     switch (failure) {
       case 'throttled':
@@ -514,6 +551,14 @@ class ChunkRun {
         this.stopped === 'unavailable' ||
         this.stopped === 'deadline');
     try {
+      // Given back first, so that the work put back finds it free; done when nobody is left.
+      await this.deps.campaigns.releaseChunk(
+        id,
+        this.campaign.run,
+        message.chunk,
+        this.invocation.owner,
+        this.leftovers.length === 0,
+      );
       if (requeue) {
         const rounds = this.stopped === 'deadline' ? message.throttled : message.throttled + 1;
         const delay =
@@ -522,7 +567,7 @@ class ChunkRun {
             : Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** message.throttled) *
               (0.75 + Math.random() * 0.5);
         await this.deps.queue.send(
-          chunkMessages(id, this.campaign.run, this.leftovers, rounds),
+          [{ ...message, recipients: this.leftovers, throttled: rounds }],
           delay,
         );
       }

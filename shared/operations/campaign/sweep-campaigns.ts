@@ -1,4 +1,5 @@
 import type { CampaignMailer } from '../../adapters/mail/campaign-mailer-port.ts';
+import { recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
 import type { CampaignRecord } from '../../domain/campaign/campaign.ts';
 import { isRunComplete, settled } from '../../domain/campaign/campaign.ts';
 import { CHUNK_SIZE } from '../../domain/campaign/work-messages.ts';
@@ -103,9 +104,9 @@ function isQuietAndShort(campaign: CampaignRecord, now: number): boolean {
  * a worker may still be counting, and the repair after REPAIR_AFTER_MS takes it from there.
  */
 async function recountQuiet(deps: CampaignDependencies, campaign: CampaignRecord): Promise<void> {
-  const counts = await deps.campaigns.countRecipients(campaign.id);
+  const counts = await deps.campaigns.countSettled(recordSpaceOf(campaign), campaign.run);
   const at = deps.now().toISOString();
-  if (counts.pending + counts.sending > 0) {
+  if (counts.sent + counts.skipped + counts.failed < campaign.total) {
     await deps.campaigns.updateCampaign(campaign.id, {
       expect: { statuses: ['sending'], run: campaign.run },
       set: { recounted_at: at },
@@ -116,7 +117,6 @@ async function recountQuiet(deps: CampaignDependencies, campaign: CampaignRecord
     sent: counts.sent,
     skipped: counts.skipped,
     failed: counts.failed,
-    total: counts.sent + counts.skipped + counts.failed,
     recounted_at: at,
   });
   if (done)
@@ -169,14 +169,15 @@ async function resumeAfterQuota(deps: SweeperDependencies, now: number): Promise
 }
 
 async function repair(deps: CampaignDependencies, campaign: CampaignRecord): Promise<void> {
-  const counts = await deps.campaigns.countRecipients(campaign.id);
+  // The total is the planner's, added with each page it committed; the outcomes are counted
+  // again from the records, since a worker that died took its uncounted ones with it.
+  const counts = await deps.campaigns.countSettled(recordSpaceOf(campaign), campaign.run);
   const recounted = await deps.campaigns.updateCampaign(campaign.id, {
     expect: { statuses: ['sending'], run: campaign.run },
     set: {
       sent: counts.sent,
       skipped: counts.skipped,
       failed: counts.failed,
-      total: counts.pending + counts.sending + counts.sent + counts.skipped + counts.failed,
       active_at: deps.now().toISOString(),
     },
   });
@@ -184,8 +185,7 @@ async function repair(deps: CampaignDependencies, campaign: CampaignRecord): Pro
   deps.log.warn('campaign_repaired', {
     newsletter_id: campaign.id,
     run: campaign.run,
-    pending: counts.pending,
-    sending: counts.sending,
+    unsent: campaign.total - (counts.sent + counts.skipped + counts.failed),
     counted_before: campaign.sent + campaign.skipped + campaign.failed,
     counted_now: counts.sent + counts.skipped + counts.failed,
   });

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import type { CampaignStore } from '../../adapters/store/campaign-store-port.ts';
+import { type CampaignStore, recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import { type ReportRow, reportRows } from '../campaign/campaign-report.ts';
 
@@ -8,7 +8,7 @@ export const REPORT_CSV_COLUMNS = ['email', 'subscriber_id', 'outcome', 'at', 'm
 
 /** How much one part of a report's CSV holds ([v2.report-csv]). */
 export interface CsvPartLimits {
-  /** Pages of recipient records (1,000 each) one part reads at most. */
+  /** Pages of recipient records (up to 1,000 each) one part reads at most. */
   readonly pages: number;
   /**
    * The most its text may take in the function's answer, as Lambda carries it (JSON-escaped):
@@ -19,10 +19,11 @@ export interface CsvPartLimits {
 }
 
 /**
- * 5 pages, 5,000 rows: about 550 KB of CSV, and 10 reads at most when the recipients' ids are
- * close together (5 pages, 5 ranged reads of addresses), some 5,000 single-item reads when
- * they are scattered among many other subscribers, which at 8 in flight takes a few seconds of
- * the function's 10. The bytes are a guard for rows far longer than usual.
+ * 5 pages, at most 5,000 rows: about 550 KB of CSV. A page is one Query per partition of the
+ * issue's records (8, in parallel) and its addresses: one ranged read when the recipients' ids
+ * are close together, one read each when they are scattered among many other subscribers,
+ * some 5,000 reads a part, which at 8 in flight take a few seconds of the function's 10. The
+ * bytes are a guard for rows far longer than usual.
  */
 export const CSV_PART_LIMITS: CsvPartLimits = { pages: 5, bytes: 5_000_000 };
 
@@ -63,12 +64,12 @@ export async function v2ReportCsvPart(
 ): Promise<CsvPart | NewsletterError> {
   const after = afterOf(rawAfter);
   if (isNewsletterError(after)) return after;
-  if (!(await deps.campaigns.getCampaign(id)))
-    return newsletterError('not_found', 'Newsletter does not exist');
+  const campaign = await deps.campaigns.getCampaign(id);
+  if (!campaign) return newsletterError('not_found', 'Newsletter does not exist');
   const header = after === 0;
   const chunks: string[] = header ? [stringify([], { header, columns: REPORT_CSV_COLUMNS })] : [];
   let bytes = chunks.reduce((sum, chunk) => sum + escapedBytes(chunk), 0);
-  const end = await reportRows(deps.campaigns, id, {
+  const end = await reportRows(deps.campaigns, recordSpaceOf(campaign), {
     after,
     maxPages: limits.pages,
     onPage: (rows: readonly ReportRow[]) => {

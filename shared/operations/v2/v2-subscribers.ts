@@ -164,7 +164,7 @@ export async function saveV2Subscriber(
       }
       return { created: false, subscriber: toV2Subscriber(moved, settings) };
     }
-    if (!(await deps.store.replaceSubscriber(next, existing.version))) return CONFLICT;
+    if (!(await deps.store.replaceSubscriber(next, existing))) return CONFLICT;
     return { created: false, subscriber: toV2Subscriber(next, settings) };
   });
 }

@@ -1,9 +1,14 @@
 /** Whose a campaign mail's unsubscribe link is: its recipient record, its expiry, its subscriber. */
 import { describe, expect, it } from 'vitest';
-import type { CampaignStore } from '../../../shared/adapters/store/campaign-store-port.ts';
+import type {
+  CampaignStore,
+  ChunkLinks,
+  RecordSpace,
+} from '../../../shared/adapters/store/campaign-store-port.ts';
 import type { Store } from '../../../shared/adapters/store/store-port.ts';
 import {
   campaignLinkHash,
+  chunkLinkEntry,
   mintCampaignLink,
   parseCampaignLink,
 } from '../../../shared/domain/campaign/campaign-link.ts';
@@ -42,8 +47,14 @@ function world(raw: string) {
   const subscribers = new Map([['ada@example.com', subscriber(42, 'ada@example.com')]]);
   const clock = { t: NOW };
   // Only what campaignLinkHolder calls; the rest of each port is never reached.
+  const chunks = new Map<string, ChunkLinks>();
+  const asked: RecordSpace[] = [];
   const campaigns = {
-    getRecipient: async (n: number, s: number) => recipients.get(`${n}.${s}`),
+    getRecipient: async (space: RecordSpace, s: number) => {
+      asked.push(space);
+      return recipients.get(`${space.newsletterId}.${s}`);
+    },
+    chunkLinks: async (n: number, run: number, first: number) => chunks.get(`${n}.${run}.${first}`),
     emailsOf: async (ids: readonly number[]) =>
       new Map(ids.flatMap((id) => (index.has(id) ? [[id, index.get(id) ?? '']] : []))),
   } as unknown as CampaignStore;
@@ -51,11 +62,11 @@ function world(raw: string) {
     getSubscriber: async (email: string) => subscribers.get(email),
   } as unknown as Store;
   const deps = { campaigns, store, now: () => new Date(clock.t) };
-  return { deps, recipients, index, subscribers, clock };
+  return { deps, recipients, chunks, asked, index, subscribers, clock };
 }
 
 /** A well-formed link of issue 7 for subscriber 42 (a fresh 256-bit secret). */
-const link = () => mintCampaignLink(7, 42).raw;
+const link = () => mintCampaignLink(7, 42, { run: 1, first: 40 }).raw;
 
 describe('[campaign.unsubscribe-link] whose link it is', () => {
   it('is its subscriber’s while the recipient record holds its hash, up to the second it expires', async () => {
@@ -96,5 +107,55 @@ describe('[campaign.unsubscribe-link] whose link it is', () => {
 
     index.delete(42);
     expect(await campaignLinkHolder(deps, raw)).toBeUndefined();
+  });
+});
+
+describe('[campaign.every-copy-link] a link whose record does not hold it', () => {
+  it('is its subscriber’s while its chunk holds its entry, until the chunk’s links expire', async () => {
+    const raw = link();
+    const { deps, recipients, chunks, clock } = world(raw);
+    const token = parseCampaignLink(raw);
+    if (!token) throw new Error('unparsed');
+    // SES took the mail and its worker died before the record: only the chunk knows the link.
+    recipients.delete('7.42');
+    expect(await campaignLinkHolder(deps, raw)).toBeUndefined();
+    chunks.set('7.1.40', {
+      entries: [chunkLinkEntry(41, campaignLinkHash(token)), 'x'],
+      linkExpiresAt: EXPIRES,
+    });
+    // Another subscriber's entry with this very hash does not make it 42's.
+    expect(await campaignLinkHolder(deps, raw)).toBeUndefined();
+    chunks.set('7.1.40', {
+      entries: ['x', chunkLinkEntry(42, campaignLinkHash(token))],
+      linkExpiresAt: EXPIRES,
+    });
+    expect((await campaignLinkHolder(deps, raw))?.subscriber.id).toBe(42);
+    // A record of a later copy, with another hash, does not hide the chunk's entry.
+    recipients.set('7.42', {
+      newsletter_id: 7,
+      subscriber_id: 42,
+      state: 'sent',
+      run: 1,
+      attempts: 0,
+      token_hashes: ['0'.repeat(64)],
+      link_expires_at: EXPIRES,
+    });
+    expect((await campaignLinkHolder(deps, raw))?.subscriber.id).toBe(42);
+    clock.t = EXPIRES * 1000;
+    expect(await campaignLinkHolder(deps, raw)).toBeUndefined();
+  });
+
+  it('reads the record of a link from before chunks in the old partition, and of a new one in the spread ones', async () => {
+    const raw = link();
+    const { deps, asked } = world(raw);
+    const old = raw.replace(/^7\.42\.1\.40\./, '7.42.');
+    expect(parseCampaignLink(old)).toMatchObject({ newsletterId: 7, subscriberId: 42 });
+    expect(parseCampaignLink(old)?.chunk).toBeUndefined();
+    await campaignLinkHolder(deps, old);
+    await campaignLinkHolder(deps, raw);
+    expect(asked).toEqual([
+      { newsletterId: 7, legacy: true },
+      { newsletterId: 7, legacy: false },
+    ]);
   });
 });

@@ -139,9 +139,20 @@ function storeOf(records: readonly RecipientRecord[], pageSize: number) {
   const campaigns = {
     getCampaign: async (id: number) =>
       id === 7
-        ? ({ id: 7, subject: 'Autumn news', status: 'sent', run: 1, sent_at: AT } as CampaignRecord)
+        ? ({
+            id: 7,
+            subject: 'Autumn news',
+            status: 'sent',
+            run: 1,
+            sent_at: AT,
+            // A run from before records were written at each turn's end: its unsent one has one.
+            total: 6,
+            sent: 4,
+            skipped: 1,
+            failed: 1,
+          } as CampaignRecord)
         : undefined,
-    recipientPage: async (_id: number, after: number, limit: number) => {
+    recipientPage: async (_space: unknown, after: number, limit: number) => {
       starts.push(after);
       const rest = records.filter((each) => each.subscriber_id > after);
       const recipients = rest.slice(0, Math.min(limit, pageSize));

@@ -14,7 +14,7 @@ import {
   takeSlot,
   WINDOW_SLACK_MS,
 } from '../../../shared/domain/campaign/pace.ts';
-import { isPlannedRecipient, recheckRecipient } from '../../../shared/domain/campaign/recipient.ts';
+import { listsPlannedUnder, recheckRecipient } from '../../../shared/domain/campaign/recipient.ts';
 import { CHUNK_SIZE, chunkMessages } from '../../../shared/domain/campaign/work-messages.ts';
 import type { SubscriberRecord } from '../../../shared/domain/subscriber.ts';
 import { subscriberRecord } from '../../support/fixtures.ts';
@@ -157,11 +157,11 @@ describe('[campaign.recheck] each recipient is checked again when their mail goe
     expect(recheckRecipient(7, record, context)).toEqual({ send: false, reason });
   });
 
-  it('plans C subscribers of the lists, no newer than the run', () => {
-    expect(isPlannedRecipient(subscriber(), [2, 1], 7)).toBe(true);
-    expect(isPlannedRecipient(subscriber(), [1], 6)).toBe(false);
-    expect(isPlannedRecipient(subscriber({ status: 'S' }), [1], 9)).toBe(false);
-    expect(isPlannedRecipient(subscriber({ lists: [4] }), [1], 9)).toBe(false);
+  it('plans C subscribers under each of their lists, once, and nobody else', () => {
+    expect(listsPlannedUnder(subscriber({ lists: [2, 1, 2] }))).toEqual([2, 1]);
+    for (const status of ['S', 'U', 'B', 'P'] as const)
+      expect(listsPlannedUnder(subscriber({ status, lists: [1] }))).toEqual([]);
+    expect(listsPlannedUnder(undefined)).toEqual([]);
   });
 });
 
@@ -181,7 +181,7 @@ describe('recheck and planning edges', () => {
   });
 
   it('[campaign.plan] plans a subscriber on one of the lists and on others too', () => {
-    expect(isPlannedRecipient(subscriber({ lists: [4, 1] }), [1], 9)).toBe(true);
+    expect(listsPlannedUnder(subscriber({ lists: [4, 1] }))).toContain(1);
   });
 });
 
@@ -198,9 +198,13 @@ describe('pacing edges', () => {
 
 describe('[campaign.unsubscribe-link] campaign links carry ids and a secret only their hash checks', () => {
   it('round-trips, and the stored hash is not the secret', () => {
-    const link = mintCampaignLink(12, 345);
+    const link = mintCampaignLink(12, 345, { run: 2, first: 301 });
     const parsed = parseCampaignLink(link.raw);
-    expect(parsed).toMatchObject({ newsletterId: 12, subscriberId: 345 });
+    expect(parsed).toMatchObject({
+      newsletterId: 12,
+      subscriberId: 345,
+      chunk: { run: 2, first: 301 },
+    });
     if (!parsed) throw new Error('unparsed');
     expect(campaignLinkHash(parsed)).toBe(link.hash);
     expect(link.raw).not.toContain(link.hash);

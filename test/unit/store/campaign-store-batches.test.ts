@@ -33,7 +33,8 @@ class PartialClient {
       const wanted = command.input.RequestItems?.[TABLE]?.Keys ?? [];
       this.requests.push(wanted.length);
       return {
-        Responses: { [TABLE]: wanted.slice(leave) },
+        // Every key asked for is a recipient settled already.
+        Responses: { [TABLE]: wanted.slice(leave).map((key) => ({ ...key, state: 'sent' })) },
         ...(leave ? { UnprocessedKeys: { [TABLE]: { Keys: wanted.slice(0, leave) } } } : {}),
       };
     }
@@ -52,14 +53,17 @@ const storeOver = (client: PartialClient, pauses: number[] = []) =>
     },
   );
 const ids = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
+/** Chunks of one recipient each: one item per id. */
+const chunks = (count: number) => ids(count).map((id) => ({ first: id, ids: [id] }));
+const issue = { newsletterId: 7, legacy: false };
 
 describe('[campaign.plan] a batch DynamoDB handles in part is sent again until all of it is in', () => {
-  it('writes every recipient record once when a write leaves some unprocessed', async () => {
+  it('writes every planned chunk once when a write leaves some unprocessed', async () => {
     const client = new PartialClient(3);
     const pauses: number[] = [];
-    await storeOver(client, pauses).putRecipients(7, 1, ids(30));
+    await storeOver(client, pauses).putChunks(7, 1, chunks(30));
     expect(
-      client.written.map((item) => item.subscriber_id).sort((a, b) => Number(a) - Number(b)),
+      client.written.map((item) => (item.ids as number[])[0]).sort((a, b) => Number(a) - Number(b)),
     ).toEqual(ids(30));
     // Two batches (25 and 5), each sent again for what the first three requests left.
     expect(client.requests).toHaveLength(5);
@@ -70,7 +74,7 @@ describe('[campaign.plan] a batch DynamoDB handles in part is sent again until a
   it('reads every key once when a read leaves some unprocessed', async () => {
     const client = new PartialClient(2);
     const pauses: number[] = [];
-    const found = await storeOver(client, pauses).existingRecipients(7, ids(10));
+    const found = await storeOver(client, pauses).settledRecipients(issue, ids(10));
     expect([...found].sort((a, b) => a - b)).toEqual(ids(10));
     expect(client.requests).toEqual([10, 1, 1]);
     expect(pauses).toEqual([50, 100]);
@@ -81,18 +85,18 @@ describe('[campaign.plan] a batch DynamoDB handles in part is sent again until a
     const backoff = [50, 100, 200, 400, 800, 1000, 1000];
     const writes = new PartialClient(Number.POSITIVE_INFINITY);
     const writePauses: number[] = [];
-    const written = storeOver(writes, writePauses).putRecipients(7, 1, [1]);
+    const written = storeOver(writes, writePauses).putChunks(7, 1, chunks(1));
     await expect(written).rejects.toBeInstanceOf(DependencyError);
     await expect(written).rejects.toMatchObject({
       dependency: 'dynamodb',
-      cause: new Error('1 recipient records left unprocessed'),
+      cause: new Error('1 items left unprocessed'),
     });
     expect(writes.requests).toHaveLength(8);
     expect(writePauses).toEqual(backoff);
 
     const reads = new PartialClient(Number.POSITIVE_INFINITY);
     const readPauses: number[] = [];
-    const read = storeOver(reads, readPauses).existingRecipients(7, [1]);
+    const read = storeOver(reads, readPauses).settledRecipients(issue, [1]);
     await expect(read).rejects.toMatchObject({
       dependency: 'dynamodb',
       cause: new Error('1 keys left unprocessed'),
@@ -102,10 +106,10 @@ describe('[campaign.plan] a batch DynamoDB handles in part is sent again until a
   });
 });
 
-describe('[campaign.recipients-last] a planned recipient record lasts as long as its issue', () => {
-  it('is written with no expiry, for every record of the batch', async () => {
+describe('[campaign.recipients-last] a planned chunk lasts as long as its issue', () => {
+  it('is written with no expiry, for every chunk of the batch', async () => {
     const client = new PartialClient(0);
-    await storeOver(client).putRecipients(7, 1, ids(3));
+    await storeOver(client).putChunks(7, 1, chunks(3));
     expect(client.written).toHaveLength(3);
     expect(client.written.map((item) => item.expires_at)).toEqual([
       undefined,

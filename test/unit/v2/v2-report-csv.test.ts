@@ -6,7 +6,10 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import type { CampaignStore } from '../../../shared/adapters/store/campaign-store-port.ts';
+import type {
+  CampaignStore,
+  RecordSpace,
+} from '../../../shared/adapters/store/campaign-store-port.ts';
 import type { CampaignRecord } from '../../../shared/domain/campaign/campaign.ts';
 import type { RecipientRecord } from '../../../shared/domain/campaign/recipient.ts';
 import { isNewsletterError, type NewsletterError } from '../../../shared/domain/errors.ts';
@@ -51,10 +54,12 @@ function storeOf(count: number): {
   const reads: Reads = { pages: [], lookups: [] };
   const campaigns = {
     getCampaign: async (id: number) =>
-      id === ISSUE ? ({ id: ISSUE, status: 'sent' } as CampaignRecord) : undefined,
-    recipientPage: async (id: number, after: number, limit: number) => {
+      id === ISSUE
+        ? ({ id: ISSUE, status: 'sent', legacy_records: false } as CampaignRecord)
+        : undefined,
+    recipientPage: async (space: RecordSpace, after: number, limit: number) => {
       const from = records.filter(
-        (each) => each.newsletter_id === id && each.subscriber_id > after,
+        (each) => each.newsletter_id === space.newsletterId && each.subscriber_id > after,
       );
       const recipients = from.slice(0, limit);
       reads.pages.push({ after, limit, returned: recipients.length });
