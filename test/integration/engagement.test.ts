@@ -293,7 +293,10 @@ describe('[engagement.erase] deleting a subscriber erases their events', () => {
     };
     const deleted = await deleteSubscriber(deps, { email: ada.email });
     expect(deleted).toEqual({ deleted: true, email: ada.email });
-    const recipient = await world.campaigns.getRecipient({ newsletterId: id, legacy: false }, ada.id);
+    const recipient = await world.campaigns.getRecipient(
+      { newsletterId: id, legacy: false },
+      ada.id,
+    );
     expect(recipient?.opened_at).toBeUndefined();
     expect(recipient?.clicked_at).toBeUndefined();
     const late = await record([message('click', id, ada.id), message('open', id, ada.id)]);
@@ -335,7 +338,9 @@ describe('[engagement.erase] deleting a subscriber erases their events', () => {
       email: ada.email,
     });
     expect(await world.store.getSubscriber(ada.email)).toBeUndefined();
-    expect((await world.campaigns.getRecipient({ newsletterId: id, legacy: false }, ada.id))?.opened_at).toBeUndefined();
+    expect(
+      (await world.campaigns.getRecipient({ newsletterId: id, legacy: false }, ada.id))?.opened_at,
+    ).toBeUndefined();
   });
 });
 
