@@ -437,7 +437,7 @@ const V2_ROUTES = [
     'v2-issue-report',
     'GET',
     '/issues/{id}/report',
-    "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV in parts of 5,000 rows",
+    "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV in parts of at most 5,000 rows",
     // The issue; its recipient records (a Query of its partition); their addresses by id.
     {
       table: [...KEY_CHECK, 'dynamodb:Query'],
