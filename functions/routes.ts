@@ -27,7 +27,9 @@ import {
   V2ListWriteSchema,
   V2NewsletterSchema,
   V2PageRequestSchema,
+  V2ReportRequestSchema,
   V2ReportSchema,
+  V2ScheduleRequestSchema,
   V2SendRequestSchema,
   V2SubscriberQuerySchema,
   V2SubscriberWriteSchema,
@@ -94,6 +96,12 @@ export interface RouteAccess {
   readonly sendQuota?: boolean;
   /** Whether it writes the settings parameter (`ssm:PutParameter`): v2's list writes. */
   readonly writesSettings?: boolean;
+  /**
+   * Whether it creates and deletes the one-time schedules of scheduled sends in the stack's
+   * schedule group (`scheduler:CreateSchedule`, `scheduler:DeleteSchedule`) and passes the
+   * scheduler role to EventBridge Scheduler (`iam:PassRole`), as `newsletters schedule` does.
+   */
+  readonly schedules?: boolean;
 }
 
 /** One entry of the route table. */
@@ -286,12 +294,13 @@ const V2_ROUTES = [
     ...settingsRoute(
       'v2-list',
       '/lists/{id}',
-      'v2: one list (GET); rename it or change its flags (PUT, ours)',
-      V2ListSchema,
+      'v2: one list (GET); ours: rename it or change its flags (PUT), delete it (DELETE)',
+      v.union([V2ListSchema, V2DeletedSchema]),
     ),
-    methods: ['GET', 'PUT'],
-    clientKey: { GET: 'read', PUT: 'write' },
-    access: LIST_WRITE_ACCESS,
+    methods: ['GET', 'PUT', 'DELETE'],
+    clientKey: { GET: 'read', PUT: 'write', DELETE: 'write' },
+    // DELETE first looks for issues still to be sent that name the list (Query `recent`).
+    access: { ...LIST_WRITE_ACCESS, queries: [INDEX.recent.name] },
     request: V2ListWriteSchema,
   },
   settingsRoute(
@@ -403,6 +412,20 @@ const V2_ROUTES = [
     settings: true,
     queues: ['plans'],
   }),
+  {
+    ...issueRoute(
+      'v2-issue-schedule',
+      'POST',
+      '/issues/{id}/schedule',
+      'v2 (ours): schedule a draft to start sending at a time (POST), or take it back to draft (DELETE)',
+      // The issue and its content (GetItem each), its transition (UpdateItem); the one-time
+      // schedule created or deleted in the stack's group, with the scheduler role passed.
+      { table: KEY_CHECK, queries: [], sendsMail: false, settings: true, schedules: true },
+      V2ScheduleRequestSchema,
+    ),
+    methods: ['POST', 'DELETE'],
+    clientKey: { POST: 'write', DELETE: 'write' },
+  },
   issueRoute(
     'v2-issue-cancel',
     'POST',
@@ -414,7 +437,7 @@ const V2_ROUTES = [
     'v2-issue-report',
     'GET',
     '/issues/{id}/report',
-    "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV",
+    "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV in parts of at most 5,000 rows",
     // The issue; its recipient records (a Query of its partition); their addresses by id.
     {
       table: [...KEY_CHECK, 'dynamodb:Query'],
@@ -422,6 +445,7 @@ const V2_ROUTES = [
       sendsMail: false,
       settings: true,
     },
+    V2ReportRequestSchema,
   ),
 ] as const satisfies readonly Route[];
 

@@ -1,25 +1,23 @@
-import { stringify } from 'csv-stringify/sync';
 import Negotiator from 'negotiator';
 import { isNewsletterError } from '../shared/domain/errors.ts';
-import { campaignReport, type ReportRow } from '../shared/operations/campaign/campaign-report.ts';
+import { campaignReport } from '../shared/operations/campaign/campaign-report.ts';
 import { runOperation } from '../shared/operations/run-operation.ts';
 import { issueIdOf } from '../shared/operations/v2/v2-issues.ts';
+import { v2ReportCsvPart } from '../shared/operations/v2/v2-report-csv.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
 
 const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: false });
 
-/** The CSV columns, as `newsletters report --csv` writes them. */
-const COLUMNS = ['email', 'subscriber_id', 'outcome', 'at', 'message_id'];
-
 /**
  * v2 `GET /issues/{id}/report` (ours): the report `newsletters report` makes, as JSON, or
- * with `Accept: text/csv` one row per recipient. The CSV is built whole in the function
- * (API Gateway's Lambda proxy does not stream): up to Lambda's 6 MB answer, about 60,000
- * recipients; larger reports come from the CLI ([v2.issues]).
+ * with `Accept: text/csv` one row per recipient, in parts ([v2.report-csv]): each answer reads
+ * at most 5 pages of recipient records, turning each into CSV as it comes, and a
+ * `Link: <…?after=ID>; rel="next"` header names the next part while rows remain. The parts
+ * concatenate into the file `newsletters report --csv` writes.
  */
 export const handler = v2Handler('v2-issue-report', runtime, keyCheck, {
-  GET: async (params, _caller, request) => {
+  GET: async (params, caller, request) => {
     const id = issueIdOf(params.id);
     if (isNewsletterError(id)) return id;
     const csv =
@@ -27,18 +25,25 @@ export const handler = v2Handler('v2-issue-report', runtime, keyCheck, {
         'application/json',
         'text/csv',
       ]) === 'text/csv';
-    const rows: ReportRow[] = [];
-    const report = await runOperation(deps, 'report_newsletter', () =>
-      campaignReport(deps, id, csv ? (page) => void rows.push(...page) : undefined),
+    if (!csv) {
+      const report = await runOperation(deps, 'report_newsletter', () => campaignReport(deps, id));
+      return isNewsletterError(report) ? report : { body: report };
+    }
+    const part = await runOperation(deps, 'report_newsletter', () =>
+      v2ReportCsvPart(deps, id, params.after),
     );
-    if (isNewsletterError(report)) return report;
-    if (!csv) return { body: report };
+    if (isNewsletterError(part)) return part;
+    const report = `${(caller.apiRootPath ?? '').replace(/\/v1$/, '/v2')}/issues/${id}/report`;
+    const name = `newsletter-${id}-report${part.header ? '' : `-after-${part.after}`}.csv`;
     return {
       body: undefined,
-      text: stringify(rows, { header: true, columns: COLUMNS }),
+      text: part.text,
       headers: {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="newsletter-${id}-report.csv"`,
+        // RFC 4180's header parameter: only the first part starts with the column names.
+        'Content-Type': `text/csv; charset=utf-8; header=${part.header ? 'present' : 'absent'}`,
+        'Content-Disposition': `attachment; filename="${name}"`,
+        // Path-absolute, and without credentials: they go with the next request as with this one.
+        ...(part.next !== undefined ? { Link: `<${report}?after=${part.next}>; rel="next"` } : {}),
       },
     };
   },

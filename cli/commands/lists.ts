@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import {
   createList,
+  deleteList,
   editList,
   type ListDependencies,
 } from '../../shared/operations/lists/manage-lists.ts';
@@ -21,13 +22,13 @@ function listDependencies(services: Services): ListDependencies {
 const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
 
 /**
- * `lists list|create|edit`. Lists live in the settings document: each change reads it, edits
- * the document as written (defaults stay implicit), validates it and writes it back.
+ * `lists list|create|edit|delete`. Lists live in the settings document: each change reads it,
+ * edits the document as written (defaults stay implicit), validates it and writes it back.
  */
 export function registerListsCommands(program: Command, context: CliContext): void {
   const lists = program
     .command('lists')
-    .description('Show, create and edit lists (stored in the settings document)');
+    .description('Show, create, edit and delete lists (stored in the settings document)');
 
   lists
     .command('list')
@@ -103,4 +104,27 @@ export function registerListsCommands(program: Command, context: CliContext): vo
         writeLine(context.io.stdout, `Updated list ${id}.`);
       },
     );
+
+  lists
+    .command('delete')
+    .description(
+      'Delete a list no unsent newsletter names; its id is never given to another list, and its members keep it',
+    )
+    .argument('<id>', 'list id', parsePositiveInteger)
+    .action(async (id: number) => {
+      const services = await context.services();
+      const deleted = await deleteList(
+        { ...listDependencies(services), usage: services.listUsage() },
+        id,
+      );
+      if (isNewsletterError(deleted))
+        throw new CliError(
+          deleted.code === 'not_found' ? `List ${id} does not exist.` : deleted.message,
+        );
+      reportSettingsWrite(context, services, deleted.written, deleted.readVersion);
+      writeLine(
+        context.io.stdout,
+        `Deleted list ${id} (${deleted.list.name}). Its members keep the id; no list will have it again.`,
+      );
+    });
 }

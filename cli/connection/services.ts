@@ -14,6 +14,7 @@ import { SqsCampaignQueue } from '../../shared/adapters/queue/sqs-campaign-queue
 import { EventBridgeCampaignScheduler } from '../../shared/adapters/scheduler/eventbridge-campaign-scheduler.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
+import { DynamoListUsage } from '../../shared/adapters/store/dynamo-list-usage.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
 import { CliError } from '../cli-error.ts';
@@ -100,6 +101,11 @@ export class Services {
   /** The campaign store over this run's client and table. */
   campaigns(): DynamoCampaignStore {
     return new DynamoCampaignStore(this.dynamo, this.table);
+  }
+
+  /** Which issues still to be sent name a list (`lists delete`), over this run's table. */
+  listUsage(): DynamoListUsage {
+    return new DynamoListUsage(this.dynamo, this.table);
   }
 
   /** Opens and clicks (docs/storage.md, "Engagement") over this run's client and table. */

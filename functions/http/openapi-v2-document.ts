@@ -43,14 +43,39 @@ const PAGE_HEADERS = {
   'X-WP-TotalPages': { description: 'Pages of per_page items.', schema: { type: 'integer' } },
 };
 
+/** An issue's report as CSV, one part per answer ([v2.report-csv]). */
+const REPORT_CSV = {
+  schema: {
+    type: 'string',
+    description:
+      'Accept: text/csv. One row per recipient (email,subscriber_id,outcome,at,message_id), at ' +
+      'most 5,000 per answer; the first part starts with the header row (header=present), the ' +
+      'next ones do not (header=absent), so the parts concatenate into one file.',
+  },
+};
+
+const REPORT_HEADERS = {
+  Link: {
+    description:
+      'CSV only, while rows remain: <{path}?after={subscriber id}>; rel="next", the next part ' +
+      '(without credentials: send them again).',
+    schema: { type: 'string' },
+  },
+};
+
 /** What a method of a v2 route answers; success status 201 for a creation. */
 function responses(route: Route, method: HttpMethod): Json {
   const policy = route.clientKey?.[method];
   const created = method === 'POST' || method === 'PUT';
+  const report = route.path.endsWith('/report');
   const success: Json = {
     description: 'Success',
     ...(route.path.includes('{id}') || method !== 'GET' ? {} : { headers: PAGE_HEADERS }),
-    content: { 'application/json': { schema: schemaOf(route.response as v.GenericSchema) } },
+    ...(report ? { headers: REPORT_HEADERS } : {}),
+    content: {
+      'application/json': { schema: schemaOf(route.response as v.GenericSchema) },
+      ...(report ? { 'text/csv': REPORT_CSV } : {}),
+    },
   };
   const out: Json = { '200': success };
   if (created) out['201'] = { ...success, description: 'Created' };
@@ -63,7 +88,10 @@ function responses(route: Route, method: HttpMethod): Json {
     out['404'] = error('Unknown subscriber, list, field or issue (code -1)');
   if (route.path.startsWith('/issues/'))
     out['409'] = error("invalid_state: the issue's lifecycle forbids this now");
-  else if (method === 'PUT') out['409'] = error("email_taken: the address is another subscriber's");
+  else if (route.path.startsWith('/lists/') && method === 'DELETE')
+    out['409'] = error('list_in_use: an issue not sent yet goes to the list');
+  else if (route.path.startsWith('/subscribers') && method === 'PUT')
+    out['409'] = error("email_taken: the address is another subscriber's");
   out['405'] = error(`Wrong method; ${route.path} accepts ${route.methods.join(', ')}`);
   if (policy !== undefined) out['429'] = error('Too many failed key checks from this client');
   out['500'] = error('Unexpected failure; data.request_id identifies it');

@@ -160,13 +160,33 @@ export class NewsletterStack extends Stack {
       plans: this.campaigns.queues.plans.queueArn,
       sends: this.campaigns.queues.sends.queueArn,
     };
+    const { schedules } = this.campaigns;
+    // Where a scheduling function's schedules go: what `newsletters schedule` reads from the
+    // stack's CampaignSchedule* outputs (shared/runtime/environment.ts).
+    const scheduleEnvironment = {
+      [ENV.scheduleGroup]: schedules.group.ref,
+      [ENV.scheduleTarget]: schedules.starter.functionArn,
+      [ENV.scheduleRole]: schedules.role.roleArn,
+      [ENV.scheduleDeadLetters]: schedules.deadLetters.queueArn,
+    };
+    const scheduleTargets = {
+      scheduleArns: this.formatArn({
+        service: 'scheduler',
+        resource: 'schedule',
+        resourceName: `${schedules.group.ref}/newsletter-*`,
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      }),
+      roleArn: schedules.role.roleArn,
+    };
 
     const functions = new Map<string, NewsletterFunction>();
     for (const route of routes) {
-      const queues: readonly string[] = (route.access as RouteAccess).queues ?? [];
+      const access: RouteAccess = route.access;
+      const queues: readonly string[] = access.queues ?? [];
       const statements = routePolicyStatements(route, {
         ...targets,
         campaignQueueArns: queueArns,
+        schedules: scheduleTargets,
       });
       const handler = new NewsletterFunction(this, pascalCase(route.name), {
         entry: resolve(PROJECT_ROOT, 'functions', `${route.name}.ts`),
@@ -183,6 +203,7 @@ export class NewsletterStack extends Stack {
           ...(queues.includes('plans')
             ? { [ENV.campaignPlans]: this.campaigns.queues.plans.queueUrl }
             : {}),
+          ...(access.schedules ? scheduleEnvironment : {}),
           // Only set when the operator declared proxies: the header is never trusted otherwise.
           ...(config.trustedProxyHops > 0
             ? { [TRUSTED_PROXY_HOPS_ENV]: String(config.trustedProxyHops) }
@@ -202,7 +223,15 @@ export class NewsletterStack extends Stack {
             'PARAMETER_ARN).',
         });
       }
-      if ((route.access as RouteAccess).sendQuota)
+      if (access.schedules)
+        Validations.of(handler.executionRole).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${this.getLogicalId(schedules.group)}>/newsletter-*]`,
+          reason:
+            "A scheduled send's one-time schedule is named after its issue and time " +
+            '(newsletter-<id>-<time>), unknown at synth. The statement allows creating and ' +
+            "deleting schedules only, only in the stack's own schedule group, only by that name.",
+        });
+      if (access.sendQuota)
         Validations.of(handler.executionRole).acknowledge({
           id: 'AwsSolutions-IAM5[Resource::*]',
           reason:
@@ -307,7 +336,6 @@ export class NewsletterStack extends Stack {
         "The campaign planner's queue: NEWSLETTER_CAMPAIGN_PLANS_QUEUE for `npx newsletter newsletters send` and the package",
       value: this.campaigns.queues.plans.queueUrl,
     });
-    const { schedules } = this.campaigns;
     new CfnOutput(this, 'CampaignScheduleGroup', {
       description: `EventBridge Scheduler group of scheduled sends: ${ENV.scheduleGroup}`,
       value: schedules.group.ref,

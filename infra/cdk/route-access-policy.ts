@@ -24,7 +24,21 @@ export interface AccessTargets {
   readonly region: string;
   /** The campaign engine's queues, for functions that queue campaign work. */
   readonly campaignQueueArns?: Readonly<Record<CampaignQueueName, string>>;
+  /** Scheduled sends, for functions that schedule them (`access.schedules`). */
+  readonly schedules?: {
+    /**
+     * The schedules the service names in the stack's group:
+     * `arn:…:scheduler:<region>:<account>:schedule/<group>/newsletter-*` (a name carries the
+     * issue and its time, so it is unknown at synth).
+     */
+    readonly scheduleArns: string;
+    /** The role EventBridge Scheduler invokes the starter with, which the caller passes. */
+    readonly roleArn: string;
+  };
 }
+
+/** The principal EventBridge Scheduler assumes a schedule's role as. */
+export const SCHEDULER_SERVICE = 'scheduler.amazonaws.com';
 
 /** Which SSM parameters a route's function reads. */
 export function parameterReads(route: Pick<Route, 'key' | 'access'>): {
@@ -144,6 +158,29 @@ export function routePolicyStatements(
         // SendMessageBatch is authorized as SendMessage.
         actions: ['sqs:SendMessage'],
         resources: queues.map((queue) => arns[queue]),
+      }),
+    );
+  }
+  if (route.access.schedules) {
+    const schedules = targets.schedules;
+    if (!schedules)
+      throw new Error('a function schedules sends, but the stack has no schedule group');
+    statements.push(
+      new PolicyStatement({
+        sid: 'Schedules',
+        effect: Effect.ALLOW,
+        // As `newsletters schedule` and `unschedule` call them (docs/deploy.md).
+        actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        resources: [schedules.scheduleArns],
+      }),
+      new PolicyStatement({
+        sid: 'PassSchedulerRole',
+        effect: Effect.ALLOW,
+        // CreateSchedule names the role the schedule invokes with: the caller must pass it,
+        // and only to EventBridge Scheduler.
+        actions: ['iam:PassRole'],
+        resources: [schedules.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': SCHEDULER_SERVICE } },
       }),
     );
   }

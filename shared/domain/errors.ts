@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   /** API v2: the address is another subscriber's (the original: 400 and a bare string). */
   email_taken: 409,
   over_quota: 409,
+  /** A list an issue still to be sent names cannot be deleted ([v2.lists-delete]). */
+  list_in_use: 409,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,

@@ -95,6 +95,12 @@ export const SettingsSchema = v.pipe(
     opt_in: v.optional(v.picklist(['double', 'single']), 'double'),
     required_public_fields: v.optional(v.array(RequiredFieldSchema), []),
     lists: v.pipe(v.array(ListSchema), v.maxLength(1000)),
+    /**
+     * The id the next list gets, once a list was deleted: written by `lists delete` so that a
+     * deleted list's id, which its former members keep, is never given to another list
+     * ([v2.lists-delete]). Absent, the next id is one more than the highest.
+     */
+    next_list_id: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
     profile_fields: v.optional(v.pipe(v.array(ProfileFieldSchema), v.maxLength(100)), []),
     /**
      * A profile field the settings do not define: `ignore` (the default, as the original did)

@@ -60,9 +60,9 @@ describe('usage errors', () => {
   });
 
   it('an unknown subcommand exits 2', async () => {
-    const result = await runCli(['lists', 'delete', '3'], { cwd });
+    const result = await runCli(['lists', 'remove', '3'], { cwd });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/unknown command 'delete'/);
+    expect(result.stderr).toMatch(/unknown command 'remove'/);
   });
 
   it('no command at all prints the help on stderr and exits 2', async () => {

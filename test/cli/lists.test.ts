@@ -1,9 +1,14 @@
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import { DynamoListUsage } from '../../shared/adapters/store/dynamo-list-usage.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { parseSettings } from '../../shared/domain/parse-settings.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
 import { createNewsletter } from '../../shared/newsletter.ts';
+import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
 import type { Dependencies } from '../../shared/operations/dependencies.ts';
+import { deleteList } from '../../shared/operations/lists/manage-lists.ts';
 import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import { RecordingLogger, RecordingMetrics } from '../support/fixtures.ts';
 import { CLI_SETTINGS, type CliWorld, cliWorld } from './cli-harness.ts';
@@ -163,5 +168,109 @@ describe('lists edit', () => {
       { trusted: false },
     );
     expect(isNewsletterError(result) && result.code).toBe('private_list');
+  });
+});
+
+describe('[v2.lists-delete] lists delete', () => {
+  /** An issue of `status` going to `lists`, as the campaign store keeps it. */
+  async function issue(id: number, lists: number[], status: 'draft' | 'sent' | 'scheduled') {
+    const campaigns = new DynamoCampaignStore(world.client, world.tableName);
+    await campaigns.createIssue(
+      { id, subject: `Issue ${id}`, created: new Date().toISOString(), private: false, lists },
+      { html: '<p>News</p>', text: 'News' },
+    );
+    if (status !== 'draft')
+      await campaigns.updateCampaign(id, { expect: { statuses: ['draft'] }, set: { status } });
+  }
+
+  it('deletes a list no unsent issue names; its id is never given again, and its members keep it', async () => {
+    // Arrange: a sent issue went to list 4, and a subscriber is on it.
+    await issue(21, [1, 4], 'sent');
+    const newsletter = createNewsletter(worldDependencies());
+    await newsletter.add_subscriber({ email: 'member@example.com', lists: [1, 4] });
+    // Act
+    const deleted = await world.cli(['lists', 'delete', '4']);
+    // Assert
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toBe(
+      'Deleted list 4 (Events). Its members keep the id; no list will have it again.\n',
+    );
+    expect(storedDocument()).toEqual({
+      ...CLI_SETTINGS,
+      lists: CLI_SETTINGS.lists.filter((list) => list.id !== 4),
+      next_list_id: 5,
+    });
+    // (3 is pre-assigned.)
+    expect((await world.store.getSubscriber('member@example.com'))?.lists).toEqual([1, 3, 4]);
+    // The next list is 5, not 4; an explicit 4 is refused, 7 is taken and moves the counter.
+    expect((await world.cli(['lists', 'create', '--name', 'Next'])).stdout).toBe(
+      'Created list 5 (Next).\n',
+    );
+    const reused = await world.cli(['lists', 'create', '--name', 'Events again', '--id', '4']);
+    expect(reused.code).toBe(1);
+    expect(reused.stderr).toMatch(/List ids below 6 are not given again: 4 may be a deleted list/);
+    expect((await world.cli(['lists', 'create', '--name', 'Far', '--id', '7'])).code).toBe(0);
+    expect(storedDocument().next_list_id).toBe(8);
+    // Deleting the highest list does not give its id back either.
+    await world.cli(['lists', 'delete', '7']);
+    expect((await world.cli(['lists', 'create', '--name', 'After'])).stdout).toBe(
+      'Created list 8 (After).\n',
+    );
+  });
+
+  it('refuses while a draft, scheduled, sending or paused issue names the list, naming them; writes nothing', async () => {
+    await issue(31, [2, 4], 'draft');
+    await issue(32, [4], 'scheduled');
+    await issue(33, [4], 'sent');
+    await issue(34, [1], 'draft');
+    const before = world.parameters.get(SETTINGS)?.version;
+    const refused = await world.cli(['lists', 'delete', '4']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /Newsletters not sent yet go to list 4 \(32, 31\): send or cancel them, or change their lists, first\./,
+    );
+    expect(world.parameters.get(SETTINGS)?.version).toBe(before);
+    const unknown = await world.cli(['lists', 'delete', '99']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/List 99 does not exist/);
+  });
+
+  it('the operation answers list_in_use (409) and not_found (404); a send naming a deleted list is refused', async () => {
+    const ssm = new SSMClient({
+      endpoint: world.parameters.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
+    });
+    const deps = {
+      ssm,
+      parameter: SETTINGS,
+      usage: new DynamoListUsage(world.client, world.tableName),
+    };
+    await issue(41, [4], 'draft');
+    expect(await deleteList(deps, 4)).toMatchObject({ code: 'list_in_use', status: 409 });
+    expect(await deleteList(deps, 99)).toMatchObject({ code: 'not_found', status: 404 });
+    // A sent issue's list may go; sending that issue to the new afterwards may not reach its
+    // former members, nor may a draft naming it (the settings changed under it).
+    await issue(42, [1, 3], 'sent');
+    const deleted = await deleteList(deps, 3);
+    expect(isNewsletterError(deleted)).toBe(false);
+    const campaigns = new DynamoCampaignStore(world.client, world.tableName);
+    const send = await sendNewsletter(
+      {
+        ...worldDependencies(),
+        campaigns,
+        queue: {
+          plan: () => Promise.reject(new Error('nothing may be queued')),
+          send: () => Promise.reject(new Error('nothing may be queued')),
+        },
+      },
+      { id: 42, newOnly: true },
+      { apiRoot: 'http://localhost:3000/api/newsletter/v1' },
+    );
+    expect(send).toMatchObject({ code: 'unknown_list', status: 400 });
+    expect((send as { message: string }).message).toMatch(
+      /^Newsletter 42 goes to list 3, which does not exist/,
+    );
+    ssm.destroy();
   });
 });

@@ -679,10 +679,17 @@ describe('the whole scenario, from cdk.out', () => {
     await step('v2 GET /test', () => v2call('GET', '/test', good));
     await step('v2 GET /lists', () => v2call('GET', '/lists', good));
     await step('v2 GET /lists/{id}', () => v2call('GET', '/lists/1', good));
-    await step('v2 POST /lists', () => v2call('POST', '/lists', good, { name: 'v2 list' }));
+    const v2List = await step('v2 POST /lists', () =>
+      v2call('POST', '/lists', good, { name: 'v2 list' }),
+    );
     await step('v2 PUT /lists/{id}', () =>
       v2call('PUT', '/lists/1', good, { name: 'Weekly digest' }),
     );
+    // No issue names the new list: it goes (the issues naming it looked for in `recent`).
+    const listDeleted = await step('v2 DELETE /lists/{id}', () =>
+      v2call('DELETE', `/lists/${(v2List.json as { id: number }).id}`, good),
+    );
+    expect(listDeleted.status, listDeleted.text).toBe(200);
     await step('v2 GET /extrafields', () => v2call('GET', '/extrafields', good));
     await step('v2 GET /extrafields/{id}', () => v2call('GET', '/extrafields/city', good));
     await step('v2 POST /subscribers, new address', () =>
@@ -802,6 +809,18 @@ describe('the whole scenario, from cdk.out', () => {
       () => v2call('POST', `/issues/${copyId}/cancel`, good),
       engine,
     );
+    // A draft scheduled and taken back over HTTP: the function creates and deletes the
+    // one-time schedule with its own role (scheduler grants, the scheduler role passed).
+    const draft = (await v2call('POST', `/issues/${issueId}/copy`, good)).json as { id: number };
+    const scheduledAt = `${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}Z`;
+    const scheduled = await step('v2 POST /issues/{id}/schedule', () =>
+      v2call('POST', `/issues/${draft.id}/schedule`, good, { at: scheduledAt }),
+    );
+    expect(scheduled.status, scheduled.text).toBe(200);
+    const unscheduled = await step('v2 DELETE /issues/{id}/schedule', () =>
+      v2call('DELETE', `/issues/${draft.id}/schedule`, good),
+    );
+    expect(unscheduled.status, unscheduled.text).toBe(200);
     for (const [method, path] of [
       ['POST', '/issues'],
       ['PUT', '/issues/1'],
@@ -811,6 +830,8 @@ describe('the whole scenario, from cdk.out', () => {
       ['POST', '/issues/1/pause'],
       ['POST', '/issues/1/resume'],
       ['POST', '/issues/1/cancel'],
+      ['POST', '/issues/1/schedule'],
+      ['DELETE', '/issues/1/schedule'],
       ['GET', '/issues/1/report'],
     ] as const) {
       await step(`v2 ${method} ${path}, wrong key`, () =>

@@ -660,4 +660,81 @@ describe('list writes (ours)', () => {
       4,
     );
   });
+
+  it('[v2.lists-delete] DELETE /lists/{id} deletes a list no unsent issue names; its id is never given again', async () => {
+    const list = (await call('POST', '/lists', { credentials: writer, body: { name: 'Season' } }))
+      .json as { id: number };
+    const member = address('season');
+    const added = await call('POST', '/subscribers', {
+      credentials: writer,
+      body: { email: member, lists: [list.id] },
+    });
+    expect(added.status, added.text).toBe(201);
+    expectError(
+      await call('DELETE', `/lists/${list.id}`, { credentials: reader }),
+      403,
+      'forbidden',
+    );
+
+    const deleted = await call('DELETE', `/lists/${list.id}`, { credentials: writer });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.json).toBe('Deleted');
+    expectError(await call('GET', `/lists/${list.id}`, { credentials: reader }), 404, '-1');
+    expectError(await call('DELETE', `/lists/${list.id}`, { credentials: writer }), 404, '-1');
+    // Its member keeps the id, shown without a name, as any id the settings no longer have.
+    const kept = await call('GET', `/subscribers/${member}`, { credentials: reader });
+    expect((kept.json as { lists: unknown[] }).lists).toContainEqual({ id: list.id, name: '' });
+    // The next list does not get the deleted id.
+    const next = await call('POST', '/lists', { credentials: writer, body: { name: 'Next' } });
+    expect(next.json).toEqual({ id: list.id + 1, name: 'Next' });
+    // Nor can a subscriber be put on it any more; taking the id off one still works.
+    expectError(
+      await call('PUT', `/subscribers/${member}`, {
+        credentials: writer,
+        body: { lists: [list.id] },
+      }),
+      400,
+      'unknown_list',
+    );
+    const shed = await call('PUT', `/subscribers/${member}`, {
+      credentials: writer,
+      body: { lists: [-list.id] },
+    });
+    expect(shed.status, shed.text).toBe(200);
+    expect((shed.json as { lists: { id: number }[] }).lists.map((each) => each.id)).not.toContain(
+      list.id,
+    );
+  });
+
+  it('[v2.lists-delete] a list an issue still to be sent names is not deleted: 409 list_in_use naming it', async () => {
+    const list = (await call('POST', '/lists', { credentials: writer, body: { name: 'Busy' } }))
+      .json as { id: number };
+    const draft = await call('POST', '/issues', {
+      credentials: writer,
+      body: {
+        subject: 'Still a draft',
+        html: '<p>Hi</p><p><a href="{unsubscription_url}">Leave</a></p>',
+        lists: [list.id],
+      },
+    });
+    const issue = (draft.json as { id: number }).id;
+    const refused = await call('DELETE', `/lists/${list.id}`, { credentials: writer });
+    expectError(
+      refused,
+      409,
+      'list_in_use',
+      `Newsletters not sent yet go to list ${list.id} (${issue}): send or cancel them, or change their lists, first.`,
+    );
+    expect((await call('GET', `/lists/${list.id}`, { credentials: reader })).json).toEqual({
+      id: list.id,
+      name: 'Busy',
+    });
+    // Once the draft goes elsewhere, the list can go.
+    expect(
+      (await call('PUT', `/issues/${issue}`, { credentials: writer, body: { lists: [1] } })).status,
+    ).toBe(200);
+    expect((await call('DELETE', `/lists/${list.id}`, { credentials: writer })).status).toBe(200);
+    for (const id of ['99', 'abc', '0'])
+      expectError(await call('DELETE', `/lists/${id}`, { credentials: writer }), 404, '-1');
+  });
 });

@@ -159,6 +159,12 @@ describe('API v2 answers as its OpenAPI description says', () => {
     expect(await v2('GET', '/lists', '/lists')).toBe(200);
     expect(await v2('POST', '/lists', '/lists', key, { name: 'OA list' })).toBe(201);
     expect(await v2('PUT', '/lists/{id}', '/lists/1', key, { name: 'Weekly' })).toBe(200);
+    const gone = (await (await fetch(`${root}/lists?${key}&per_page=100`)).json()) as {
+      id: number;
+    }[];
+    const last = gone.at(-1)?.id ?? 0;
+    expect(await v2('DELETE', '/lists/{id}', `/lists/${last}`)).toBe(200);
+    expect(await v2('DELETE', '/lists/{id}', `/lists/${last}`)).toBe(404);
     expect(await v2('GET', '/lists/{id}', '/lists/1')).toBe(200);
     expect(await v2('GET', '/lists/{id}', '/lists/99')).toBe(404);
     expect(await v2('GET', '/extrafields', '/extrafields')).toBe(200);
@@ -174,11 +180,20 @@ describe('API v2 answers as its OpenAPI description says', () => {
       id: number;
     }[];
     const id = issues[0]?.id ?? 0;
+    // The draft goes to list 4: the list is not deleted.
+    expect(await v2('DELETE', '/lists/{id}', '/lists/4')).toBe(409);
     expect(await v2('PUT', '/issues/{id}', `/issues/${id}`, key, { subject: 'oa 2' })).toBe(200);
     expect(await v2('POST', '/issues/{id}/copy', `/issues/${id}/copy`, key, {})).toBe(201);
     expect(
       await v2('POST', '/issues/{id}/test', `/issues/${id}/test`, key, { to: ['t@example.com'] }),
     ).toBe(200);
+    // Scheduled and taken back: the draft again, the second time the lifecycle's 409.
+    const at = `${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}Z`;
+    const schedule = `/issues/${id}/schedule`;
+    expect(await v2('POST', '/issues/{id}/schedule', schedule, key, { at: 'soon' })).toBe(400);
+    expect(await v2('POST', '/issues/{id}/schedule', schedule, key, { at })).toBe(200);
+    expect(await v2('DELETE', '/issues/{id}/schedule', schedule)).toBe(200);
+    expect(await v2('DELETE', '/issues/{id}/schedule', schedule)).toBe(409);
     expect(await v2('POST', '/issues/{id}/pause', `/issues/${id}/pause`, key, {})).toBe(409);
     expect(await v2('POST', '/issues/{id}/send', `/issues/${id}/send`, key, {})).toBe(200);
     expect(await v2('GET', '/issues/{id}/report', `/issues/${id}/report`)).toBe(200);

@@ -51,6 +51,8 @@ afterAll(async () => {
 });
 
 interface V2Request {
+  /** The endpoint's path as the contract writes it (`/lists/{id}`). */
+  readonly endpoint: string;
   readonly method: string;
   readonly path: string;
   readonly headers: Record<string, string>;
@@ -75,6 +77,10 @@ const hostileText = fc.oneof(
     '\r\n',
     'confirmed',
     'complained',
+    // Times: a schedule an hour ahead (a draft gets scheduled), one past, one without a zone.
+    `${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}Z`,
+    '2020-01-01T00:00:00Z',
+    '2026-12-01T09:00:00',
   ),
 );
 const jsonValue = fc.oneof(
@@ -101,6 +107,8 @@ const FIELDS = [
   'city',
   'language',
   'optin',
+  // An issue's scheduling time.
+  'at',
 ];
 
 function requestArbitrary(): fc.Arbitrary<V2Request> {
@@ -113,6 +121,7 @@ function requestArbitrary(): fc.Arbitrary<V2Request> {
     .tuple(fc.constantFrom(...V2_CONTRACT_ENDPOINTS), segment)
     .chain(([endpoint, id]) =>
       fc.record({
+        endpoint: fc.constant(endpoint.path),
         path: fc.constant(endpoint.path.replace('{id}', id)),
         method: fc.oneof(
           { weight: 5, arbitrary: fc.constantFrom(...Object.keys(endpoint.methods)) },
@@ -166,31 +175,39 @@ function requestArbitrary(): fc.Arbitrary<V2Request> {
       query,
       body,
     })
-    .map(({ target: { method, path: target }, credentials: who, query: pairs, body: payload }) => {
-      const search = new URLSearchParams(pairs);
-      const headers: Record<string, string> = {};
-      const pair = (which: 'read' | 'write') => new URLSearchParams(keys[which]);
-      if (who === 'read' || who === 'write')
-        for (const [name, value] of pair(who)) search.set(name, value);
-      if (who === 'wrong') {
-        search.set('client_key', 'f'.repeat(40));
-        search.set('client_secret', 'f'.repeat(40));
-      }
-      if (who === 'half') search.set('client_key', pair('read').get('client_key') ?? '');
-      if (who === 'basic-read' || who === 'basic-write') {
-        const own = pair(who === 'basic-read' ? 'read' : 'write');
-        headers.authorization = `Basic ${Buffer.from(`${own.get('client_key')}:${own.get('client_secret')}`).toString('base64')}`;
-      }
-      if (who === 'basic-garbage') headers.authorization = 'Basic %%%not-base64';
-      if (payload) headers['content-type'] = payload.type;
-      const text = search.toString();
-      return {
-        method,
-        path: `${v2Path}${target}${text ? `?${text}` : ''}`,
-        headers,
-        ...(payload ? { body: payload.text } : {}),
-      };
-    });
+    .map(
+      ({
+        target: { endpoint, method, path: target },
+        credentials: who,
+        query: pairs,
+        body: payload,
+      }) => {
+        const search = new URLSearchParams(pairs);
+        const headers: Record<string, string> = {};
+        const pair = (which: 'read' | 'write') => new URLSearchParams(keys[which]);
+        if (who === 'read' || who === 'write')
+          for (const [name, value] of pair(who)) search.set(name, value);
+        if (who === 'wrong') {
+          search.set('client_key', 'f'.repeat(40));
+          search.set('client_secret', 'f'.repeat(40));
+        }
+        if (who === 'half') search.set('client_key', pair('read').get('client_key') ?? '');
+        if (who === 'basic-read' || who === 'basic-write') {
+          const own = pair(who === 'basic-read' ? 'read' : 'write');
+          headers.authorization = `Basic ${Buffer.from(`${own.get('client_key')}:${own.get('client_secret')}`).toString('base64')}`;
+        }
+        if (who === 'basic-garbage') headers.authorization = 'Basic %%%not-base64';
+        if (payload) headers['content-type'] = payload.type;
+        const text = search.toString();
+        return {
+          endpoint,
+          method,
+          path: `${v2Path}${target}${text ? `?${text}` : ''}`,
+          headers,
+          ...(payload ? { body: payload.text } : {}),
+        };
+      },
+    );
 }
 
 /** What is wrong with one answer (empty when fine). */
@@ -221,10 +238,12 @@ function problems(request: V2Request, response: RawResponse): string[] {
 it('[v2.errors] answers hostile requests on every v2 route without a 5xx, errors in the JSON shape', async () => {
   const requests = fc.sample(requestArbitrary(), { numRuns: REQUESTS, seed: FC_SEED });
   const statuses: Record<number, number> = {};
+  const byEndpoint: Record<string, number> = {};
   const faults: string[] = [];
   await inPool(requests, WIDTH, async (request) => {
     const response = await send(stack.apiRoot, request);
     statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+    byEndpoint[request.endpoint] = (byEndpoint[request.endpoint] ?? 0) + 1;
     for (const problem of problems(request, response))
       faults.push(`${request.method} ${request.path.slice(0, 120)}: ${problem}`);
   });
@@ -236,7 +255,9 @@ it('[v2.errors] answers hostile requests on every v2 route without a 5xx, errors
       .join(', ')}`,
   );
   expect(faults.slice(0, 20)).toEqual([]);
-  // The mix reached successes, refusals of each kind, and not-founds.
+  // The mix reached successes, refusals of each kind, and not-founds, on every endpoint.
   for (const status of [200, 400, 401, 403, 404, 405])
     expect(statuses[status] ?? 0).toBeGreaterThan(0);
+  for (const endpoint of V2_CONTRACT_ENDPOINTS)
+    expect(byEndpoint[endpoint.path] ?? 0, endpoint.path).toBeGreaterThan(0);
 }, 240_000);

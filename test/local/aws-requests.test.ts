@@ -9,6 +9,7 @@ import {
   authorizationsFor,
   callAllowed,
   decisiveRefusal,
+  readWireCall,
   type WireCall,
 } from '../../infra/local/cloud/aws-requests.ts';
 import type { PolicyDocument } from '../../infra/local/cloud/deployed-stack.ts';
@@ -213,5 +214,82 @@ describe("SES's account-level calls", () => {
     const requests = authorizationsFor(call, facts);
     expect(requests).toEqual([{ action: 'ses:GetSendQuota', resource: '*' }]);
     expect((await evaluate(ROLE, grant('ses:GetSendQuota', '*'), requests[0]!)).allowed).toBe(true);
+  });
+});
+
+describe("EventBridge Scheduler's calls, as a function that schedules makes them", () => {
+  const SCHEDULE =
+    'arn:aws:scheduler:us-east-1:123456789012:schedule/Sends/newsletter-7-20261201T090000Z';
+  const SCHEDULER_ROLE = 'arn:aws:iam::123456789012:role/SchedulerRole';
+  const scheduling: PolicyDocument = {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Action: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        Resource: 'arn:aws:scheduler:us-east-1:123456789012:schedule/Sends/newsletter-*',
+      },
+      {
+        Effect: 'Allow',
+        Action: 'iam:PassRole',
+        Resource: SCHEDULER_ROLE,
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      },
+    ],
+  };
+  const allowedUnder = async (call: WireCall, granted: PolicyDocument) => {
+    const requests = authorizationsFor(call, facts);
+    const verdicts = await Promise.all(
+      requests.map(async (request) => (await evaluate(ROLE, granted, request)).allowed),
+    );
+    return callAllowed(requests, verdicts);
+  };
+
+  it('reads CreateSchedule (POST, group in the body) and DeleteSchedule (DELETE, group in the query)', () => {
+    const body = Buffer.from(
+      JSON.stringify({ GroupName: 'Sends', Target: { RoleArn: SCHEDULER_ROLE } }),
+    );
+    const create = readWireCall('scheduler', {}, '/schedules/newsletter-7-20261201T090000Z', body);
+    const remove = readWireCall(
+      'scheduler',
+      {},
+      '/schedules/newsletter-7-20261201T090000Z?groupName=Sends&clientToken=x',
+      Buffer.alloc(0),
+      'DELETE',
+    );
+    expect(create && authorizationsFor(create, facts)).toEqual([
+      { action: 'scheduler:CreateSchedule', resource: SCHEDULE },
+      {
+        action: 'iam:PassRole',
+        resource: SCHEDULER_ROLE,
+        context: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+      },
+    ]);
+    expect(remove && authorizationsFor(remove, facts)).toEqual([
+      { action: 'scheduler:DeleteSchedule', resource: SCHEDULE },
+    ]);
+    expect(readWireCall('scheduler', {}, '/schedules', Buffer.alloc(0), 'GET')).toBeUndefined();
+  });
+
+  it('creates a schedule only with both grants: the schedule in the group, and passing the role', async () => {
+    const create: WireCall = {
+      service: 'scheduler',
+      operation: 'CreateSchedule',
+      input: {
+        Name: 'newsletter-7-20261201T090000Z',
+        GroupName: 'Sends',
+        Target: { RoleArn: SCHEDULER_ROLE },
+      },
+    };
+    expect(await allowedUnder(create, scheduling)).toBe(true);
+    const withoutPassRole = { ...scheduling, Statement: scheduling.Statement.slice(0, 1) };
+    expect(await allowedUnder(create, withoutPassRole)).toBe(false);
+    // Another group, another name, another role: refused.
+    for (const input of [
+      { ...create.input, GroupName: 'default' },
+      { ...create.input, Name: 'someone-else' },
+      { ...create.input, Target: { RoleArn: 'arn:aws:iam::123456789012:role/Admin' } },
+    ])
+      expect(await allowedUnder({ ...create, input }, scheduling)).toBe(false);
   });
 });

@@ -157,9 +157,9 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
     methods: { GET: 'read', PUT: 'write', DELETE: 'write' },
     cors: false,
   },
-  // Lists: reads as the original, writes ours (create, rename).
+  // Lists: reads as the original, writes ours (create, rename, delete).
   { path: '/lists', methods: { GET: 'read', POST: 'write' }, cors: false },
-  { path: '/lists/{id}', methods: { GET: 'read', PUT: 'write' }, cors: false },
+  { path: '/lists/{id}', methods: { GET: 'read', PUT: 'write', DELETE: 'write' }, cors: false },
   { path: '/extrafields', methods: { GET: 'read' }, cors: false },
   { path: '/extrafields/{id}', methods: { GET: 'read' }, cors: false },
   { path: '/newsletters', methods: { GET: 'optional' }, cors: true },
@@ -174,5 +174,6 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
   { path: '/issues/{id}/pause', methods: { POST: 'write' }, cors: false },
   { path: '/issues/{id}/resume', methods: { POST: 'write' }, cors: false },
   { path: '/issues/{id}/cancel', methods: { POST: 'write' }, cors: false },
+  { path: '/issues/{id}/schedule', methods: { POST: 'write', DELETE: 'write' }, cors: false },
   { path: '/issues/{id}/report', methods: { GET: 'read' }, cors: false },
 ];

@@ -69,7 +69,8 @@ export class CampaignEngine extends Construct {
    * a firing the Scheduler could not deliver, [campaign.schedule-dead-letters]; a starter that
    * fails is Lambda's to retry, and the sweeper's overdue check reports the issue either way,
    * [campaign.schedule-overdue]). Schedules are created by whoever schedules, with their own credentials
-   * (scheduler:CreateSchedule on the group, iam:PassRole on the role), not by a function.
+   * (scheduler:CreateSchedule on the group, iam:PassRole on the role): the operator's CLI, a
+   * Lambda of the package, or API v2's schedule route (its grants: functions/routes.ts).
    */
   readonly schedules: {
     readonly group: CfnScheduleGroup;

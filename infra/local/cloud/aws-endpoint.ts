@@ -95,8 +95,8 @@ export type Fault =
   /** The next `count` calls of `operation` reach the service, but their answers are lost. */
   | { readonly kind: 'lose-answers'; readonly operation: string; count: number };
 
-/** Services the endpoint forwards to a stand-in. */
-export type ServiceName = 'dynamodb' | 'ssm' | 'ses' | 'sqs';
+/** Services the endpoint forwards to a stand-in (the Scheduler is the local cloud's own). */
+export type ServiceName = 'dynamodb' | 'ssm' | 'ses' | 'sqs' | 'scheduler';
 
 /** Options of the endpoint. */
 export interface AwsEndpointOptions {
@@ -225,7 +225,13 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
       );
       return;
     }
-    const call = readWireCall(service, incoming.headers, incoming.url ?? '/', body);
+    const call = readWireCall(
+      service,
+      incoming.headers,
+      incoming.url ?? '/',
+      body,
+      incoming.method,
+    );
     if (!call) {
       reply(response, protocol, 'SerializationException', 'The request could not be read.', 400);
       return;

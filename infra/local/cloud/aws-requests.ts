@@ -76,13 +76,23 @@ const arn = (service: string, resource: string): string =>
 
 const tableArn = (name: unknown): string => arn('dynamodb', `table/${String(name)}`);
 
+/** EventBridge Scheduler's REST operations on one schedule, by HTTP method. */
+const SCHEDULE_OPERATIONS: Readonly<Record<string, string>> = {
+  POST: 'CreateSchedule',
+  GET: 'GetSchedule',
+  PUT: 'UpdateSchedule',
+  DELETE: 'DeleteSchedule',
+};
+
 /** The wire call's operation and input, from its headers and body; undefined if unreadable. */
 export function readWireCall(
   service: string,
   headers: Readonly<Record<string, string | string[] | undefined>>,
   path: string,
   body: Buffer,
+  method = 'POST',
 ): WireCall | undefined {
+  if (service === 'scheduler') return readScheduleCall(method, path, body);
   const target = headers['x-amz-target'];
   if (typeof target === 'string') {
     const operation = target.slice(target.lastIndexOf('.') + 1);
@@ -112,6 +122,28 @@ export function readWireCall(
   return { service, operation, input: Object.fromEntries(form) };
 }
 
+/**
+ * EventBridge Scheduler is REST-JSON: `/schedules/{Name}`, the method naming the operation, the
+ * group in the body (CreateSchedule, UpdateSchedule) or the `groupName` query (the others).
+ */
+function readScheduleCall(method: string, path: string, body: Buffer): WireCall | undefined {
+  const url = new URL(path, 'http://scheduler');
+  const name = /^\/schedules\/([^/]+)$/.exec(url.pathname)?.[1];
+  const operation = SCHEDULE_OPERATIONS[method];
+  if (!name || !operation) return undefined;
+  try {
+    const input = body.length ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>) : {};
+    const group = url.searchParams.get('groupName');
+    return {
+      service: 'scheduler',
+      operation,
+      input: { ...input, Name: decodeURIComponent(name), ...(group ? { GroupName: group } : {}) },
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The authorizations a call needs, in the order AWS checks them. */
 export function authorizationsFor(call: WireCall, facts: AccountFacts): RequiredAuthorization[] {
   const { service, operation, input } = call;
@@ -124,6 +156,8 @@ export function authorizationsFor(call: WireCall, facts: AccountFacts): Required
       return sesAuthorizations(operation, input);
     case 'sqs':
       return sqsAuthorizations(operation, input, facts);
+    case 'scheduler':
+      return schedulerAuthorizations(operation, input);
     default:
       return [{ action: `${service}:${operation}`, resource: '*' }];
   }
@@ -223,6 +257,32 @@ function sqsAuthorizations(
       resource,
       context: { 'aws:SecureTransport': 'true' },
       ...(resourcePolicy ? { resourcePolicy } : {}),
+    },
+  ];
+}
+
+/**
+ * A schedule's actions are authorized on the schedule (`schedule/<group>/<name>`); creating or
+ * changing one that names a role (its target's `RoleArn`) also needs `iam:PassRole` on that
+ * role, with `iam:PassedToService` the Scheduler.
+ */
+function schedulerAuthorizations(
+  operation: string,
+  input: Readonly<Record<string, unknown>>,
+): RequiredAuthorization[] {
+  const group = typeof input.GroupName === 'string' ? input.GroupName : 'default';
+  const schedule = {
+    action: `scheduler:${operation}`,
+    resource: arn('scheduler', `schedule/${group}/${String(input.Name ?? '')}`),
+  };
+  const roleArn = (input.Target as { RoleArn?: unknown } | undefined)?.RoleArn;
+  if (typeof roleArn !== 'string') return [schedule];
+  return [
+    schedule,
+    {
+      action: 'iam:PassRole',
+      resource: roleArn,
+      context: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
     },
   ];
 }

@@ -66,8 +66,8 @@ export interface LocalCloudOptions {
   /** Run the bundles cdk.out holds, or the TypeScript sources they were built from. */
   readonly code: CodeSource;
   readonly projectRoot: string;
-  /** Where the stand-ins listen. */
-  readonly upstreams: Record<ServiceName, string>;
+  /** Where the stand-ins listen; the Scheduler is started here (scheduler.ts). */
+  readonly upstreams: Record<Exclude<ServiceName, 'scheduler'>, string>;
   /** Whether an SSM parameter is a SecureString. */
   readonly isSecureParameter: (name: string) => boolean;
   /** API port (0 picks a free one). */
@@ -473,6 +473,9 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
         sendToDeadLetters: (event) => sendScheduleDeadLetter(event),
       });
       scheduler = running;
+      // A function that schedules (v2's schedule route) reaches it through the endpoint, with
+      // its role's grants checked; the CLI (--local) calls it directly, as the operator.
+      endpoint.setUpstream('scheduler', running.url);
       stopping.push(() => running.stop());
     }
     let api: ApiGateway | undefined;

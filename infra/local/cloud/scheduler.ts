@@ -5,7 +5,10 @@
  * Scheduler and fires its schedules (LocalStack's only stores them), hence this stand-in.
  *
  * Who creates a schedule is the operator (the CLI), unchecked here as DynamoDB Local leaves the
- * operator unchecked; what is checked is the firing, as AWS checks it: the schedule's role must
+ * operator unchecked, or a function of the stack (v2's schedule route), whose calls come through
+ * the AWS endpoint like every other call of a function: there its role must allow
+ * scheduler:CreateSchedule or DeleteSchedule on the schedule and iam:PassRole of the schedule's
+ * role. What is checked here is the firing, as AWS checks it: the schedule's role must
  * be a role of the stack that trusts scheduler.amazonaws.com, and its policy must allow
  * lambda:InvokeFunction on the target, evaluated by the same IAM evaluator as every other call.
  * A refused firing is reported as a denial and invokes nothing. The invocation is Lambda's

@@ -144,6 +144,32 @@ export const V2IssueWriteSchema = v.looseObject({
   new_only: v.optional(v.boolean()),
 });
 
+/** The body of an issue's scheduling (v2-issue-schedule.ts; `DELETE` takes none). */
+export const V2ScheduleRequestSchema = v.looseObject({
+  ...V2IdRequestSchema.entries,
+  at: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        'POST: when the send starts, ISO 8601 with a zone (2026-12-01T09:00:00Z), in the future and within a year.',
+      ),
+    ),
+  ),
+});
+
+/** The query of an issue's report: where a CSV part starts (v2-issue-report.ts). */
+export const V2ReportRequestSchema = v.looseObject({
+  ...V2IdRequestSchema.entries,
+  after: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        'CSV only: the subscriber id the previous part ended with, as its Link rel="next" gives it.',
+      ),
+    ),
+  ),
+});
+
 /** An issue's report as JSON (`Accept: text/csv`: one row per recipient instead). */
 export const V2ReportSchema = v.pipe(
   v.looseObject({ newsletter_id: v.number() }),

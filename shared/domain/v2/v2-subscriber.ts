@@ -148,9 +148,11 @@ function parseLists(
     if (typeof number !== 'number' || !Number.isInteger(number) || number === 0)
       return invalid('lists must contain list ids (numbers), or objects {id, value}');
     const listId = Math.abs(number);
-    if (!settings.lists.some((list) => list.id === listId))
+    const removing = number < 0 || !on;
+    // Removing an id no list has any more is how a deleted list's id leaves a subscriber.
+    if (!removing && !settings.lists.some((list) => list.id === listId))
       return newsletterError('unknown_list', `lists: list ${listId} does not exist`);
-    (number < 0 || !on ? remove : add).push(listId);
+    (removing ? remove : add).push(listId);
   }
   return { add, remove };
 }

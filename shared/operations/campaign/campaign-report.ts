@@ -1,4 +1,8 @@
-import { type CampaignStore, recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
+import {
+  type CampaignStore,
+  type RecordSpace,
+  recordSpaceOf,
+} from '../../adapters/store/campaign-store-port.ts';
 import type { EngagementStore } from '../../adapters/store/engagement-store-port.ts';
 import { type CampaignRecord, settled } from '../../domain/campaign/campaign.ts';
 import {
@@ -7,6 +11,7 @@ import {
   outcomeOf,
   type RecipientCounts,
 } from '../../domain/campaign/campaign-report.ts';
+import type { RecipientRecord } from '../../domain/campaign/recipient.ts';
 import {
   type EngagementFigures,
   rateOf,
@@ -89,23 +94,8 @@ export async function campaignReport(
   for (;;) {
     const page = await deps.campaigns.recipientPage(recordSpaceOf(campaign), after, PAGE);
     counts = countRecipients(counts, page.recipients);
-    if (onRows && page.recipients.length > 0) {
-      const emails = await deps.campaigns.emailsOf(
-        page.recipients.map((record) => record.subscriber_id),
-      );
-      await onRows(
-        page.recipients.map((record) => ({
-          email: emails.get(record.subscriber_id) ?? '',
-          subscriber_id: record.subscriber_id,
-          outcome: outcomeOf(record),
-          at:
-            record.complained_at ?? record.bounced_at ?? record.unsubscribed_at ?? record.at ?? '',
-          message_id: record.message_id ?? '',
-          ...(individual && record.opened_at ? { opened_at: record.opened_at } : {}),
-          ...(individual && record.clicked_at ? { clicked_at: record.clicked_at } : {}),
-        })),
-      );
-    }
+    if (onRows && page.recipients.length > 0)
+      await onRows(await rowsOf(deps.campaigns, page.recipients, individual));
     const last = page.recipients.at(-1);
     if (!page.more || !last) break;
     after = last.subscriber_id;
@@ -138,4 +128,62 @@ export async function campaignReport(
         }
       : {}),
   };
+}
+
+/**
+ * One page of recipient records as report rows, with the subscribers' addresses read in one
+ * lookup (a deleted subscriber's row has none); first open and click only in `individual`
+ * tracking ([engagement.modes]).
+ */
+async function rowsOf(
+  campaigns: Pick<CampaignStore, 'emailsOf'>,
+  records: readonly RecipientRecord[],
+  individual: boolean,
+): Promise<ReportRow[]> {
+  const emails = await campaigns.emailsOf(records.map((record) => record.subscriber_id));
+  return records.map((record) => ({
+    email: emails.get(record.subscriber_id) ?? '',
+    subscriber_id: record.subscriber_id,
+    outcome: outcomeOf(record),
+    at: record.complained_at ?? record.bounced_at ?? record.unsubscribed_at ?? record.at ?? '',
+    message_id: record.message_id ?? '',
+    ...(individual && record.opened_at ? { opened_at: record.opened_at } : {}),
+    ...(individual && record.clicked_at ? { clicked_at: record.clicked_at } : {}),
+  }));
+}
+
+/** Where a run of report rows stopped: the subscriber id to go on after, while rows remain. */
+export interface ReportRowsEnd {
+  readonly next?: number;
+}
+
+/**
+ * An issue's report rows from the subscriber id `after` on, one page of its recipient records
+ * at a time and at most `maxPages` pages ([v2.report-csv]): each page is read, its addresses
+ * looked up, and handed to `onPage` before the next is read, so a caller holds one page at a
+ * time. `onPage` answers false to stop before a page (it did not take it); then, or once
+ * `maxPages` were read, `next` says where to go on. The caller must take the first page, or it
+ * would never get further. Counts nothing (the JSON report does, [campaign.report]), and
+ * shows no opens or clicks (the CLI's CSV does in `individual` tracking).
+ */
+export async function reportRows(
+  campaigns: Pick<CampaignStore, 'recipientPage' | 'emailsOf'>,
+  space: RecordSpace,
+  options: {
+    readonly after: number;
+    readonly maxPages: number;
+    readonly onPage: (rows: readonly ReportRow[]) => boolean | Promise<boolean>;
+  },
+): Promise<ReportRowsEnd> {
+  let after = options.after;
+  for (let read = 0; read < options.maxPages; read += 1) {
+    const page = await campaigns.recipientPage(space, after, PAGE);
+    const last = page.recipients.at(-1);
+    if (!last) return {};
+    if (!(await options.onPage(await rowsOf(campaigns, page.recipients, false))))
+      return { next: after };
+    if (!page.more) return {};
+    after = last.subscriber_id;
+  }
+  return { next: after };
 }

@@ -143,7 +143,8 @@ async function checkQuota(
 /**
  * Whether an issue can be sent as it is, checked before a send starts and before it is
  * scheduled: where its links point (the settings' public_base_url, else the caller's
- * `{api_root}`), or the error saying what is missing.
+ * `{api_root}`), or the error saying what is missing (links, content, lists, a list that
+ * no longer exists).
  */
 export async function readyToSend(
   deps: CampaignDependencies,
@@ -161,6 +162,14 @@ export async function readyToSend(
     return newsletterError(
       'invalid_state',
       `Newsletter ${issue.id} has no content to send: give it an HTML part and its lists first.`,
+    );
+  // A deleted list's members keep its id: an issue naming it (a copy, a send to the new) must
+  // not reach them ([v2.lists-delete]).
+  const gone = issue.lists.filter((id) => !settings.lists.some((list) => list.id === id));
+  if (gone.length > 0)
+    return newsletterError(
+      'unknown_list',
+      `Newsletter ${issue.id} goes to list ${gone.join(', ')}, which does not exist (deleted, or newer than this function's settings: then try again in a few minutes); change its lists first.`,
     );
   // Planning reads the list index; a table with subscribers from before it is indexed first,
   // or they would silently not get the issue.

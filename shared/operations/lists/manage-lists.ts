@@ -4,14 +4,16 @@ import {
   type SettingsWrite,
   writeSettings,
 } from '../../adapters/parameters/settings-document.ts';
+import type { ListUsage } from '../../adapters/store/list-usage-port.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import { SettingsError } from '../../domain/parse-settings.ts';
 
 /**
- * Creating and changing lists ([v2.lists-write]): one implementation for the CLI (`lists
- * create`, `lists edit`) and API v2 (`POST /lists`, `PUT /lists/{id}`). Lists live in the
- * settings document; a change edits the document as written (defaults stay implicit),
- * validates it with the functions' own rules and writes it back.
+ * Creating, changing and deleting lists ([v2.lists-write], [v2.lists-delete]): one
+ * implementation for the CLI (`lists create`, `lists edit`, `lists delete`) and API v2 (`POST
+ * /lists`, `PUT` and `DELETE /lists/{id}`). Lists live in the settings document; a change edits
+ * the document as written (defaults stay implicit), validates it with the functions' own rules
+ * and writes it back.
  */
 
 /** Where the settings document is read and written. */
@@ -40,7 +42,17 @@ export interface ListWritten {
   readonly readVersion: number;
 }
 
-type Document = { lists: Record<string, unknown>[] } & Record<string, unknown>;
+type Document = { lists: Record<string, unknown>[]; next_list_id?: unknown } & Record<
+  string,
+  unknown
+>;
+
+/** The lowest id a new list may take: past every list there is, and every one deleted. */
+function nextListId(document: Document): number {
+  const highest = Math.max(0, ...document.lists.map((list) => Number(list.id)));
+  const kept = typeof document.next_list_id === 'number' ? document.next_list_id : 1;
+  return Math.max(highest + 1, kept);
+}
 
 /** Sets a flag; `false` is the default, so it is left out of the document. */
 function setFlag(list: Record<string, unknown>, key: 'private' | 'preassigned', on: boolean): void {
@@ -56,7 +68,12 @@ function applyChange(list: Record<string, unknown>, change: ListChange): void {
 
 async function edit(
   deps: ListDependencies,
-  change: (document: Document) => Record<string, unknown> | NewsletterError,
+  change: (
+    document: Document,
+  ) =>
+    | Record<string, unknown>
+    | NewsletterError
+    | Promise<Record<string, unknown> | NewsletterError>,
 ): Promise<ListWritten | NewsletterError> {
   const stored = await readSettings(deps.ssm, deps.parameter);
   if (!stored)
@@ -65,7 +82,7 @@ async function edit(
       `The settings parameter ${deps.parameter} does not exist.`,
     );
   const document = structuredClone(stored.document) as Document;
-  const list = change(document);
+  const list = await change(document);
   if (isNewsletterError(list)) return list;
   try {
     const written = await writeSettings(deps.ssm, deps.parameter, document);
@@ -87,8 +104,10 @@ async function edit(
 }
 
 /**
- * Adds a list: the id given, or one more than the highest. An id that exists is refused
- * (409); so is any list the settings' rules refuse (a name of 1-100 characters), as a 400.
+ * Adds a list: the id given, or one more than the highest, and past every deleted list's
+ * (`next_list_id`, [v2.lists-delete]). An id that exists is refused (409), and so is an id
+ * below `next_list_id`: it may be a deleted list's, which its former members still carry. A
+ * list the settings' rules refuse (a name of 1-100 characters) is a 400.
  */
 export function createList(
   deps: ListDependencies,
@@ -96,11 +115,18 @@ export function createList(
 ): Promise<ListWritten | NewsletterError> {
   return edit(deps, (document) => {
     const ids = document.lists.map((list) => Number(list.id));
-    const id = change.id ?? Math.max(0, ...ids) + 1;
+    const next = nextListId(document);
+    const id = change.id ?? next;
     if (ids.includes(id)) return newsletterError('invalid_state', `List ${id} already exists.`);
+    if (document.next_list_id !== undefined && id < next)
+      return newsletterError(
+        'invalid_state',
+        `List ids below ${next} are not given again: ${id} may be a deleted list's, which its former members still carry.`,
+      );
     const list: Record<string, unknown> = { id, name: '' };
     applyChange(list, { private: false, preassigned: false, ...change });
     document.lists.push(list);
+    if (document.next_list_id !== undefined) document.next_list_id = Math.max(next, id + 1);
     return list;
   });
 }
@@ -115,6 +141,38 @@ export function editList(
     const list = document.lists.find((candidate) => Number(candidate.id) === id);
     if (!list) return newsletterError('not_found', 'List does not exist');
     applyChange(list, change);
+    return list;
+  });
+}
+
+/** The most issue ids a refusal names. */
+const NAMED_ISSUES = 10;
+
+/**
+ * Deletes a list ([v2.lists-delete]): refused (409 `list_in_use`, naming them) while an issue
+ * still to be sent (draft, scheduled, sending, paused) names it, since it would send to the
+ * list or fail to; an unknown list is a 404. The settings keep `next_list_id` past it, so its
+ * id is never given to another list; its members keep the id, which no list has any more.
+ */
+export function deleteList(
+  deps: ListDependencies & { readonly usage: ListUsage },
+  id: number,
+): Promise<ListWritten | NewsletterError> {
+  return edit(deps, async (document) => {
+    const index = document.lists.findIndex((candidate) => Number(candidate.id) === id);
+    const list = document.lists[index];
+    if (!list) return newsletterError('not_found', 'List does not exist');
+    const issues = await deps.usage.unsentIssuesNaming(id);
+    if (issues.length > 0) {
+      const named = issues.slice(0, NAMED_ISSUES).join(', ');
+      const more = issues.length > NAMED_ISSUES ? ` and ${issues.length - NAMED_ISSUES} more` : '';
+      return newsletterError(
+        'list_in_use',
+        `Newsletters not sent yet go to list ${id} (${named}${more}): send or cancel them, or change their lists, first.`,
+      );
+    }
+    document.next_list_id = nextListId(document);
+    document.lists.splice(index, 1);
     return list;
   });
 }

@@ -1,8 +1,10 @@
+import type { ListUsage } from '../../adapters/store/list-usage-port.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import type { RawParameters } from '../../domain/parameters/normalise-parameters.ts';
 import type { V2List } from '../../domain/v2/v2-shapes.ts';
 import {
   createList,
+  deleteList,
   editList,
   type ListChange,
   type ListDependencies,
@@ -41,14 +43,21 @@ export async function createV2List(
   return isNewsletterError(created) ? created : { id: created.list.id, name: created.list.name };
 }
 
+/** A list id from the path; anything else is no list. */
+function listIdOf(rawId: unknown): number | NewsletterError {
+  return typeof rawId === 'string' && /^[1-9]\d{0,8}$/.test(rawId)
+    ? Number(rawId)
+    : newsletterError('not_found', 'List does not exist');
+}
+
 /** `PUT /lists/{id}` (ours): renames a list or changes its flags, as `lists edit`. */
 export async function editV2List(
   deps: ListDependencies,
   rawId: unknown,
   raw: RawParameters,
 ): Promise<V2List | NewsletterError> {
-  const id = typeof rawId === 'string' && /^[1-9]\d{0,8}$/.test(rawId) ? Number(rawId) : undefined;
-  if (id === undefined) return newsletterError('not_found', 'List does not exist');
+  const id = listIdOf(rawId);
+  if (isNewsletterError(id)) return id;
   const change = listChange(raw);
   if (isNewsletterError(change)) return change;
   if (Object.keys(change).length === 0)
@@ -58,4 +67,18 @@ export async function editV2List(
     );
   const edited = await editList(deps, id, change);
   return isNewsletterError(edited) ? edited : { id: edited.list.id, name: edited.list.name };
+}
+
+/**
+ * `DELETE /lists/{id}` (ours): deletes a list no issue still to be sent names, as `lists
+ * delete` ([v2.lists-delete]); answers `"Deleted"`, as the original's subscriber `DELETE`.
+ */
+export async function deleteV2List(
+  deps: ListDependencies & { readonly usage: ListUsage },
+  rawId: unknown,
+): Promise<'Deleted' | NewsletterError> {
+  const id = listIdOf(rawId);
+  if (isNewsletterError(id)) return id;
+  const deleted = await deleteList(deps, id);
+  return isNewsletterError(deleted) ? deleted : 'Deleted';
 }
