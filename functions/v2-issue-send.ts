@@ -1,4 +1,4 @@
-import { SesCampaignMailer } from '../shared/adapters/mail/ses-campaign-mailer.ts';
+import { SesSendQuota } from '../shared/adapters/mail/ses-send-quota.ts';
 import { isNewsletterError } from '../shared/domain/errors.ts';
 import { sendNewsletter } from '../shared/operations/campaign/control-campaign.ts';
 import { runOperation } from '../shared/operations/run-operation.ts';
@@ -9,7 +9,7 @@ import { v2Handler } from './http/v2-handler.ts';
 
 const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: true });
 // Only GetSendQuota, for the daily-quota question before a send: this function sends no mail.
-const quota = new SesCampaignMailer(sesClient(), { withDeliveries: '', withoutDeliveries: '' });
+const quota = new SesSendQuota(sesClient());
 
 /**
  * v2 `POST /issues/{id}/send` (ours): starts the send `newsletters send` starts; `new_only`

@@ -1,5 +1,5 @@
 import { SESClient } from '@aws-sdk/client-ses';
-import { SesCampaignMailer } from '../../shared/adapters/mail/ses-campaign-mailer.ts';
+import { SesSendQuota } from '../../shared/adapters/mail/ses-send-quota.ts';
 import { PlannerMessageSchema } from '../../shared/domain/campaign/work-messages.ts';
 import type { PlannerDependencies } from '../../shared/operations/campaign/campaign-dependencies.ts';
 import { planPage, walkPage } from '../../shared/operations/campaign/plan-recipients.ts';
@@ -15,12 +15,8 @@ const planner: PlannerDependencies = {
   ...deps,
   campaigns: campaignStore(environment),
   queue: campaignQueue(readCampaignEnvironment()),
-  // Only GetSendQuota: the planner sends no mail (no configuration set needed).
-  // Only GetSendQuota: the planner sends nothing, so it names no configuration set.
-  quota: new SesCampaignMailer(new SESClient(CLIENT_OPTIONS), {
-    withDeliveries: '',
-    withoutDeliveries: '',
-  }),
+  // Only GetSendQuota: the planner sends no mail, so it carries no MIME composer.
+  quota: new SesSendQuota(new SESClient(CLIENT_OPTIONS)),
 };
 
 /**

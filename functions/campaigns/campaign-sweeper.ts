@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { SESClient } from '@aws-sdk/client-ses';
 import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { SesCampaignMailer } from '../../shared/adapters/mail/ses-campaign-mailer.ts';
+import { SesSendQuota } from '../../shared/adapters/mail/ses-send-quota.ts';
 import {
   type SweeperDependencies,
   sweepCampaigns,
@@ -18,10 +18,7 @@ const sweeper: SweeperDependencies = {
   campaigns: campaignStore(readEnvironment()),
   queue: campaignQueue(readCampaignEnvironment()),
   // Only GetSendQuota, for campaigns paused on the daily quota: no mail, no configuration set.
-  quota: new SesCampaignMailer(new SESClient(CLIENT_OPTIONS), {
-    withDeliveries: '',
-    withoutDeliveries: '',
-  }),
+  quota: new SesSendQuota(new SESClient(CLIENT_OPTIONS)),
   // The last send sample of each sending campaign, kept by this container between sweeps.
   sendSamples: new Map(),
 };

@@ -17,11 +17,12 @@ import { SENDS_IN_FLIGHT } from '../../shared/operations/campaign/send-recipient
 
 /**
  * CPU milliseconds (of one vCPU) the sender spends per mail: rendering, MIME, and signing and
- * serializing its calls. A placeholder: issue 37's target (point 4, "at most 2 ms"), until the
- * in-process bench of the sender (docs/benchmarks.md) measures it; then replace it with that
- * figure and regenerate the table (`UPDATE_DOCS=1 npx vitest run test/infra/worker-sizing.test.ts`).
+ * serializing its calls. Measured by `npm run bench:sender` (docs/benchmarks.md, "Sender CPU
+ * per mail, alone"): 1.21 to 1.47 ms a mail on Node 24 on a loaded 2-core machine; rounded up
+ * to 1.5. When it changes, regenerate the table (`UPDATE_DOCS=1 npx vitest run
+ * test/infra/worker-sizing.test.ts`).
  */
-export const SENDER_CPU_MS_PER_MAIL = 2;
+export const SENDER_CPU_MS_PER_MAIL = 1.5;
 
 /**
  * Round trip of one SES send, in ms. No AWS figure exists and this repository has not measured
@@ -40,11 +41,11 @@ export const SES_SEND_ROUND_TRIP_MS = 50;
 export const STORE_WRITE_ROUND_TRIP_MS = 5;
 
 /**
- * Writes a lane waits for per mail besides the send: the claim before it and the record of
- * the outcome after it (shared/operations/campaign/send-recipients.ts). Update it when the
- * sender's writes per mail change (issue 37, point 2).
+ * Writes a lane waits for per mail besides the send: the record of the outcome after it
+ * (shared/operations/campaign/send-recipients.ts); the chunk's claim and release are two
+ * writes per 100 mails, made once per chunk, and do not count.
  */
-export const STORE_WRITES_PER_MAIL = 2;
+export const STORE_WRITES_PER_MAIL = 1;
 
 /**
  * Lambda gives a function CPU in proportion to its memory: "At 1,769 MB, a function has the

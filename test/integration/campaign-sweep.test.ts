@@ -15,7 +15,6 @@ import {
   campaignWorld,
   deadClaim,
   linesOf,
-  recipientStates,
   started,
   storeWith,
 } from '../support/campaign-world.ts';

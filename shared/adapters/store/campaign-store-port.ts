@@ -1,9 +1,5 @@
 import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
-import type {
-  RecipientRecord,
-  RecipientState,
-  SkipReason,
-} from '../../domain/campaign/recipient.ts';
+import type { RecipientRecord, SkipReason } from '../../domain/campaign/recipient.ts';
 import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
 
