@@ -50,15 +50,17 @@ async function main(): Promise<void> {
     await createBenchTable(clients, TABLE);
     const settings = parseSettings(JSON.stringify(DEMO_SETTINGS));
     const now = new Date();
-    // Every (BASE / MEMBERS)-th subscriber is on the issue's list: its members are spread
-    // through the whole base, as a list of a large base is.
+    // One subscriber in each block of BASE / MEMBERS is on the issue's list, at a place that
+    // moves from block to block: its members are spread through the whole base (and over the
+    // index's shards), as a list of a large base is.
     const every = Math.floor(BASE / MEMBERS);
+    const onList = (index: number) => index % every === (Math.floor(index / every) * 37) % every;
     const record = (index: number): SubscriberRecord => ({
       ...newSubscriberRecord(
         `base-${index}@example.com`,
         {
           name: `Reader ${index}`,
-          lists: [index % every === every - 1 ? LIST : OTHER_LIST],
+          lists: [onList(index) ? LIST : OTHER_LIST],
           profile: {},
         },
         'C',

@@ -313,7 +313,9 @@ export interface CampaignStore {
 
 /** Where the records of this issue are. */
 export function recordSpaceOf(
-  campaign: Pick<CampaignRecord, 'id' | 'legacy_records'>,
+  campaign: Pick<CampaignRecord, 'id' | 'legacy_records' | 'records_spread' | 'run'>,
 ): RecordSpace {
-  return { newsletterId: campaign.id, legacy: campaign.legacy_records };
+  // A run started before the spread (and not since) wrote its records to the old partition.
+  const runBefore = campaign.run > 0 && !campaign.records_spread;
+  return { newsletterId: campaign.id, legacy: campaign.legacy_records || runBefore };
 }

@@ -227,6 +227,13 @@ export async function resumeNewsletter(
   id: number,
 ): Promise<CampaignRecord | NewsletterError> {
   const transition = transitionOf('resume');
+  const current = await deps.campaigns.getCampaign(id);
+  // A run an earlier version planned has recipient records and no chunks: nothing to walk.
+  if (current && current.run > 0 && !current.records_spread)
+    return newsletterError(
+      'invalid_state',
+      `Newsletter ${id} was started by an earlier version, which planned it differently: it cannot be resumed after the upgrade. Cancel it; its report keeps who it reached (docs/deploy.md, "Upgrading").`,
+    );
   const resumed = await restartWork(deps, id, [...transition.from, 'sending']);
   if (resumed) {
     deps.log.info('campaign_resumed', { newsletter_id: id, run: resumed.run, walk: resumed.walk });
