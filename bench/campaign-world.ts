@@ -251,11 +251,17 @@ export async function waitFor(
   return false;
 }
 
-/** The AWS calls made since `from`, per caller kind, service and operation. */
+/**
+ * The AWS calls made since `from`, per caller kind, service and operation, and for a DynamoDB
+ * call the kind of item or the index it names (`UpdateItem CHUNKS`, `Query recent`): the
+ * items differ in size, so in units.
+ */
 export function callCounts(calls: readonly RecordedCall[], from: number): Map<string, number> {
   const counts = new Map<string, number>();
   for (const call of calls.slice(from)) {
-    const key = `${callerKind(call.caller)} ${call.service}:${call.operation}`;
+    const target =
+      call.service === 'dynamodb' ? /^\w+ ([\w-]+)/.exec(call.summary)?.[1] : undefined;
+    const key = `${callerKind(call.caller)} ${call.service}:${call.operation}${target ? `:${target}` : ''}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return counts;

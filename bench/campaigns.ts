@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startLocalStack } from '../infra/local/local-stack.ts';
 import { PROJECT_ROOT } from '../infra/local/synthesize.ts';
+import { CHUNK_SIZE } from '../shared/domain/campaign/work-messages.ts';
 import { SENDS_IN_FLIGHT } from '../shared/operations/campaign/send-recipients.ts';
 import {
   type CampaignWorld,
@@ -45,6 +46,14 @@ const USAGE = `Usage: tsx bench/campaigns.ts [options]
 
 export const CAMPAIGN_START = '<!-- campaigns:start -->';
 export const CAMPAIGN_END = '<!-- campaigns:end -->';
+
+/**
+ * A claimed chunk's item: up to 100 subscriber ids and as many link hashes of about 30 bytes,
+ * about 3.5 KB, so a claim or a release (which write the whole item) is 4 WRU.
+ */
+const CHUNK_ITEM_WRU = 4;
+/** A Query page of the list index (entries of about 60 bytes, 251 a shard) or of records. */
+const TABLE_QUERY_PAGE_RRU = 4;
 
 /** us-east-1 on-demand prices (November 2026). */
 const PRICE = {
@@ -543,12 +552,18 @@ function cost(run: Throughput) {
   const sqsLines: string[] = [];
   for (const [key, count] of [...run.calls].sort()) {
     const [caller = '', call = ''] = key.split(' ');
-    const [service, operation = ''] = call.split(':');
+    const [service, operation = '', target = ''] = call.split(':');
     if (service === 'dynamodb') {
-      dynamoLines.push(`${caller} ${operation} ${per(count).toFixed(3)}`);
-      if (operation === 'BatchWriteItem') writeUnits += run.recipients;
+      dynamoLines.push(
+        `${caller} ${operation}${target ? ` ${target}` : ''} ${per(count).toFixed(3)}`,
+      );
+      // The planner's batches write the chunks: one item (under 1 KB) per 100 recipients.
+      if (operation === 'BatchWriteItem') writeUnits += Math.ceil(run.recipients / CHUNK_SIZE);
       else if (operation === 'BatchGetItem') readUnits += run.recipients;
-      else if (operation === 'Query') queryPages += count;
+      else if (operation === 'Query' && target === 'recent') queryPages += count;
+      // A page of the list index or of records: a few hundred small items, strongly consistent.
+      else if (operation === 'Query') readUnits += count * TABLE_QUERY_PAGE_RRU;
+      else if (target === 'CHUNKS') writeUnits += count * CHUNK_ITEM_WRU;
       else if (/^(UpdateItem|PutItem|DeleteItem)$/.test(operation)) writeUnits += count;
       else if (operation === 'GetItem') readUnits += count;
       else if (operation === 'TransactWriteItems') writeUnits += 2 * count;
@@ -817,12 +832,14 @@ ${parts.table}
   0.02 requests ($0.0008 per 100,000 recipients) more; the idle long polls (about 5 pollers × 3
   a minute per queue) cost some $0.5 a month for the two queues whatever is sent, not counted
   per recipient.
-- **Units**: writes of items ≤ 1 KB are 1 WRU each (UpdateItem, PutItem; a BatchWriteItem
-  counts one per item: the summary has no item count, so the items are the recipients, the
-  planner's one pending record each); reads are counted as strongly consistent ≤ 4 KB, 1 RRU
-  per GetItem and per BatchGetItem item (the items are again the recipients: the sender reads
-  each recipient's subscriber once), an upper bound; a Query page of the \`recent\` index is
-  estimated at 50 RRU (1,000 projected items of about 400 bytes, eventually consistent).
+- **Units**: writes of items ≤ 1 KB are 1 WRU each (UpdateItem, PutItem: a recipient's record,
+  the counts, the pace), a claim or release of a chunk ${CHUNK_ITEM_WRU} (its item holds up to
+  100 link hashes, about 3.5 KB); a BatchWriteItem of the planner writes the chunks, one item
+  of less than 1 KB per 100 recipients; reads are counted as strongly consistent ≤ 4 KB, 1 RRU
+  per GetItem and per BatchGetItem item (the items are the recipients: the sender reads each
+  recipient's subscriber once), an upper bound; a Query page of the \`recent\` index is
+  estimated at 50 RRU (1,000 projected items of about 400 bytes, eventually consistent), one of
+  the list index or of records at ${TABLE_QUERY_PAGE_RRU}.
   Index writes are not added: the recipient records are in no index.
 - **Cost**: us-east-1 on-demand prices: DynamoDB $0.625 per million WRU and $0.125 per million
   RRU; SQS $0.40 per million requests (every call one request: each message and batch is far

@@ -8,24 +8,16 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
-import type { RecipientRecord } from '../../domain/campaign/recipient.ts';
 import { DependencyError } from '../../domain/errors.ts';
 import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
 import type {
   CampaignStore,
   CampaignUpdate,
-  ChunkClaim,
-  ChunkClaimResult,
-  ChunkLinks,
   IssueEdit,
   MemberPage,
   NewIssue,
-  PlannedChunk,
   ReadOptions,
-  RecipientOutcome,
-  RecordSpace,
-  SettledCounts,
   StoredContent,
 } from './campaign-store-port.ts';
 import { DynamoBatches, inParallel } from './dynamo-batches.ts';
@@ -49,6 +41,17 @@ export class DynamoCampaignStore implements CampaignStore {
   readonly #requests: DynamoRequests;
   readonly #records: DynamoRecipientRecords;
   readonly #batches: DynamoBatches;
+  // The chunks and records are DynamoRecipientRecords' (dynamo-recipient-records.ts).
+  settledRecipients: CampaignStore['settledRecipients'];
+  putChunks: CampaignStore['putChunks'];
+  claimChunk: CampaignStore['claimChunk'];
+  releaseChunk: CampaignStore['releaseChunk'];
+  chunkPage: CampaignStore['chunkPage'];
+  chunkLinks: CampaignStore['chunkLinks'];
+  recordOutcome: CampaignStore['recordOutcome'];
+  recipientPage: CampaignStore['recipientPage'];
+  getRecipient: CampaignStore['getRecipient'];
+  countSettled: CampaignStore['countSettled'];
   /** The last pace reservation seen per issue: the next one's condition, in this container. */
   readonly #paceSeen = new Map<number, { run: number; next: number }>();
 
@@ -63,8 +66,19 @@ export class DynamoCampaignStore implements CampaignStore {
     pause?: (ms: number) => Promise<void>,
   ) {
     this.#requests = new DynamoRequests(client, onCapacity);
-    this.#records = new DynamoRecipientRecords(this.#requests, table, pause);
+    const records = new DynamoRecipientRecords(this.#requests, table, pause);
+    this.#records = records;
     this.#batches = new DynamoBatches(this.#requests, table, pause);
+    this.settledRecipients = records.settledRecipients.bind(records);
+    this.putChunks = records.putChunks.bind(records);
+    this.claimChunk = records.claimChunk.bind(records);
+    this.releaseChunk = records.releaseChunk.bind(records);
+    this.chunkPage = records.chunkPage.bind(records);
+    this.chunkLinks = records.chunkLinks.bind(records);
+    this.recordOutcome = records.recordOutcome.bind(records);
+    this.recipientPage = records.recipientPage.bind(records);
+    this.getRecipient = records.getRecipient.bind(records);
+    this.countSettled = records.countSettled.bind(records);
   }
 
   async getCampaign(id: number, options: ReadOptions = {}): Promise<CampaignRecord | undefined> {
@@ -424,77 +438,6 @@ export class DynamoCampaignStore implements CampaignStore {
       found.set(subscriber.email, subscriber);
     }
     return found;
-  }
-
-  settledRecipients(space: RecordSpace, subscriberIds: readonly number[]): Promise<Set<number>> {
-    return this.#records.settledRecipients(space, subscriberIds);
-  }
-
-  putChunks(
-    newsletterId: number,
-    run: number,
-    chunks: readonly { readonly first: number; readonly ids: readonly number[] }[],
-  ): Promise<void> {
-    return this.#records.putChunks(newsletterId, run, chunks);
-  }
-
-  claimChunk(
-    newsletterId: number,
-    run: number,
-    first: number,
-    claim: ChunkClaim,
-  ): Promise<ChunkClaimResult> {
-    return this.#records.claimChunk(newsletterId, run, first, claim);
-  }
-
-  releaseChunk(
-    newsletterId: number,
-    run: number,
-    first: number,
-    owner: string,
-    done: boolean,
-  ): Promise<void> {
-    return this.#records.releaseChunk(newsletterId, run, first, owner, done);
-  }
-
-  chunkPage(
-    newsletterId: number,
-    run: number,
-    after: number,
-    upTo: number,
-    limit: number,
-  ): Promise<{ readonly chunks: PlannedChunk[]; readonly more: boolean }> {
-    return this.#records.chunkPage(newsletterId, run, after, upTo, limit);
-  }
-
-  chunkLinks(newsletterId: number, run: number, first: number): Promise<ChunkLinks | undefined> {
-    return this.#records.chunkLinks(newsletterId, run, first);
-  }
-
-  recordOutcome(
-    newsletterId: number,
-    run: number,
-    subscriberId: number,
-    outcome: RecipientOutcome,
-    at: Date,
-  ): Promise<boolean> {
-    return this.#records.recordOutcome(newsletterId, run, subscriberId, outcome, at);
-  }
-
-  recipientPage(
-    space: RecordSpace,
-    after: number,
-    limit: number,
-  ): Promise<{ readonly recipients: RecipientRecord[]; readonly more: boolean }> {
-    return this.#records.recipientPage(space, after, limit);
-  }
-
-  getRecipient(space: RecordSpace, subscriberId: number): Promise<RecipientRecord | undefined> {
-    return this.#records.getRecipient(space, subscriberId);
-  }
-
-  countSettled(space: RecordSpace, run: number): Promise<SettledCounts> {
-    return this.#records.countSettled(space, run);
   }
 
   async reservePace(
