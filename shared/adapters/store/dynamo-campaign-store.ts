@@ -24,6 +24,7 @@ import { DynamoBatches, inParallel } from './dynamo-batches.ts';
 import { DynamoRecipientRecords } from './dynamo-recipient-records.ts';
 import { type CapacityListener, CONDITION_FAILED, DynamoRequests } from './dynamo-requests.ts';
 import { memberPartitions, memberRangeQuery } from './list-index.ts';
+import { shardFrontier } from './shard-frontier.ts';
 import { emailByIdQuery, fromSubscriberItem } from './subscriber-item.ts';
 import { INDEX, KEY, keys, MEMBER_SHARDS } from './table-design.ts';
 
@@ -345,12 +346,7 @@ export class DynamoCampaignStore implements CampaignStore {
         ),
       ),
     );
-    let frontier = upTo;
-    for (const read of reads) {
-      const items = read.Items ?? [];
-      if (read.LastEvaluatedKey !== undefined && items.length > 0)
-        frontier = Math.min(frontier, Number(items.at(-1)?.[KEY.sort]));
-    }
+    const frontier = shardFrontier(reads, upTo);
     const found = new Map<number, string>();
     for (const read of reads) {
       for (const item of read.Items ?? []) {

@@ -16,6 +16,7 @@ import type {
 } from './campaign-store-port.ts';
 import { DynamoBatches } from './dynamo-batches.ts';
 import { CONDITION_FAILED, type DynamoRequests } from './dynamo-requests.ts';
+import { shardFrontier } from './shard-frontier.ts';
 import { chunkSortKey, KEY, keys, RECIPIENT_SHARDS, recipientSortKey } from './table-design.ts';
 
 type Item = Record<string, unknown>;
@@ -246,12 +247,7 @@ export class DynamoRecipientRecords {
     after: number,
     limit: number,
   ): Promise<{ readonly recipients: RecipientRecord[]; readonly more: boolean }> {
-    const partitions = [
-      ...Array.from({ length: RECIPIENT_SHARDS }, (_, shard) =>
-        keys.recipients(space.newsletterId, shard),
-      ),
-      ...(space.legacy ? [keys.legacyRecipients(space.newsletterId)] : []),
-    ];
+    const partitions = recordPartitions(space);
     const perPartition = Math.max(1, Math.ceil(limit / RECIPIENT_SHARDS));
     const reads = await Promise.all(
       partitions.map((partition) =>
@@ -268,12 +264,7 @@ export class DynamoRecipientRecords {
         ),
       ),
     );
-    let last = Number.POSITIVE_INFINITY;
-    for (const read of reads) {
-      const items = read.Items ?? [];
-      if (read.LastEvaluatedKey !== undefined && items.length > 0)
-        last = Math.min(last, Number(items.at(-1)?.[KEY.sort]));
-    }
+    const last = shardFrontier(reads, Number.POSITIVE_INFINITY);
     const recipients = reads
       .flatMap((read) => read.Items ?? [])
       .filter((item) => Number(item[KEY.sort]) <= last)
@@ -301,12 +292,7 @@ export class DynamoRecipientRecords {
 
   async countSettled(space: RecordSpace, run: number): Promise<SettledCounts> {
     const counts = { sent: 0, skipped: 0, failed: 0 };
-    const partitions = [
-      ...Array.from({ length: RECIPIENT_SHARDS }, (_, shard) =>
-        keys.recipients(space.newsletterId, shard),
-      ),
-      ...(space.legacy ? [keys.legacyRecipients(space.newsletterId)] : []),
-    ];
+    const partitions = recordPartitions(space);
     for (const partition of partitions) {
       for await (const items of this.requests.queryPages('query:recipients', {
         TableName: this.table,
@@ -350,6 +336,16 @@ export class DynamoRecipientRecords {
     }
     return false;
   }
+}
+
+/** Every partition an issue's records may be in: the spread ones, and the old one if used. */
+function recordPartitions(space: RecordSpace): string[] {
+  return [
+    ...Array.from({ length: RECIPIENT_SHARDS }, (_, shard) =>
+      keys.recipients(space.newsletterId, shard),
+    ),
+    ...(space.legacy ? [keys.legacyRecipients(space.newsletterId)] : []),
+  ];
 }
 
 export function fromRecipientItem(newsletterId: number, item: Item): RecipientRecord {
