@@ -267,3 +267,21 @@ export function unschedule_newsletter(params: {
 }): Promise<CampaignRecord | NewsletterError> {
   return campaigns().unschedule_newsletter(params);
 }
+
+/**
+ * Sending an issue, as a class of static methods beside `Newsletter`: apart from it, so that
+ * a bundle of the interface's class carries no campaign operation and none of the SQS,
+ * Scheduler and SES clients they call (docs/package.md). The same defaults as the functions
+ * above: dependencies from the environment on first call, nothing on import.
+ */
+// biome-ignore lint/complexity/noStaticOnlyClass: the same shape as the interface's class
+export class Campaigns {
+  static readonly send_newsletter = send_newsletter;
+  static readonly pause_newsletter = pause_newsletter;
+  static readonly resume_newsletter = resume_newsletter;
+  static readonly cancel_newsletter = cancel_newsletter;
+  static readonly test_newsletter = test_newsletter;
+  static readonly report_newsletter = report_newsletter;
+  static readonly schedule_newsletter = schedule_newsletter;
+  static readonly unschedule_newsletter = unschedule_newsletter;
+}

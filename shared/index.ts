@@ -1,12 +1,13 @@
 /**
  * The entry point for other code: `import { Newsletter, isNewsletterError } from
- * 'serverless-newsletter'`, or only the operations a caller uses (`import { add_subscriber }`),
- * which bundles less. Importing it has no side effect; the defaults build their dependencies
+ * 'serverless-newsletter'` (the six operations; `Campaigns` sends issues), or only the
+ * operations a caller uses (`import { add_subscriber }`), which bundles less. Importing it has no side effect; the defaults build their dependencies
  * from the environment variables of shared/runtime/environment.ts on first use.
  * `createNewsletter` takes them explicitly instead.
  */
 export {
   type CampaignOperations,
+  Campaigns,
   cancel_newsletter,
   createCampaigns,
   pause_newsletter,

@@ -1,13 +1,3 @@
-import {
-  cancel_newsletter,
-  pause_newsletter,
-  report_newsletter,
-  resume_newsletter,
-  schedule_newsletter,
-  send_newsletter,
-  test_newsletter,
-  unschedule_newsletter,
-} from './campaigns.ts';
 import type { NewsletterError } from './domain/errors.ts';
 import type { NewsletterIssue } from './domain/newsletter-issue.ts';
 import type { RawParameters } from './domain/parameters/normalise-parameters.ts';
@@ -171,11 +161,11 @@ export function newsletters(
 }
 
 /**
- * The function class of the interface: the six operations above as static methods, and the
- * sending of an issue (shared/campaigns.ts). A thin
+ * The function class of the interface: the six operations above as static methods. A thin
  * default over `createNewsletter`: the dependencies are built from the environment on the
- * first call, nothing happens on import. The class holds every operation, mail included; a
- * caller that needs one or two imports those functions instead and bundles less.
+ * first call, nothing happens on import. Sending an issue is the `Campaigns` class beside it
+ * (shared/campaigns.ts), so that a bundle of this class carries none of the campaign clients;
+ * a caller that needs one or two operations imports those functions instead and bundles less.
  */
 // biome-ignore lint/complexity/noStaticOnlyClass: the published interface is a class of static methods
 export class Newsletter {
@@ -185,12 +175,4 @@ export class Newsletter {
   static readonly delete_subscriber = delete_subscriber;
   static readonly subscribers = subscribers;
   static readonly newsletters = newsletters;
-  static readonly send_newsletter = send_newsletter;
-  static readonly pause_newsletter = pause_newsletter;
-  static readonly resume_newsletter = resume_newsletter;
-  static readonly cancel_newsletter = cancel_newsletter;
-  static readonly test_newsletter = test_newsletter;
-  static readonly report_newsletter = report_newsletter;
-  static readonly schedule_newsletter = schedule_newsletter;
-  static readonly unschedule_newsletter = unschedule_newsletter;
 }

@@ -1,5 +1,5 @@
-// The same Lambda written with the function class: the class holds every operation, campaigns
-// included, so its bundle keeps them all; none of them may bring a MIME composer.
+// The same Lambda written with the function class: the class holds the six operations of the
+// interface, so its bundle keeps them all; sending issues is `Campaigns`, which it leaves out.
 import { isNewsletterError, Newsletter } from 'serverless-newsletter';
 
 export const handler = async (event: { email: string; name: string }): Promise<number> => {
