@@ -245,10 +245,11 @@ const V2_ROUTES = [
     formPage: false,
     summary: 'v2: a page of subscribers (GET), or create or update one by address (POST)',
     access: {
-      // The key check; GET: the page's addresses from the `recent` index, then one
-      // BatchGetItem of their records; POST: read the address, take an id (UpdateItem), put.
-      table: [...KEY_CHECK, 'dynamodb:BatchGetItem', 'dynamodb:PutItem'],
-      queries: [INDEX.recent.name],
+      // The key check; GET: the subscriber counts (Query), the page's addresses from the
+      // `recent` index (or a search's from `by_email`), then one BatchGetItem of their
+      // records; POST: read the address, take an id (UpdateItem), put with the counts.
+      table: [...KEY_CHECK, 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+      queries: [INDEX.recent.name, INDEX.byEmail.name],
       sendsMail: false,
       settings: true,
     },
@@ -286,8 +287,9 @@ const V2_ROUTES = [
     ),
     methods: ['GET', 'POST'],
     clientKey: { GET: 'read', POST: 'write' },
-    // The settings document read and written directly (not through the cached extension).
-    access: LIST_WRITE_ACCESS,
+    // The settings document read and written directly (not through the cached extension);
+    // GET also reads the subscriber counts (the counter's mark, then Query) for member counts.
+    access: { ...LIST_WRITE_ACCESS, table: [...KEY_CHECK, 'dynamodb:Query'] },
     request: V2ListWriteSchema,
   },
   {
@@ -481,8 +483,9 @@ export const routes = [
     summary: 'Unsubscribe an address',
     access: {
       // Read, then a whole-item put conditional on the version read; a pending activation
-      // link's token item is deleted in the same transaction.
-      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      // link's token item is deleted, and the subscriber counts updated, in the same
+      // transaction.
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
       queries: [],
       sendsMail: false,
       settings: false,
@@ -567,8 +570,9 @@ export const routes = [
     summary: 'Activation link: GET shows a confirm button, POST confirms',
     access: {
       // Read token and subscriber; write the confirmation with its outbox mails (PutItem),
-      // dropping expired tokens (DeleteItem), in one transaction.
-      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      // dropping expired tokens (DeleteItem) and updating the subscriber counts (UpdateItem),
+      // in one transaction.
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
       queries: [],
       sendsMail: false,
       settings: true,

@@ -55,14 +55,14 @@ export function registerSubscribersCommands(program: Command, context: CliContex
   subscribers
     .command('reindex')
     .description(
-      'Build the list index campaigns plan from, for subscribers written before this version (once, after upgrading; repeatable)',
+      'Build the list index campaigns plan from and the counts pages use, for subscribers written before this version (once, after upgrading; repeatable)',
     )
     .action(async () => {
       const services = await context.services();
       const count = await reindexLists(services.store(), context.io);
       writeLine(
         context.io.stderr,
-        `Indexed ${plural(count, 'subscriber', 'subscribers')}; campaigns plan from the list index.`,
+        `Indexed ${plural(count, 'subscriber', 'subscribers')}; campaigns plan from the list index and pages count.`,
       );
     });
 

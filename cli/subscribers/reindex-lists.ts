@@ -8,11 +8,13 @@ const LANES = 8;
 const ATTEMPTS = 5;
 
 /**
- * Builds the list index for a table whose subscribers were written before it existed
- * ([campaign.plan]): every subscriber, oldest first, gets their entries in a write conditional
- * on the version read, so a change made meanwhile (which keeps the index itself) wins. Then
- * the index is marked complete and campaigns plan from it. Running it again writes the same
- * entries again: it can be repeated after an interruption.
+ * Builds the list index and the subscriber counts for a table whose subscribers were written
+ * before they existed ([campaign.plan], [v2.paging-counts]): every subscriber, oldest first,
+ * gets their entries, and is counted unless counted already, in a write conditional on the
+ * version and counted mark read, so a change made meanwhile (which keeps both itself) wins.
+ * Then both are marked complete: campaigns plan from the index, pages count. Running it again
+ * writes the same entries again and counts nobody twice: it can be repeated after an
+ * interruption.
  *
  * @returns the number of subscribers read.
  */
@@ -28,13 +30,13 @@ export async function reindexLists(store: DynamoStore, io: Pick<CliIo, 'stderr'>
     for (;;) {
       const next = await records.next();
       if (next.done) return;
-      let record = next.value;
-      for (let attempt = 1; !(await store.indexSubscriber(record)); attempt += 1) {
-        const now = await store.getSubscriber(record.email);
-        if (!now || now.id !== record.id) break;
+      // The listing holds neither the version nor the counted mark: read the record itself.
+      let record = await store.getSubscriber(next.value.email);
+      for (let attempt = 1; record && record.id === next.value.id; attempt += 1) {
+        if (await store.indexSubscriber(record)) break;
         if (attempt >= ATTEMPTS)
           throw new Error(`subscriber ${record.id} kept changing; run it again`);
-        record = now;
+        record = await store.getSubscriber(record.email);
       }
       count += 1;
       progress.update(count);

@@ -96,10 +96,9 @@ export function newsletterAccessStatements(
   const settingsParameter = props.settingsParameter ?? ENV_DEFAULTS.settingsParameter;
   const targets: AccessTargets = {
     tableArn: props.tableArn,
-    indexArns: {
-      [INDEX.recent.name]: `${props.tableArn}/index/${INDEX.recent.name}`,
-      [INDEX.publicRecent.name]: `${props.tableArn}/index/${INDEX.publicRecent.name}`,
-    } as AccessTargets['indexArns'],
+    indexArns: Object.fromEntries(
+      Object.values(INDEX).map((index) => [index.name, `${props.tableArn}/index/${index.name}`]),
+    ) as AccessTargets['indexArns'],
     // In-process calls never read the key; the ARN is never granted.
     apiKeyParameterArn: '',
     settingsParameterArn: stack.formatArn({

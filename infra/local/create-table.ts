@@ -6,8 +6,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import {
   INDEX,
+  type IndexDesign,
   KEY,
-  LISTED_ATTRIBUTES,
   TTL_ATTRIBUTE,
 } from '../../shared/adapters/store/table-design.ts';
 
@@ -16,14 +16,19 @@ import {
  * Returns false when it already exists (a restart with kept data).
  */
 export async function createTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
-  const index = (design: { name: string; partition: string; sort: string }) => ({
+  const index = (design: IndexDesign) => ({
     IndexName: design.name,
     KeySchema: [
       { AttributeName: design.partition, KeyType: 'HASH' as const },
       { AttributeName: design.sort, KeyType: 'RANGE' as const },
     ],
-    Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...LISTED_ATTRIBUTES] },
+    Projection: { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...design.attributes] },
   });
+  const indexKeys = new Map<string, 'S' | 'N'>();
+  for (const design of Object.values(INDEX)) {
+    indexKeys.set(design.partition, 'S');
+    indexKeys.set(design.sort, design.sortType);
+  }
   try {
     await client.send(
       new CreateTableCommand({
@@ -32,15 +37,13 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
         AttributeDefinitions: [
           { AttributeName: KEY.partition, AttributeType: 'S' },
           { AttributeName: KEY.sort, AttributeType: 'S' },
-          { AttributeName: INDEX.recent.partition, AttributeType: 'S' },
-          { AttributeName: INDEX.publicRecent.partition, AttributeType: 'S' },
-          { AttributeName: INDEX.recent.sort, AttributeType: 'N' },
+          ...[...indexKeys].map(([name, type]) => ({ AttributeName: name, AttributeType: type })),
         ],
         KeySchema: [
           { AttributeName: KEY.partition, KeyType: 'HASH' },
           { AttributeName: KEY.sort, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: [index(INDEX.recent), index(INDEX.publicRecent)],
+        GlobalSecondaryIndexes: Object.values(INDEX).map(index),
       }),
     );
   } catch (error) {

@@ -58,6 +58,12 @@ export type Subscriber = Readonly<v.InferOutput<typeof SubscriberSchema>>;
 export interface SubscriberRecord extends Subscriber {
   /** Optimistic-concurrency counter; every write is conditional on the version it read. */
   readonly version: number;
+  /**
+   * Storage bookkeeping, set only on a record read from an item stored before the subscriber
+   * counts began (docs/storage.md): it is not in the counts until `subscribers reindex` or its
+   * next change counts it. Every record written is counted.
+   */
+  readonly uncounted?: true;
   /** Hash of the one activation token that currently confirms this subscriber. */
   readonly confirm_token?: string;
   /** When the last activation mail was claimed (epoch ms); the resend cooldown counts from it. */

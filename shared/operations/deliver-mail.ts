@@ -87,7 +87,7 @@ export async function deliverMail(
         ? {}
         : {
             subscriber: prepared.subscriber,
-            expectedVersion: subscriber.version,
+            current: subscriber,
             tokens: prepared.tokens,
           }),
     });

@@ -371,6 +371,11 @@ describe('the whole scenario, from cdk.out', () => {
     await step('add_subscriber, existing', () =>
       service.post('/subscribers/add', { email: bob, api_key: key() }),
     );
+    const cleo = 'cleo@example.com';
+    await service.post('/subscribers/add', { email: cleo, lists: [3], api_key: key() });
+    await step('unsubscribe, confirmed', () =>
+      service.post('/unsubscribe', { email: cleo, api_key: key() }),
+    );
     for (const status of ['B', 'P'] as const) {
       const email = `blocked-${status.toLowerCase()}@example.com`;
       await service.post('/subscribers/add', { email, api_key: key() });
@@ -696,6 +701,9 @@ describe('the whole scenario, from cdk.out', () => {
       v2call('POST', '/subscribers', good, { email: 'v2-erin@example.com', country: 'de' }),
     );
     await step('v2 GET /subscribers, a page', () => v2call('GET', '/subscribers', good));
+    await step('v2 GET /subscribers, a search by address', () =>
+      v2call('GET', '/subscribers', `${good}&search=v2-`),
+    );
     const erinV2 = await v2call('GET', '/subscribers/v2-erin@example.com', good);
     const erinId = (erinV2.json as { id: number }).id;
     await step('v2 GET /subscribers/{id}', () => v2call('GET', `/subscribers/${erinId}`, good));

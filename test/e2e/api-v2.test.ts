@@ -224,17 +224,43 @@ describe('lists and extra fields', () => {
   it('[v2.lists] GET /lists gives every list as {id, name}, private ones included, with X-WP-Total', async () => {
     const response = await call('GET', '/lists', { credentials: reader });
     expect(response.status).toBe(200);
-    expect(response.json).toEqual([
-      { id: 1, name: 'Weekly digest' },
-      { id: 2, name: 'Product updates' },
-      { id: 3, name: 'Beta testers' },
-      { id: 4, name: 'Events' },
-    ]);
+    const members = (response.json as { subscribers: number }[]).map((list) => list.subscribers);
+    expect(members.every(Number.isInteger)).toBe(true);
+    expect(response.json).toEqual(
+      [
+        { id: 1, name: 'Weekly digest' },
+        { id: 2, name: 'Product updates' },
+        { id: 3, name: 'Beta testers' },
+        { id: 4, name: 'Events' },
+      ].map((list, index) => ({ ...list, subscribers: members[index] })),
+    );
     expect(response.headers.get('x-wp-total')).toBe('4');
     expect(response.headers.get('x-wp-totalpages')).toBe('1');
     const paged = await call('GET', '/lists', { credentials: reader, query: 'per_page=3&page=2' });
-    expect(paged.json).toEqual([{ id: 4, name: 'Events' }]);
+    expect(paged.json).toEqual([{ id: 4, name: 'Events', subscribers: members[3] }]);
     expect(paged.headers.get('x-wp-totalpages')).toBe('2');
+  });
+
+  it("[v2.list-members] GET /lists counts each list's confirmed members, as subscribers change", async () => {
+    const count = async (id: number) =>
+      (
+        (await call('GET', '/lists', { credentials: reader })).json as {
+          id: number;
+          subscribers: number;
+        }[]
+      ).find((list) => list.id === id)?.subscribers;
+    const before = await count(4);
+    const email = 'member-of-events@example.com';
+    await call('POST', '/subscribers', {
+      credentials: writer,
+      body: { email, status: 'confirmed', lists: [4] },
+    });
+    expect(await count(4)).toBe((before ?? 0) + 1);
+    await call('PUT', `/subscribers/${email}`, {
+      credentials: writer,
+      body: { status: 'unsubscribed' },
+    });
+    expect(await count(4)).toBe(before);
   });
 
   it('[v2.errors] an unknown list is the original 404 body with code -1', async () => {

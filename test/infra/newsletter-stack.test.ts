@@ -312,7 +312,7 @@ describe('permissions', () => {
 });
 
 describe('table', () => {
-  it('follows the table design: keys, TTL, both listing indexes with INCLUDE projection', () => {
+  it('follows the table design: keys, TTL, the listing indexes and the address index, each with its INCLUDE projection', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
         { AttributeName: KEY.partition, KeyType: 'HASH' },
@@ -330,9 +330,24 @@ describe('table', () => {
         })),
       ),
     });
+    // [v2.paging-counts] A search by address: subscribers by address, with only what the
+    // search filters and orders by.
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      AttributeDefinitions: Match.arrayWith([{ AttributeName: 'email', AttributeType: 'S' }]),
+      GlobalSecondaryIndexes: Match.arrayWith([
+        {
+          IndexName: 'by_email',
+          KeySchema: [
+            { AttributeName: 'recent_pk', KeyType: 'HASH' },
+            { AttributeName: 'email', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['id', 'status', 'lists'] },
+        },
+      ]),
+    });
     const table = [...resourcesOfType(template, 'AWS::DynamoDB::Table').values()];
     expect(table).toHaveLength(1);
-    expect(table[0]?.Properties.GlobalSecondaryIndexes).toHaveLength(2);
+    expect(table[0]?.Properties.GlobalSecondaryIndexes).toHaveLength(3);
   });
 
   it('is on demand with point-in-time recovery', () => {

@@ -8,12 +8,7 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { IndexName } from '../../../functions/routes.ts';
-import {
-  INDEX,
-  KEY,
-  LISTED_ATTRIBUTES,
-  TTL_ATTRIBUTE,
-} from '../../../shared/adapters/store/table-design.ts';
+import { INDEX, KEY, TTL_ATTRIBUTE } from '../../../shared/adapters/store/table-design.ts';
 
 /** Options an operator sets through context. */
 export interface NewsletterTableProps {
@@ -46,16 +41,19 @@ export class NewsletterTable extends Table {
       deletionProtection: props.deletionProtection,
       removalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
-    const indexes = [INDEX.recent, INDEX.publicRecent];
+    const indexes = Object.values(INDEX);
     for (const index of indexes) {
       this.addGlobalSecondaryIndex({
         indexName: index.name,
         partitionKey: { name: index.partition, type: AttributeType.STRING },
-        sortKey: { name: index.sort, type: AttributeType.NUMBER },
+        sortKey: {
+          name: index.sort,
+          type: index.sortType === 'N' ? AttributeType.NUMBER : AttributeType.STRING,
+        },
         // Listings read only these attributes; copying whole items would double storage
         // and write cost, and would copy token hashes into the index.
         projectionType: ProjectionType.INCLUDE,
-        nonKeyAttributes: [...LISTED_ATTRIBUTES],
+        nonKeyAttributes: [...index.attributes],
       });
     }
     this.indexArns = Object.fromEntries(

@@ -26,8 +26,9 @@ import type {
   TokenChanges,
   TokenRecord,
 } from './store-port.ts';
-import { fromSubscriberItem, toSubscriberItem } from './subscriber-item.ts';
-import { INDEX, KEY, keys, TTL_ATTRIBUTE } from './table-design.ts';
+import { countedCondition, countWrites } from './subscriber-counts.ts';
+import { fromSubscriberItem, toCountedSubscriberItem } from './subscriber-item.ts';
+import { COUNTED, INDEX, KEY, keys, TTL_ATTRIBUTE } from './table-design.ts';
 
 type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 type Item = Record<string, unknown>;
@@ -108,34 +109,49 @@ export class DynamoStore implements Store {
    */
   async indexSubscriber(record: SubscriberRecord): Promise<boolean> {
     const members = membershipWrites(this.table, undefined, record);
-    if (members.length === 0) return true;
-    return this.conditional(
-      'indexSubscriber',
-      new TransactWriteCommand({
-        TransactItems: [
+    if (members.length === 0 && !record.uncounted) return true;
+    const unchanged = {
+      TableName: this.table,
+      Key: keys.subscriber(record.email),
+      ConditionExpression: `#version = :expected AND #id = :id AND ${countedCondition(record)}`,
+      ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
+      ExpressionAttributeValues: { ':expected': record.version, ':id': record.id },
+    };
+    // Counted once: marking the subscriber and adding them to the counts go together, and a
+    // change meanwhile (which counts them itself) makes the condition fail.
+    const counting: TransactItems = !record.uncounted
+      ? [{ ConditionCheck: unchanged }]
+      : [
           {
-            ConditionCheck: {
-              TableName: this.table,
-              Key: keys.subscriber(record.email),
-              ConditionExpression: '#version = :expected AND #id = :id',
-              ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
-              ExpressionAttributeValues: { ':expected': record.version, ':id': record.id },
+            Update: {
+              ...unchanged,
+              UpdateExpression: 'SET #counted = :true',
+              ExpressionAttributeNames: {
+                ...unchanged.ExpressionAttributeNames,
+                '#counted': COUNTED,
+              },
+              ExpressionAttributeValues: { ...unchanged.ExpressionAttributeValues, ':true': true },
             },
           },
-          ...members,
-        ],
-      }),
+          ...countWrites(this.table, undefined, record),
+        ];
+    return this.conditional(
+      'indexSubscriber',
+      new TransactWriteCommand({ TransactItems: [...counting, ...members] }),
     );
   }
 
-  /** Marks the list index complete: campaigns may plan from it ([campaign.plan]). */
+  /**
+   * Marks the list index and the subscriber counts complete: campaigns may plan from the one
+   * ([campaign.plan]) and pages count with the other ([v2.paging-counts]).
+   */
   async markListIndexReady(): Promise<void> {
     await this.send(
       'markListIndexReady',
       new UpdateCommand({
         TableName: this.table,
         Key: keys.counter('subscriber'),
-        UpdateExpression: 'SET list_index = :ready',
+        UpdateExpression: 'SET list_index = :ready, subscriber_counts = :ready',
         ExpressionAttributeValues: { ':ready': true },
       }),
     );
@@ -155,12 +171,16 @@ export class DynamoStore implements Store {
   ): Promise<boolean> {
     const put = {
       TableName: this.table,
-      Item: toSubscriberItem(record),
+      Item: toCountedSubscriberItem(record),
       ConditionExpression: 'attribute_not_exists(#pk)',
       ExpressionAttributeNames: { '#pk': KEY.partition },
     };
-    const along = [...this.writesAlong(writes), ...membershipWrites(this.table, undefined, record)];
-    if (along.length === 0) return this.conditional('createSubscriber', new PutCommand(put));
+    // Never empty: a new subscriber always adds to the counts.
+    const along = [
+      ...this.writesAlong(writes),
+      ...membershipWrites(this.table, undefined, record),
+      ...countWrites(this.table, undefined, record),
+    ];
     return this.conditional(
       'createSubscriber',
       new TransactWriteCommand({ TransactItems: [{ Put: put }, ...along] }),
@@ -174,15 +194,19 @@ export class DynamoStore implements Store {
   ): Promise<boolean> {
     const put = {
       TableName: this.table,
-      Item: toSubscriberItem(record),
+      Item: toCountedSubscriberItem(record),
       // The id too: a deleted address created again starts over at version 1, and a writer
       // that read the old life must not overwrite the new one.
-      ConditionExpression: '#version = :expected AND #id = :id',
+      ConditionExpression: `#version = :expected AND #id = :id AND ${countedCondition(current)}`,
       ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
       ExpressionAttributeValues: { ':expected': current.version, ':id': current.id },
     };
-    // The condition makes `current` exactly what is stored: the index changes from it.
-    const along = [...this.writesAlong(writes), ...membershipWrites(this.table, current, record)];
+    // The condition makes `current` exactly what is stored: the index and counts change from it.
+    const along = [
+      ...this.writesAlong(writes),
+      ...membershipWrites(this.table, current, record),
+      ...countWrites(this.table, current, record),
+    ];
     if (along.length === 0) return this.conditional('replaceSubscriber', new PutCommand(put));
     return this.conditional(
       'replaceSubscriber',
@@ -216,13 +240,14 @@ export class DynamoStore implements Store {
         Delete: {
           TableName: this.table,
           Key: keys.subscriber(record.email),
-          ConditionExpression: '#version = :expected AND #id = :id',
+          ConditionExpression: `#version = :expected AND #id = :id AND ${countedCondition(record)}`,
           ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
           ExpressionAttributeValues: { ':expected': record.version, ':id': record.id },
         },
       },
       ...this.tokenWrites({ put: [], delete: Object.keys(record.tokens) }),
       ...membershipWrites(this.table, record, undefined),
+      ...countWrites(this.table, record, undefined),
     ];
     return this.conditional('deleteSubscriber', new TransactWriteCommand({ TransactItems: items }));
   }
@@ -391,16 +416,19 @@ export class DynamoStore implements Store {
           {
             Put: {
               TableName: this.table,
-              Item: toSubscriberItem(claim.subscriber),
-              ConditionExpression: '#version = :expected AND #id = :id',
+              Item: toCountedSubscriberItem(claim.subscriber),
+              ConditionExpression: `#version = :expected AND #id = :id AND ${countedCondition(claim.current)}`,
               ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
               ExpressionAttributeValues: {
-                ':expected': claim.expectedVersion,
-                ':id': claim.subscriber.id,
+                ':expected': claim.current.version,
+                ':id': claim.current.id,
               },
             },
           },
           ...this.tokenWrites(claim.tokens),
+          // A fresh activation moves the expiry, and with it the subscriber's count cell.
+          ...membershipWrites(this.table, claim.current, claim.subscriber),
+          ...countWrites(this.table, claim.current, claim.subscriber),
         ],
       }),
     );

@@ -1,14 +1,23 @@
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { DependencyError } from '../../domain/errors.ts';
 import type { SubscriberRecord, SubscriberStatus } from '../../domain/subscriber.ts';
+import {
+  COUNT_BLOCK_IDS,
+  matchingIn,
+  pageStart,
+  totalMatching,
+} from '../../domain/subscriber-counts.ts';
 import { DynamoRequests } from './dynamo-requests.ts';
-import { emailByIdQuery, fromSubscriberItem, toSubscriberItem } from './subscriber-item.ts';
+import { movedMembershipWrites } from './list-index.ts';
+import { countedCondition, countWrites, readBlockCounts } from './subscriber-counts.ts';
+import { emailByIdQuery, fromSubscriberItem, toCountedSubscriberItem } from './subscriber-item.ts';
 import { INDEX, KEY, keys } from './table-design.ts';
 
 /** What a page of API v2's subscriber listing asks for. */
@@ -56,16 +65,102 @@ export class DynamoSubscriberDirectory {
   }
 
   /**
-   * One page of subscribers matching the filters, and the number of matches. The index is
-   * read in id order with the filters applied by DynamoDB, projecting the address only; the
-   * walk goes to the end of the matches to count them (docs/storage.md states the cost).
+   * One page of subscribers matching the filters, and the number of matches
+   * ([v2.paging-counts]). A search by address reads the `by_email` index's matches only; other
+   * pages read the subscriber counts to find the block of ids the page starts in and the total,
+   * then the `recent` index from that block on. A table whose subscribers are not all counted
+   * yet (before `subscribers reindex`) is walked to the end instead. docs/storage.md states the
+   * reads of each.
    */
-  async page(query: SubscriberPageQuery): Promise<SubscriberPage> {
-    const names: Record<string, string> = {
-      '#kind': INDEX.recent.partition,
-      '#email': 'email',
+  async page(query: SubscriberPageQuery, now: Date): Promise<SubscriberPage> {
+    if (query.emailPrefix) return this.#searchPage(query, query.emailPrefix);
+    if (!(await this.#countsReady())) return this.#walkPage(query);
+    const counts = await readBlockCounts(this.#requests, this.table, now);
+    const filter = {
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.list === undefined ? {} : { list: query.list }),
     };
+    const matches = new Map(
+      [...counts].map(([block, found]) => [block, matchingIn(found, filter)]),
+    );
+    const total = [...matches.values()].reduce((sum, count) => sum + count, 0);
+    const start = pageStart(matches, (query.page - 1) * query.perPage, query.order);
+    if (!start) return { emails: [], total };
+    const input = this.#listingInput(query);
+    const from = start.block * COUNT_BLOCK_IDS;
+    const to = from + COUNT_BLOCK_IDS - 1;
+    input.KeyConditionExpression =
+      query.order === 'asc' ? '#kind = :kind AND #id >= :from' : '#kind = :kind AND #id <= :to';
+    input.ExpressionAttributeNames = {
+      ...input.ExpressionAttributeNames,
+      '#id': INDEX.recent.sort,
+    };
+    input.ExpressionAttributeValues = {
+      ...input.ExpressionAttributeValues,
+      ...(query.order === 'asc' ? { ':from': from } : { ':to': to }),
+    };
+    const emails: string[] = [];
+    let skip = start.skip;
+    for await (const items of this.#requests.queryPages('query:recent', input)) {
+      for (const item of items) {
+        if (skip > 0) skip -= 1;
+        else if (emails.length < query.perPage) emails.push(String(item.email));
+      }
+      if (emails.length >= query.perPage) break;
+    }
+    return { emails, total };
+  }
+
+  /**
+   * The confirmed members of each of these lists, from the subscriber counts; undefined while
+   * the table is not all counted ([v2.list-members]).
+   */
+  async confirmedMembers(
+    lists: readonly number[],
+    now: Date,
+  ): Promise<Map<number, number> | undefined> {
+    if (!(await this.#countsReady())) return undefined;
+    const counts = await readBlockCounts(this.#requests, this.table, now);
+    return new Map(lists.map((list) => [list, totalMatching(counts, { status: 'C', list })]));
+  }
+
+  /** Whether every subscriber is in the counts (set with the list index's mark). */
+  async #countsReady(): Promise<boolean> {
+    const output = await this.#requests.send<{ Item?: Record<string, unknown> }>(
+      'countsReady',
+      new GetCommand({
+        TableName: this.table,
+        Key: keys.counter('subscriber'),
+        ProjectionExpression: 'subscriber_counts',
+      }),
+    );
+    return output.Item?.subscriber_counts === true;
+  }
+
+  /** The `recent` index's Query of a listing: the kind, the filters, the address only. */
+  #listingInput(
+    query: SubscriberPageQuery,
+  ): QueryCommandInput & { ExpressionAttributeNames: Record<string, string> } {
+    const names: Record<string, string> = { '#kind': INDEX.recent.partition, '#email': 'email' };
     const values: Record<string, unknown> = { ':kind': 'subscriber' };
+    const filters = this.#filters(query, names, values);
+    return {
+      TableName: this.table,
+      IndexName: INDEX.recent.name,
+      KeyConditionExpression: '#kind = :kind',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ProjectionExpression: '#email',
+      ScanIndexForward: query.order === 'asc',
+      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+    };
+  }
+
+  #filters(
+    query: Pick<SubscriberPageQuery, 'status' | 'list'>,
+    names: Record<string, string>,
+    values: Record<string, unknown>,
+  ): string[] {
     const filters: string[] = [];
     if (query.status) {
       names['#status'] = 'status';
@@ -77,30 +172,56 @@ export class DynamoSubscriberDirectory {
       values[':list'] = query.list;
       filters.push('contains(#lists, :list)');
     }
-    if (query.emailPrefix) {
-      values[':prefix'] = query.emailPrefix;
-      filters.push('begins_with(#email, :prefix)');
-    }
-    const input: QueryCommandInput = {
-      TableName: this.table,
-      IndexName: INDEX.recent.name,
-      KeyConditionExpression: '#kind = :kind',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ProjectionExpression: '#email',
-      ScanIndexForward: query.order === 'asc',
-      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
-    };
+    return filters;
+  }
+
+  /** The walk of a table not yet counted: every match is read, to count them. */
+  async #walkPage(query: SubscriberPageQuery): Promise<SubscriberPage> {
     const first = (query.page - 1) * query.perPage;
     const emails: string[] = [];
     let total = 0;
-    for await (const items of this.#requests.queryPages('query:recent', input)) {
+    for await (const items of this.#requests.queryPages(
+      'query:recent',
+      this.#listingInput(query),
+    )) {
       for (const item of items) {
         if (total >= first && emails.length < query.perPage) emails.push(String(item.email));
         total += 1;
       }
     }
     return { emails, total };
+  }
+
+  /**
+   * A search by the start of an address: the `by_email` index's matches, filtered by status
+   * and list, then put in the page's id order (the cost follows the matches, not the base).
+   */
+  async #searchPage(query: SubscriberPageQuery, prefix: string): Promise<SubscriberPage> {
+    const names: Record<string, string> = {
+      '#kind': INDEX.byEmail.partition,
+      '#email': 'email',
+      '#id': 'id',
+    };
+    const values: Record<string, unknown> = { ':kind': 'subscriber', ':prefix': prefix };
+    const filters = this.#filters(query, names, values);
+    const found: { id: number; email: string }[] = [];
+    const input: QueryCommandInput = {
+      TableName: this.table,
+      IndexName: INDEX.byEmail.name,
+      KeyConditionExpression: '#kind = :kind AND begins_with(#email, :prefix)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ProjectionExpression: '#email, #id',
+      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+    };
+    for await (const items of this.#requests.queryPages('query:by_email', input))
+      for (const item of items) found.push({ id: Number(item.id), email: String(item.email) });
+    found.sort((a, b) => (query.order === 'asc' ? a.id - b.id : b.id - a.id));
+    const first = (query.page - 1) * query.perPage;
+    return {
+      emails: found.slice(first, first + query.perPage).map((match) => match.email),
+      total: found.length,
+    };
   }
 
   /** The records of these addresses (at most 100: one BatchGetItem), in the order given. */
@@ -144,7 +265,7 @@ export class DynamoSubscriberDirectory {
           {
             Put: {
               TableName: this.table,
-              Item: toSubscriberItem({ ...to, tokens: {} }),
+              Item: toCountedSubscriberItem({ ...to, tokens: {} }),
               ConditionExpression: 'attribute_not_exists(#pk)',
               ExpressionAttributeNames: { '#pk': KEY.partition },
             },
@@ -153,7 +274,7 @@ export class DynamoSubscriberDirectory {
             Delete: {
               TableName: this.table,
               Key: keys.subscriber(from.email),
-              ConditionExpression: '#version = :expected AND #id = :id',
+              ConditionExpression: `#version = :expected AND #id = :id AND ${countedCondition(from)}`,
               ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
               ExpressionAttributeValues: { ':expected': from.version, ':id': from.id },
             },
@@ -161,6 +282,9 @@ export class DynamoSubscriberDirectory {
           ...Object.keys(from.tokens).map((hash) => ({
             Delete: { TableName: this.table, Key: keys.token(hash) },
           })),
+          // The same id: the list index entries and the counts change as for any change.
+          ...movedMembershipWrites(this.table, from, to),
+          ...countWrites(this.table, from, to),
         ],
       }),
     );

@@ -41,6 +41,24 @@ export function membershipWrites(
 }
 
 /**
+ * The index items of a subscriber moving to another address (same id): every entry they keep
+ * is written again with the new address, since planning mails the address the entry holds.
+ */
+export function movedMembershipWrites(
+  table: string,
+  from: SubscriberRecord,
+  to: SubscriberRecord,
+): TransactItems {
+  const kept = listsPlannedUnder(to);
+  return [
+    ...memberItems(to).map((item) => ({ Put: { TableName: table, Item: item } })),
+    ...listsPlannedUnder(from)
+      .filter((list) => !kept.includes(list))
+      .map((list) => ({ Delete: { TableName: table, Key: keys.member(list, from.id) } })),
+  ];
+}
+
+/**
  * The Query of one shard of a list's index: members with ids `from` to `to`, oldest first,
  * read consistently (a confirmation a moment before a send starts is planned).
  */

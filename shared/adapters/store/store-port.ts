@@ -33,14 +33,15 @@ export interface SubscriberWrites {
 
 /**
  * An attempt of the mailer: the mail, and for a mail with a link the subscriber with the fresh
- * token listed (written if it still has `expectedVersion`) and the token items.
+ * token listed (written if it is still `current`, the record the mailer read) and the token
+ * items.
  */
 export type MailClaim =
   | { readonly mailId: string }
   | {
       readonly mailId: string;
       readonly subscriber: SubscriberRecord;
-      readonly expectedVersion: number;
+      readonly current: SubscriberRecord;
       readonly tokens: TokenChanges;
     };
 

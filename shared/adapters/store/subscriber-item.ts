@@ -1,17 +1,26 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Consent } from '../../domain/consent.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
-import { INDEX, keys, TTL_ATTRIBUTE } from './table-design.ts';
+import { COUNTED, INDEX, keys, TTL_ATTRIBUTE } from './table-design.ts';
 
 type Item = Record<string, unknown>;
 
 /** A subscriber record as its item: keys, the `recent` index partition, and the record. */
 export function toSubscriberItem(record: SubscriberRecord): Item {
+  const { uncounted: _read, ...stored } = record;
   return {
     ...keys.subscriber(record.email),
     [INDEX.recent.partition]: 'subscriber',
-    ...record,
+    ...stored,
   };
+}
+
+/**
+ * The item of a subscriber written with their counts: every write of a subscriber record
+ * goes with its count changes, so the item carries the mark ([v2.paging-counts]).
+ */
+export function toCountedSubscriberItem(record: SubscriberRecord): Item {
+  return { ...toSubscriberItem(record), [COUNTED]: true };
 }
 
 /** A subscriber item read back as a record. */
@@ -28,6 +37,7 @@ export function fromSubscriberItem(item: Item): SubscriberRecord {
     created: String(item.created),
     updated: String(item.updated),
     version: Number(item.version ?? 0),
+    ...(item[COUNTED] === true ? {} : { uncounted: true as const }),
     ...(typeof item.confirm_token === 'string' ? { confirm_token: item.confirm_token } : {}),
     ...(typeof item.activation_sent_at === 'number'
       ? { activation_sent_at: item.activation_sent_at }

@@ -30,13 +30,46 @@ export const LISTED_ATTRIBUTES = [
   'sent',
 ] as const;
 
-/** Global secondary indexes: newest-first listings by numeric id within a kind. */
+/** A global secondary index: its keys (the sort key's type) and the attributes it copies. */
+export interface IndexDesign {
+  readonly name: string;
+  readonly partition: string;
+  readonly sort: string;
+  readonly sortType: 'N' | 'S';
+  readonly attributes: readonly string[];
+}
+
+/** Global secondary indexes. */
 export const INDEX = {
   /** Every subscriber (`recent_pk = "subscriber"`) and newsletter (`"newsletter"`), by id. */
-  recent: { name: 'recent', partition: 'recent_pk', sort: 'id' },
+  recent: {
+    name: 'recent',
+    partition: 'recent_pk',
+    sort: 'id',
+    sortType: 'N',
+    attributes: LISTED_ATTRIBUTES,
+  },
   /** Sparse: only newsletters that are sent and not private, for keyless callers. */
-  publicRecent: { name: 'public_recent', partition: 'public_pk', sort: 'id' },
-} as const;
+  publicRecent: {
+    name: 'public_recent',
+    partition: 'public_pk',
+    sort: 'id',
+    sortType: 'N',
+    attributes: LISTED_ATTRIBUTES,
+  },
+  /**
+   * Subscribers by address (newsletters have none, so they are not in it): a search by the
+   * start of an address reads its matches only ([v2.paging-counts]). It copies what the
+   * search filters and orders by, nothing else, so its entries stay small.
+   */
+  byEmail: {
+    name: 'by_email',
+    partition: 'recent_pk',
+    sort: 'email',
+    sortType: 'S',
+    attributes: ['id', 'status', 'lists'],
+  },
+} as const satisfies Record<string, IndexDesign>;
 
 /** Width a subscriber id is zero-padded to in a sort key, so keys sort by id. */
 const RECIPIENT_ID_DIGITS = 15;
@@ -53,6 +86,18 @@ export const MEMBER_SHARDS = 4;
  * at half of DynamoDB's 1,000 writes a second per partition (docs/storage.md).
  */
 export const RECIPIENT_SHARDS = 8;
+
+/**
+ * Partitions the subscriber counts are spread over (by subscriber id): consecutive sign-ups
+ * and an import's rows change different items, so they rarely wait on each other.
+ */
+export const COUNT_SHARDS = 4;
+
+/** The attribute a subscriber item carries once the subscriber is in the counts. */
+export const COUNTED = 'counted';
+
+/** Width a block or an hour is zero-padded to in a count item's sort key. */
+const COUNT_DIGITS = 10;
 
 /** Item keys; the prefixes keep every kind of item in its own key space. */
 export const keys = {
@@ -119,6 +164,18 @@ export const keys = {
     [KEY.partition]: memberPartition(list, subscriberId % MEMBER_SHARDS),
     [KEY.sort]: recipientSortKey(subscriberId),
   }),
+  /**
+   * Subscriber counts ([v2.paging-counts]): per shard, one item per block of ids for those who
+   * stay, and one per block and expiry hour for those who may expire unconfirmed.
+   */
+  keptCount: (shard: number, block: number) => ({
+    [KEY.partition]: countPartition(shard),
+    [KEY.sort]: `kept#${String(block).padStart(COUNT_DIGITS, '0')}`,
+  }),
+  expiringCount: (shard: number, hour: number, block: number) => ({
+    [KEY.partition]: countPartition(shard),
+    [KEY.sort]: `expiring#${String(hour).padStart(COUNT_DIGITS, '0')}#${String(block).padStart(COUNT_DIGITS, '0')}`,
+  }),
   recipient: (newsletterId: number, subscriberId: number) => ({
     [KEY.partition]: keys.recipients(newsletterId, subscriberId % RECIPIENT_SHARDS),
     [KEY.sort]: recipientSortKey(subscriberId),
@@ -137,6 +194,16 @@ export function chunkSortKey(run: number, first: number): string {
 /** The sort key of a recipient record: its subscriber id, zero-padded so keys sort by id. */
 export function recipientSortKey(subscriberId: number): string {
   return String(subscriberId).padStart(RECIPIENT_ID_DIGITS, '0');
+}
+
+/** The partition of one shard of the subscriber counts. */
+export function countPartition(shard: number): string {
+  return `COUNTS#${shard}`;
+}
+
+/** The first sort key of the expiring counts of this hour and later. */
+export function expiringCountFrom(hour: number): string {
+  return `expiring#${String(hour).padStart(COUNT_DIGITS, '0')}#`;
 }
 
 /** The partition of one shard of a list's membership index. */

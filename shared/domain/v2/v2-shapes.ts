@@ -7,7 +7,19 @@ import * as v from 'valibot';
 
 /** A list: `{id, name}`. */
 export const V2ListSchema = v.pipe(
-  v.strictObject({ id: v.pipe(v.number(), v.integer(), v.minValue(1)), name: v.string() }),
+  v.strictObject({
+    id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    name: v.string(),
+    subscribers: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.description(
+          'Ours, in GET /lists: the confirmed members, from the subscriber counts (absent until `subscribers reindex` has counted an older table).',
+        ),
+      ),
+    ),
+  }),
   v.title('V2List'),
 );
 export type V2List = v.InferOutput<typeof V2ListSchema>;

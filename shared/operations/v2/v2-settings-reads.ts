@@ -21,16 +21,33 @@ function pageOf<T>(all: readonly T[], params: RawParameters): V2Collection<T> | 
 
 type SettingsOnly = Pick<Dependencies, 'settings'>;
 
-/** `GET /lists`: every list, private ones included (keyed callers only), by id. */
+/** Where `GET /lists` finds its member counts: the subscriber counts. */
+export interface ListMemberCounts {
+  confirmedMembers(lists: readonly number[], now: Date): Promise<Map<number, number> | undefined>;
+}
+
+/**
+ * `GET /lists`: every list, private ones included (keyed callers only), by id, each with its
+ * confirmed members when the subscriber counts are complete ([v2.list-members]).
+ */
 export async function listV2Lists(
-  deps: SettingsOnly,
+  deps: SettingsOnly & Pick<Dependencies, 'now'> & { readonly members: ListMemberCounts },
   params: RawParameters,
 ): Promise<V2Collection<V2List> | NewsletterError> {
   const { lists } = await deps.settings();
-  return pageOf(
-    lists.map(({ id, name }) => ({ id, name })),
-    params,
+  const page = pageOf(lists, params);
+  if (isNewsletterError(page)) return page;
+  const members = await deps.members.confirmedMembers(
+    page.items.map((list) => list.id),
+    deps.now(),
   );
+  return {
+    ...page,
+    items: page.items.map(({ id, name }) => {
+      const count = members?.get(id);
+      return { id, name, ...(count === undefined ? {} : { subscribers: count }) };
+    }),
+  };
 }
 
 /** `GET /lists/{id}`; an unknown id answers the original's `List does not exist`. */

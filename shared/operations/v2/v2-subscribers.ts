@@ -94,14 +94,17 @@ export async function listV2Subscribers(
   const search = typeof params.search === 'string' ? params.search.trim().toLowerCase() : undefined;
   if (params.search !== undefined && typeof params.search !== 'string')
     return newsletterError('invalid_parameter', 'search must be the start of an address');
-  const found = await deps.directory.page({
-    page: page.page,
-    perPage: page.perPage,
-    order,
-    ...(status ? { status } : {}),
-    ...(list === undefined ? {} : { list }),
-    ...(search ? { emailPrefix: search } : {}),
-  });
+  const found = await deps.directory.page(
+    {
+      page: page.page,
+      perPage: page.perPage,
+      order,
+      ...(status ? { status } : {}),
+      ...(list === undefined ? {} : { list }),
+      ...(search ? { emailPrefix: search } : {}),
+    },
+    deps.now(),
+  );
   const records = await deps.directory.records(found.emails);
   return {
     subscribers: records.map((record) => toV2Subscriber(record, settings)),

@@ -10,8 +10,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEMO_SETTINGS } from '../../../infra/local/demo-data.ts';
 import type { ParameterStore } from '../../../infra/local/stand-ins/parameter-store.ts';
-import { INDEX } from '../../../shared/adapters/store/table-design.ts';
+import { fromSubscriberItem } from '../../../shared/adapters/store/subscriber-item.ts';
+import { COUNT_SHARDS, INDEX, keys } from '../../../shared/adapters/store/table-design.ts';
 import type { SettingsInput } from '../../../shared/domain/settings-schema.ts';
+import { countChanges } from '../../../shared/domain/subscriber-counts.ts';
 import { ENV_DEFAULTS } from '../../../shared/runtime/environment.ts';
 
 /** One item of the table, as the document client returns it. */
@@ -247,7 +249,9 @@ export function changedKeys(before: readonly Item[], after: readonly Item[]): st
  * What must hold of the table whatever happened: every token item belongs to a subscriber that
  * lists its hash, every hash a subscriber lists has its token item, a subscriber's live
  * activation token is among its tokens, ids are unique, the `recent` index shows exactly
- * the subscribers the table holds, and the list index exactly their confirmed memberships. Returns the violations (empty when all is well).
+ * the subscribers the table holds, the list index exactly their confirmed memberships, and
+ * the subscriber counts exactly what they add up to. Returns the violations (empty when all
+ * is well).
  */
 export function integrityProblems(items: readonly Item[], index: readonly Item[]): string[] {
   const problems: string[] = [];
@@ -306,6 +310,46 @@ export function integrityProblems(items: readonly Item[], index: readonly Item[]
     if (count > 1) problems.push(`index lists ${email} ${count} times`);
   for (const email of subscribers.keys())
     if (!indexed.has(email)) problems.push(`subscriber ${email}: missing from the index`);
+  problems.push(...countProblems(items, subscribers));
+  return problems;
+}
+
+/**
+ * [v2.paging-counts] The subscriber counts hold exactly what the counted subscribers add up
+ * to, each counted from scratch: no change was lost or counted twice.
+ */
+function countProblems(items: readonly Item[], subscribers: ReadonlyMap<string, Item>): string[] {
+  const stored = new Map<string, Record<string, number>>();
+  for (const item of items) {
+    if (!String(item.pk).startsWith('COUNTS#')) continue;
+    const numbers = Object.entries(item).filter(
+      (entry): entry is [string, number] => typeof entry[1] === 'number' && entry[1] !== 0,
+    );
+    if (numbers.length > 0) stored.set(`${item.pk}|${item.sk}`, Object.fromEntries(numbers));
+  }
+  const expected = new Map<string, Record<string, number>>();
+  for (const item of subscribers.values()) {
+    const record = fromSubscriberItem(item);
+    if (record.uncounted) continue;
+    for (const change of countChanges(undefined, record)) {
+      const shard = record.id % COUNT_SHARDS;
+      const key =
+        change.cell.kind === 'kept'
+          ? keys.keptCount(shard, change.cell.block)
+          : keys.expiringCount(shard, change.cell.hour, change.cell.block);
+      const name = `${key.pk}|${key.sk}`;
+      const cell = expected.get(name) ?? {};
+      for (const [attribute, amount] of Object.entries(change.add))
+        cell[attribute] = (cell[attribute] ?? 0) + amount;
+      expected.set(name, cell);
+    }
+  }
+  const problems: string[] = [];
+  for (const name of new Set([...stored.keys(), ...expected.keys()])) {
+    const has = JSON.stringify(Object.entries(stored.get(name) ?? {}).sort());
+    const should = JSON.stringify(Object.entries(expected.get(name) ?? {}).sort());
+    if (has !== should) problems.push(`counts ${name}: ${has}, expected ${should}`);
+  }
   return problems;
 }
 

@@ -1,0 +1,361 @@
+/**
+ * The subscriber counts ([v2.paging-counts]): kept in the same write as every subscriber change,
+ * so that a page of `GET /subscribers` finds its place and its total without reading the base.
+ */
+import { PassThrough } from 'node:stream';
+import { DeleteCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { reindexLists } from '../../cli/subscribers/reindex-lists.ts';
+import { DynamoSubscriberDirectory } from '../../shared/adapters/store/dynamo-subscriber-directory.ts';
+import { toSubscriberItem } from '../../shared/adapters/store/subscriber-item.ts';
+import { KEY, keys } from '../../shared/adapters/store/table-design.ts';
+import type { SubscriberRecord, SubscriberStatus } from '../../shared/domain/subscriber.ts';
+import {
+  blockOf,
+  COUNT_BLOCK_IDS,
+  countChanges,
+  currentHour,
+} from '../../shared/domain/subscriber-counts.ts';
+import { listV2Lists } from '../../shared/operations/v2/v2-settings-reads.ts';
+import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
+
+type Item = Record<string, unknown>;
+
+async function scan(world: CampaignWorld, prefix: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const output = await world.table.client.send(
+      new ScanCommand({
+        TableName: world.table.name,
+        FilterExpression: 'begins_with(#pk, :prefix)',
+        ExpressionAttributeNames: { '#pk': KEY.partition },
+        ExpressionAttributeValues: { ':prefix': prefix },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...(output.Items ?? []));
+    start = output.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** The subscribers as stored, read one by one (consistently) by their addresses. */
+async function stored(world: CampaignWorld): Promise<SubscriberRecord[]> {
+  const found: SubscriberRecord[] = [];
+  for (const item of await scan(world, 'SUBSCRIBER#')) {
+    const record = await world.store.getSubscriber(String(item.email));
+    if (record) found.push(record);
+  }
+  return found;
+}
+
+/** The count items as stored, without the zeros a change back and forth leaves. */
+async function countCells(world: CampaignWorld): Promise<Map<string, Record<string, number>>> {
+  const cells = new Map<string, Record<string, number>>();
+  for (const item of await scan(world, 'COUNTS#')) {
+    const numbers = Object.fromEntries(
+      Object.entries(item).filter(
+        (entry): entry is [string, number] => typeof entry[1] === 'number' && entry[1] !== 0,
+      ),
+    );
+    if (Object.keys(numbers).length > 0)
+      cells.set(`${String(item[KEY.partition])}|${String(item[KEY.sort])}`, numbers);
+  }
+  return cells;
+}
+
+/** What the count items must hold for these subscribers, each counted from scratch. */
+function expectedCells(records: readonly SubscriberRecord[]): Map<string, Record<string, number>> {
+  const cells = new Map<string, Record<string, number>>();
+  for (const record of records) {
+    for (const change of countChanges(undefined, record)) {
+      const key =
+        change.cell.kind === 'kept'
+          ? keys.keptCount(record.id % 4, change.cell.block)
+          : keys.expiringCount(record.id % 4, change.cell.hour, change.cell.block);
+      const name = `${key[KEY.partition]}|${key[KEY.sort]}`;
+      const cell = cells.get(name) ?? {};
+      for (const [attribute, amount] of Object.entries(change.add))
+        cell[attribute] = (cell[attribute] ?? 0) + amount;
+      cells.set(name, cell);
+    }
+  }
+  return cells;
+}
+
+interface Filter {
+  readonly status?: SubscriberStatus;
+  readonly list?: number;
+  readonly emailPrefix?: string;
+}
+
+/** Every page of a listing as the directory gives it, and the totals it said. */
+async function everyPage(
+  directory: DynamoSubscriberDirectory,
+  filter: Filter,
+  order: 'asc' | 'desc',
+  perPage: number,
+): Promise<{ emails: string[]; totals: number[] }> {
+  const emails: string[] = [];
+  const totals: number[] = [];
+  for (let page = 1; page <= 50; page += 1) {
+    const found = await directory.page({ page, perPage, order, ...filter }, new Date());
+    totals.push(found.total);
+    if (found.emails.length === 0) break;
+    emails.push(...found.emails);
+  }
+  return { emails, totals };
+}
+
+/** The same listing worked out from the records: who matches, in id order. */
+function listing(records: readonly SubscriberRecord[], filter: Filter, order: 'asc' | 'desc') {
+  return records
+    .filter(
+      (record) =>
+        (filter.status === undefined || record.status === filter.status) &&
+        (filter.list === undefined || record.lists.includes(filter.list)) &&
+        (filter.emailPrefix === undefined || record.email.startsWith(filter.emailPrefix)),
+    )
+    .sort((a, b) => (order === 'asc' ? a.id - b.id : b.id - a.id))
+    .map((record) => record.email);
+}
+
+const FILTERS: readonly Filter[] = [
+  {},
+  { status: 'C' },
+  { status: 'S' },
+  { list: 2 },
+  { list: 2, status: 'C' },
+  { emailPrefix: 'b' },
+  { emailPrefix: 'a', status: 'C' },
+];
+
+async function expectPagesMatch(world: CampaignWorld): Promise<void> {
+  const directory = new DynamoSubscriberDirectory(world.table.client, world.table.name);
+  const records = await stored(world);
+  for (const filter of FILTERS) {
+    for (const order of ['asc', 'desc'] as const) {
+      const expected = listing(records, filter, order);
+      const { emails, totals } = await everyPage(directory, filter, order, 3);
+      expect({ filter, order, emails }).toEqual({ filter, order, emails: expected });
+      expect(new Set(totals)).toEqual(new Set([expected.length]));
+    }
+  }
+}
+
+type Change =
+  | { readonly kind: 'status'; readonly status: SubscriberStatus }
+  | { readonly kind: 'ask'; readonly hours: number }
+  | { readonly kind: 'lists'; readonly lists: number[] }
+  | { readonly kind: 'move' }
+  | { readonly kind: 'delete' };
+
+const change: fc.Arbitrary<Change> = fc.oneof(
+  fc.constantFrom('C', 'S', 'U', 'B', 'P').map((status) => ({ kind: 'status' as const, status })),
+  fc.integer({ min: 1, max: 72 }).map((hours) => ({ kind: 'ask' as const, hours })),
+  fc
+    .array(fc.integer({ min: 1, max: 3 }), { maxLength: 3 })
+    .map((lists) => ({ kind: 'lists' as const, lists })),
+  fc.constant({ kind: 'move' as const }),
+  fc.constant({ kind: 'delete' as const }),
+);
+
+/** Applies a change as the operations do: read, decide, write conditionally, retry. */
+async function apply(world: CampaignWorld, email: string, what: Change): Promise<void> {
+  const directory = new DynamoSubscriberDirectory(world.table.client, world.table.name);
+  for (;;) {
+    const current = await world.store.getSubscriber(email);
+    if (!current) return;
+    if (what.kind === 'delete') {
+      if (await world.store.deleteSubscriber(current)) return;
+      continue;
+    }
+    if (what.kind === 'move') {
+      // Another address, starting with the other letter: searches see the move.
+      const moved = `${email.startsWith('a') ? 'b' : 'a'}${email.slice(1)}`;
+      // With a list more: a move that changes lists too changes the counts.
+      const to = {
+        ...current,
+        email: moved,
+        lists: [...new Set([...current.lists, 3])],
+        version: current.version + 1,
+      };
+      if (await directory.move(current, to)) return;
+      if (await world.store.getSubscriber(moved)) return;
+      continue;
+    }
+    const { expires_at: _was, ...rest } = current;
+    const next: SubscriberRecord =
+      what.kind === 'ask'
+        ? {
+            ...rest,
+            status: 'S',
+            expires_at: Math.floor(Date.now() / 1000) + what.hours * 3600,
+            version: current.version + 1,
+          }
+        : {
+            ...(what.kind === 'status' && what.status === 'S' ? current : rest),
+            ...(what.kind === 'status' ? { status: what.status } : { lists: what.lists }),
+            version: current.version + 1,
+          };
+    if (await world.store.replaceSubscriber(next, current)) return;
+  }
+}
+
+describe('[v2.paging-counts] the subscriber counts', () => {
+  it('equal the subscribers as stored after concurrent changes, moves and deletions, and pages agree with them', async () => {
+    const world = await campaignWorld();
+    // Ids in three blocks, one of them empty between: pages cross blocks and skip the gap.
+    const people = [...(await world.subscribe(4, { lists: [1, 2] }, 'a'))];
+    await world.store.reserveIds('subscriber', COUNT_BLOCK_IDS + 200);
+    people.push(...(await world.subscribe(3, { lists: [2], status: 'S' }, 'b')));
+    await world.store.reserveIds('subscriber', 2 * COUNT_BLOCK_IDS);
+    people.push(...(await world.subscribe(3, { lists: [3], status: 'U' }, 'a')));
+    expect(new Set(people.map((person) => blockOf(person.id)))).toEqual(new Set([0, 1, 3]));
+    const emails = people.map((person) => person.email);
+    const moved = (email: string) => `${email.startsWith('a') ? 'b' : 'a'}${email.slice(1)}`;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: emails.length - 1 }), change), {
+          minLength: 1,
+          maxLength: 10,
+        }),
+        async (changes) => {
+          // All at once: changes of the same subscriber race, and one at a time wins.
+          await Promise.all(
+            changes.map(async ([who, what]) => {
+              const email = emails[who] as string;
+              const now = (await world.store.getSubscriber(email)) ? email : moved(email);
+              await apply(world, now, what);
+            }),
+          );
+          expect(await countCells(world)).toEqual(expectedCells(await stored(world)));
+        },
+      ),
+      { numRuns: 12 },
+    );
+    await expectPagesMatch(world);
+  });
+
+  it('stop counting someone asked to confirm once their expiry hour has passed, as reads treat them as gone', async () => {
+    const world = await campaignWorld();
+    const [person] = await world.subscribe(1, { lists: [2], status: 'S' });
+    const current = (await world.store.getSubscriber(person?.email ?? '')) as SubscriberRecord;
+    const expiresAt = Math.floor(Date.now() / 1000) + 2 * 3600;
+    await world.store.replaceSubscriber(
+      { ...current, expires_at: expiresAt, version: current.version + 1 },
+      current,
+    );
+    const directory = new DynamoSubscriberDirectory(world.table.client, world.table.name);
+    const at = (date: Date) =>
+      directory.page({ page: 1, perPage: 10, order: 'desc', status: 'S', list: 2 }, date);
+    expect((await at(new Date())).total).toBe(1);
+    const hourAfter = new Date((expiresAt + 3600) * 1000);
+    expect(currentHour(hourAfter)).toBeGreaterThan(Math.ceil(expiresAt / 3600));
+    expect((await at(hourAfter)).total).toBe(0);
+  });
+
+  it('[v2.list-members] are built for subscribers written before them by `subscribers reindex`, once each however often it runs, and then give the lists their members', async () => {
+    const world = await campaignWorld();
+    const people = await world.subscribe(5, { lists: [1, 2] });
+    await world.subscribe(2, { lists: [1], status: 'U' });
+    // As an older version left them: no counted mark, no counts, no completeness mark.
+    for (const record of await stored(world))
+      await world.table.client.send(
+        new PutCommand({ TableName: world.table.name, Item: toSubscriberItem(record) }),
+      );
+    for (const item of await scan(world, 'COUNTS#'))
+      await world.table.client.send(
+        new DeleteCommand({
+          TableName: world.table.name,
+          Key: { [KEY.partition]: item[KEY.partition], [KEY.sort]: item[KEY.sort] },
+        }),
+      );
+    await world.table.client.send(
+      new UpdateCommand({
+        TableName: world.table.name,
+        Key: keys.counter('subscriber'),
+        UpdateExpression: 'REMOVE subscriber_counts',
+      }),
+    );
+    // Until then a page walks the index to count: the answer is the same.
+    await expectPagesMatch(world);
+    const members = {
+      members: new DynamoSubscriberDirectory(world.table.client, world.table.name),
+    };
+    const lists = (await listV2Lists(
+      { ...members, settings: async () => world.current.settings, now: () => new Date() },
+      {},
+    )) as { items: { id: number; subscribers?: number }[] };
+    expect(lists.items.every((list) => list.subscribers === undefined)).toBe(true);
+
+    // A change before the reindex counts the subscriber it changes, whole.
+    const first = people[0] as SubscriberRecord;
+    await apply(world, first.email, { kind: 'lists', lists: [2] });
+    // A writer that read someone before the reindex counted them must read again: else it
+    // would count them a second time.
+    const second = people[1] as SubscriberRecord;
+    const stale = (await world.store.getSubscriber(second.email)) as SubscriberRecord;
+    expect(stale.uncounted).toBe(true);
+    await reindexLists(world.store, { stderr: new PassThrough() });
+    expect(
+      await world.store.replaceSubscriber(
+        { ...stale, name: 'Late', version: stale.version + 1 },
+        stale,
+      ),
+    ).toBe(false);
+    expect(await world.store.deleteSubscriber(stale)).toBe(false);
+    await reindexLists(world.store, { stderr: new PassThrough() });
+    expect(await countCells(world)).toEqual(expectedCells(await stored(world)));
+    await expectPagesMatch(world);
+
+    const counted = (await listV2Lists(
+      { ...members, settings: async () => world.current.settings, now: () => new Date() },
+      {},
+    )) as { items: { id: number; subscribers?: number }[] };
+    const confirmedOn = (list: number) =>
+      people.filter((person) => person.email !== first.email && person.lists.includes(list))
+        .length + (list === 2 ? 1 : 0);
+    expect(
+      counted.items.filter((list) => list.id <= 2).map((list) => [list.id, list.subscribers]),
+    ).toEqual([
+      [1, confirmedOn(1)],
+      [2, confirmedOn(2)],
+    ]);
+  });
+
+  it('[campaign.plan] a subscriber moving to another address keeps their list index entries, with the new address', async () => {
+    const world = await campaignWorld();
+    const [person] = await world.subscribe(1, { lists: [1, 3] });
+    const email = person?.email ?? '';
+    await apply(world, email, { kind: 'move' });
+    const entries = (await scan(world, 'MEMBERS#')).map((item) => [
+      String(item[KEY.partition]).split('#')[1],
+      String(item.email),
+    ]);
+    const moved = `${email.startsWith('a') ? 'b' : 'a'}${email.slice(1)}`;
+    expect(entries.sort()).toEqual([
+      ['1', moved],
+      ['3', moved],
+    ]);
+    // Leaving a list on the way removes its entry.
+    const current = (await world.store.getSubscriber(moved)) as SubscriberRecord;
+    const directory = new DynamoSubscriberDirectory(world.table.client, world.table.name);
+    expect(
+      await directory.move(current, {
+        ...current,
+        email,
+        lists: [3],
+        version: current.version + 1,
+      }),
+    ).toBe(true);
+    const after = (await scan(world, 'MEMBERS#')).map((item) => [
+      String(item[KEY.partition]).split('#')[1],
+      String(item.email),
+    ]);
+    expect(after).toEqual([['3', email]]);
+  });
+});
