@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { reindexLists } from '../../cli/subscribers/reindex-lists.ts';
 import { KEY, keys } from '../../shared/adapters/store/table-design.ts';
-import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
 import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
+import { applyChange, subscriberChange } from '../support/subscriber-changes.ts';
 
 /** The index as stored: `list:id` for every entry, with the address it holds. */
 async function indexEntries(world: CampaignWorld): Promise<Map<string, string>> {
@@ -49,37 +49,6 @@ async function expectedEntries(
   return entries;
 }
 
-type Change =
-  | { readonly kind: 'status'; readonly status: SubscriberRecord['status'] }
-  | { readonly kind: 'lists'; readonly lists: number[] }
-  | { readonly kind: 'delete' };
-
-const change: fc.Arbitrary<Change> = fc.oneof(
-  fc.constantFrom('C', 'S', 'U', 'B', 'P').map((status) => ({ kind: 'status' as const, status })),
-  fc
-    .array(fc.integer({ min: 1, max: 3 }), { maxLength: 3 })
-    .map((lists) => ({ kind: 'lists' as const, lists })),
-  fc.constant({ kind: 'delete' as const }),
-);
-
-/** Applies a change as every operation does: read, decide, write conditionally, retry. */
-async function apply(world: CampaignWorld, email: string, what: Change): Promise<void> {
-  for (;;) {
-    const current = await world.store.getSubscriber(email);
-    if (!current) return;
-    if (what.kind === 'delete') {
-      if (await world.store.deleteSubscriber(current)) return;
-      continue;
-    }
-    const next: SubscriberRecord = {
-      ...current,
-      ...(what.kind === 'status' ? { status: what.status } : { lists: what.lists }),
-      version: current.version + 1,
-    };
-    if (await world.store.replaceSubscriber(next, current)) return;
-  }
-}
-
 describe('[campaign.plan] the list index', () => {
   it('holds exactly the confirmed subscribers of each list after concurrent changes of lists, status and deletions', async () => {
     const world = await campaignWorld();
@@ -91,14 +60,14 @@ describe('[campaign.plan] the list index', () => {
     const emails = people.map((person) => person.email);
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: emails.length - 1 }), change), {
+        fc.array(fc.tuple(fc.integer({ min: 0, max: emails.length - 1 }), subscriberChange()), {
           minLength: 1,
           maxLength: 12,
         }),
         async (changes) => {
           // All at once: several changes of the same subscriber race, and one at a time wins.
           await Promise.all(
-            changes.map(([who, what]) => apply(world, emails[who] as string, what)),
+            changes.map(([who, what]) => applyChange(world, emails[who] as string, what)),
           );
           expect(await indexEntries(world)).toEqual(await expectedEntries(world, emails));
         },
