@@ -21,6 +21,7 @@ import { type StreamConsumer, streamConsumers } from '../../functions/streams/co
 import { ENV } from '../../shared/runtime/environment.ts';
 import { CampaignEngine } from './constructs/campaign-engine.ts';
 import { ConsolePeople } from './constructs/console-people.ts';
+import { ConsoleSite } from './constructs/console-site.ts';
 import { EngagementRecording } from './constructs/engagement-recording.ts';
 import { MailFeedback } from './constructs/mail-feedback.ts';
 import { NewsletterAlarms } from './constructs/newsletter-alarms.ts';
@@ -68,6 +69,8 @@ export class NewsletterStack extends Stack {
   readonly alarms: NewsletterAlarms;
   /** The people who sign in to the console: the user pool, its groups and its app client. */
   readonly people: ConsolePeople;
+  /** The console's files and the distribution that serves them beside the API. */
+  readonly console: ConsoleSite;
 
   constructor(scope: Construct, id: string, props: NewsletterStackProps) {
     super(scope, id, {
@@ -329,6 +332,20 @@ export class NewsletterStack extends Stack {
     new CfnOutput(this, 'ApiRoot', {
       description: '{api_root}: the base every endpoint path is appended to',
       value: this.api.apiRoot,
+    });
+    this.console = new ConsoleSite(this, 'Console', {
+      consoleDir: config.consoleDir,
+      logRetention,
+      restApiId: this.api.restApi.restApiId,
+      stage: config.stage,
+      userPoolId: this.people.userPool.userPoolId,
+      clientId: this.people.client.userPoolClientId,
+      retain: config.retain,
+    });
+    new CfnOutput(this, 'ConsoleUrl', {
+      description:
+        'The web console, with the API on the same origin (sign in: npx newsletter people add)',
+      value: this.console.url,
     });
     new CfnOutput(this, 'ConsoleUserPoolId', {
       description:

@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey } from '../../cli/admin/api-key-parameter.ts';
-import { buildConsole } from '../../console/build.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { parseCampaignContent } from '../../shared/domain/campaign/campaign-content.ts';
@@ -105,8 +104,8 @@ export interface LocalStackOptions {
    */
   readonly sharedDynamoDb?: string;
   /**
-   * The built console to serve at `/` (the test suites build it once per run); without it, it is
-   * built now with `buildConsole()` into console/dist, as `npm run build:console` builds it.
+   * The built console to serve at `/` when the stack deploys none; by default the files the
+   * synth staged for the stack's BucketDeployment (what a deployment puts in the bucket).
    */
   readonly consoleDir?: string;
 }
@@ -220,7 +219,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The console's people, kept with the data as the pool keeps them on AWS.
     const cognito = await startCognitoLocal(dataDir ? { dataDir: join(dataDir, 'cognito') } : {});
     started.push(cognito);
-    const consoleDir = options.consoleDir ?? (await buildConsole());
 
     const code = options.code ?? 'bundle';
     let cdkOut = options.cdkOut;
@@ -262,7 +260,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         'cognito-idp': cognito.endpoint,
       },
       site: (deployed) => {
-        const site = consoleSite(consoleDir, consoleConfigOf(deployed, stage, cognito));
+        // What synth staged for the stack's BucketDeployment: the files a deployment serves.
+        const files = deployed.siteFiles() ?? options.consoleDir;
+        if (!files) throw new Error('the stack deploys no console, and none was given');
+        const site = consoleSite(files, consoleConfigOf(deployed, stage, cognito));
         return async (method, url) => site(method, url);
       },
       isSecureParameter: (name) => parameters.get(name)?.type === 'SecureString',

@@ -6,7 +6,9 @@
  * accepted on v2's keyed routes with the role the route table asks for.
  */
 import { createSign } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import {
   AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
@@ -160,6 +162,10 @@ describe('[console.served] the console on the API origin', () => {
     const script = await fetch(`${origin}/console.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    // What synth staged for the stack's BucketDeployment: the files a deployment serves.
+    const staged = service.stack.cloud.stack.siteFiles();
+    expect(staged?.startsWith(service.stack.cloud.stack.cdkOut)).toBe(true);
+    expect(await script.text()).toBe(await readFile(join(staged ?? '', 'console.js'), 'utf8'));
   });
 
   it('answers a client-side route with the page, a missing file with 403, the API with the API', async () => {

@@ -30,15 +30,21 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const scratch = await mkdtemp(join(tmpdir(), 'newsletter-test-'));
-  const [dynamo, cdkOut, consoleDir] = await Promise.all([
+  // The console first: the synth deploys it (ConsoleSite), and the stacks serve what it staged.
+  const consoleDir = await buildConsole(join(scratch, 'console'));
+  const [dynamo, cdkOut] = await Promise.all([
     startDynamoDbLocal(),
     synthesize({
       outdir: join(scratch, 'cdk.out'),
       parameterCacheSeconds: 0,
       bundle: true,
-      context: { throttleRate: '10000', throttleBurst: '5000', streamRetryBaseMs: '50' },
+      context: {
+        throttleRate: '10000',
+        throttleBurst: '5000',
+        streamRetryBaseMs: '50',
+        consoleDir,
+      },
     }),
-    buildConsole(join(scratch, 'console')),
   ]);
   project.provide('consoleDir', consoleDir);
   project.provide('dynamoEndpoint', dynamo.endpoint);

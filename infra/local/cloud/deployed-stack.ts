@@ -4,7 +4,7 @@
  * responses; the table's definition. Values come from the template only, with intrinsics
  * resolved for the local cloud, so what runs locally is what CloudFormation would deploy.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
   LOCAL_ACCOUNT,
@@ -561,11 +561,53 @@ export class DeployedStack {
     });
   }
 
-  /** Every Lambda function of the stack. */
+  /**
+   * Every Lambda function of the stack that serves it. A function CloudFormation itself runs
+   * while deploying (a custom resource's provider, such as CDK's BucketDeployment) is not one:
+   * the local cloud does its work (serving what it deploys) instead of running it.
+   */
   functions(): DeployedFunction[] {
-    return this.ofType('AWS::Lambda::Function').map(([logicalId, resource]) =>
-      this.#function(logicalId, resource),
-    );
+    const deployTime = this.#deployTimeFunctions();
+    return this.ofType('AWS::Lambda::Function')
+      .filter(([logicalId]) => !deployTime.has(logicalId))
+      .map(([logicalId, resource]) => this.#function(logicalId, resource));
+  }
+
+  /** The providers of the template's custom resources, by logical id. */
+  #deployTimeFunctions(): Set<string> {
+    const ids = new Set<string>();
+    for (const resource of Object.values(this.resources)) {
+      if (!resource.Type.startsWith('Custom::')) continue;
+      const provider = logicalIdOf(resource.Properties?.ServiceToken);
+      if (provider) ids.add(provider);
+    }
+    return ids;
+  }
+
+  /**
+   * The folder of static files a BucketDeployment of the template deploys, as synth staged it
+   * in the assembly (the one holding `index.html`: the console); undefined when none does.
+   */
+  siteFiles(): string | undefined {
+    const manifests = readdirSync(this.cdkOut).filter((name) => name.endsWith('.assets.json'));
+    const files: Record<string, { source?: { path?: string; packaging?: string } }> = {};
+    for (const name of manifests) {
+      const manifest = JSON.parse(readFileSync(join(this.cdkOut, name), 'utf8')) as {
+        files?: typeof files;
+      };
+      Object.assign(files, manifest.files ?? {});
+    }
+    for (const [, deployment] of this.ofType('Custom::CDKBucketDeployment')) {
+      const keys = (deployment.Properties?.SourceObjectKeys ?? []) as unknown[];
+      for (const key of keys) {
+        const hash = typeof key === 'string' ? key.replace(/\.zip$/, '') : '';
+        const path = files[hash]?.source?.path;
+        if (!path || files[hash]?.source?.packaging !== 'zip') continue;
+        const dir = resolve(this.cdkOut, path);
+        if (existsSync(join(dir, 'index.html'))) return dir;
+      }
+    }
+    return undefined;
   }
 
   /** The function with this logical id. */
