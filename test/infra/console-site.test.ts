@@ -125,11 +125,12 @@ describe('[console.distribution] the console site', () => {
     const deployments = resourcesOfType(template, 'Custom::CDKBucketDeployment');
     expect(deployments.size).toBe(1);
     const [deployment] = [...deployments.values()];
-    expect((deployment?.Properties.SourceObjectKeys as unknown[]).length).toBe(2);
-    const markers = JSON.stringify(deployment?.Properties.SourceMarkers);
+    if (!deployment) throw new Error('no BucketDeployment');
+    expect(deployment.Properties.SourceObjectKeys as unknown[]).toHaveLength(2);
+    const markers = JSON.stringify(deployment.Properties.SourceMarkers);
     expect(markers).toContain(stack.getLogicalId(stack.people.userPool.node.defaultChild as never));
     expect(markers).toContain(stack.getLogicalId(stack.people.client.node.defaultChild as never));
-    expect(deployment?.Properties.DistributionPaths).toEqual(['/*']);
+    expect(deployment.Properties.DistributionPaths).toEqual(['/*']);
     template.hasOutput('ConsoleUrl', Match.anyValue());
   });
 });
