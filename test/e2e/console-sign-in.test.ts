@@ -247,7 +247,18 @@ describe('[console.sign-in] Cognito as the browser calls it', () => {
 describe('[console.token] an ID token on the v2 keyed routes', () => {
   it('lets an admin do what a write key does', async () => {
     const { idToken } = await signIn(await person('admin'));
+    const before = service.stack.cloud.endpoint.calls.length;
     expect((await call('GET', '/subscribers', idToken)).status).toBe(200);
+    expect((await call('GET', '/subscribers', idToken)).status).toBe(200);
+    // The token is checked against the pool's keys, fetched once per container: no key item,
+    // no rate-limit count, no call to Cognito's API.
+    const made = service.stack.cloud.endpoint.calls.slice(before).map((each) => each.summary);
+    expect(made.filter((summary) => /CLIENTKEY|RATE/.test(summary))).toEqual([]);
+    expect(
+      service.stack.cloud.endpoint.calls
+        .slice(before)
+        .filter((each) => each.service === 'cognito-idp'),
+    ).toEqual([]);
     const created = await call('POST', '/subscribers', idToken, { email: address('sub') });
     expect(created.status).toBe(201);
     expect((await call('POST', '/issues', idToken, { subject: 'By an admin' })).status).toBe(201);
