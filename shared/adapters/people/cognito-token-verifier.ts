@@ -22,7 +22,12 @@ const JWKS_TIMEOUT_MS = 3000;
  */
 const platformFetcher = {
   async fetch(uri: string): Promise<ArrayBuffer> {
-    const response = await fetch(uri, { signal: AbortSignal.timeout(JWKS_TIMEOUT_MS) });
+    // A network failure is the library's FetchError, so it reads as Cognito out of reach.
+    const response = await fetch(uri, { signal: AbortSignal.timeout(JWKS_TIMEOUT_MS) }).catch(
+      (error: unknown) => {
+        throw new FetchError(uri, error instanceof Error ? error.message : String(error));
+      },
+    );
     if (response.status !== 200)
       throw new FetchError(uri, `Status code is ${response.status}, expected 200`);
     return response.arrayBuffer();
