@@ -8,6 +8,7 @@ import {
   AccessDeniedException,
   AdminCreateUserCommand,
   CognitoIdentityProviderClient,
+  CreateUserPoolClientCommand,
   CreateUserPoolCommand,
   ListUsersCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
@@ -43,6 +44,39 @@ beforeAll(async () => {
 afterAll(async () => {
   await endpoint?.stop();
   await cognito?.stop();
+});
+
+describe('[console.sign-in] where cognito-local is mended to do what Cognito does', () => {
+  it('refuses an expired refresh token', async () => {
+    const operator = new CognitoIdentityProviderClient({
+      endpoint: cognito.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'cloudformation', secretAccessKey: 'local' },
+    });
+    const client = await operator.send(
+      new CreateUserPoolClientCommand({ UserPoolId: pool, ClientName: 'console' }),
+    );
+    operator.destroy();
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const expired = `${part({ alg: 'RS256' })}.${part({ exp: Math.floor(Date.now() / 1000) - 1 })}.x`;
+    const response = await fetch(cognito.endpoint, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-amz-json-1.1',
+        'X-Amz-Target': 'AWSCognitoIdentityProviderService.InitiateAuth',
+      },
+      body: JSON.stringify({
+        AuthFlow: 'REFRESH_TOKEN_AUTH',
+        ClientId: client.UserPoolClient?.ClientId,
+        AuthParameters: { REFRESH_TOKEN: expired },
+      }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      __type: 'NotAuthorizedException',
+      message: 'Refresh Token has expired',
+    });
+  });
 });
 
 describe('[people.least-privilege] Cognito calls through the local endpoint', () => {
