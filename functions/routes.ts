@@ -15,6 +15,12 @@ import {
   TokenRequestSchema,
   ViewRequestSchema,
 } from '../shared/domain/parameters/request-schemas.ts';
+import {
+  AddedPersonSchema,
+  PersonEntrySchema,
+  type PersonRole,
+  PersonWriteSchema,
+} from '../shared/domain/person.ts';
 import { SubscriberSchema } from '../shared/domain/subscriber.ts';
 import {
   V2DeletedSchema,
@@ -70,6 +76,14 @@ export type TableAction =
 /** The campaign engine's queues (functions/campaigns/campaign-functions.ts). */
 export type CampaignQueueName = 'plans' | 'sends';
 
+/** Cognito admin actions a function may call on the console's user pool (`people`). */
+export type PeopleAction =
+  | 'cognito-idp:AdminCreateUser'
+  | 'cognito-idp:AdminAddUserToGroup'
+  | 'cognito-idp:AdminDeleteUser'
+  | 'cognito-idp:ListUsers'
+  | 'cognito-idp:ListUsersInGroup';
+
 /** Indexes of the table a function may query. */
 export type IndexName = (typeof INDEX)[keyof typeof INDEX]['name'];
 
@@ -102,6 +116,8 @@ export interface RouteAccess {
    * scheduler role to EventBridge Scheduler (`iam:PassRole`), as `newsletters schedule` does.
    */
   readonly schedules?: boolean;
+  /** Cognito admin actions it calls on the console's user pool, on the pool's ARN only. */
+  readonly people?: readonly PeopleAction[];
 }
 
 /** One entry of the route table. */
@@ -121,6 +137,13 @@ export interface Route {
   readonly key: KeyPolicy | 'none';
   /** v2 only: what each method needs of the client key. */
   readonly clientKey?: Readonly<Partial<Record<HttpMethod, ClientKeyPolicy>>>;
+  /**
+   * v2 only: the least role a signed-in person (a Cognito ID token) needs for each method
+   * ([console.roles]); a method not named needs `admin`, who may do all a write key may.
+   */
+  readonly roles?: Readonly<Partial<Record<HttpMethod, PersonRole>>>;
+  /** v2 only: `false` for a route no client key may call, only a signed-in admin (people). */
+  readonly clientKeys?: false;
   /**
    * Whether browser pages of other sites may read its answers (CORS): only public routes,
    * never one that takes a required key (a key in a browser is a leaked key).
@@ -194,6 +217,8 @@ function issueRoute(
     version: 'v2',
     key: 'none',
     clientKey: { [method]: method === 'GET' ? 'read' : 'write' },
+    // An editor writes, sends and reads issues ([console.roles]).
+    roles: { [method]: 'editor' },
     cors: false,
     formPage: false,
     summary,
@@ -287,6 +312,8 @@ const V2_ROUTES = [
     ),
     methods: ['GET', 'POST'],
     clientKey: { GET: 'read', POST: 'write' },
+    // An editor reads the lists an issue goes to; only an admin changes them.
+    roles: { GET: 'editor' },
     // The settings document read and written directly (not through the cached extension);
     // GET also reads the subscriber counts (the counter's mark, then Query) for member counts.
     access: { ...LIST_WRITE_ACCESS, table: [...KEY_CHECK, 'dynamodb:Query'] },
@@ -301,6 +328,7 @@ const V2_ROUTES = [
     ),
     methods: ['GET', 'PUT', 'DELETE'],
     clientKey: { GET: 'read', PUT: 'write', DELETE: 'write' },
+    roles: { GET: 'editor' },
     // DELETE first looks for issues still to be sent that name the list (Query `recent`).
     access: { ...LIST_WRITE_ACCESS, queries: [INDEX.recent.name] },
     request: V2ListWriteSchema,
@@ -319,6 +347,7 @@ const V2_ROUTES = [
     version: 'v2',
     key: 'none',
     clientKey: { GET: 'optional' },
+    roles: { GET: 'editor' },
     cors: true,
     formPage: false,
     summary: 'v2: sent public newsletters, newest first; with a key every issue',
@@ -339,6 +368,7 @@ const V2_ROUTES = [
     version: 'v2',
     key: 'none',
     clientKey: { GET: 'optional' },
+    roles: { GET: 'editor' },
     cors: true,
     formPage: false,
     summary: 'v2: one newsletter; a private or unsent one needs a key',
@@ -427,6 +457,7 @@ const V2_ROUTES = [
     ),
     methods: ['POST', 'DELETE'],
     clientKey: { POST: 'write', DELETE: 'write' },
+    roles: { POST: 'editor', DELETE: 'editor' },
   },
   issueRoute(
     'v2-issue-cancel',
@@ -449,6 +480,56 @@ const V2_ROUTES = [
     },
     V2ReportRequestSchema,
   ),
+  {
+    name: 'v2-people',
+    methods: ['GET', 'POST'],
+    path: '/people',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'write', POST: 'write' },
+    // A key may not add an admin: people are managed by signed-in admins (and the CLI) only.
+    clientKeys: false,
+    cors: false,
+    formPage: false,
+    summary:
+      "v2 (ours): the console's people (GET); add one with a role (POST, temporary password once)",
+    access: {
+      // No key is read; a failed token check counts in the rate limit (UpdateItem, settings).
+      table: ['dynamodb:UpdateItem'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+      people: [
+        'cognito-idp:ListUsers',
+        'cognito-idp:ListUsersInGroup',
+        'cognito-idp:AdminCreateUser',
+        'cognito-idp:AdminAddUserToGroup',
+      ],
+    },
+    request: PersonWriteSchema,
+    response: v.union([v.array(PersonEntrySchema), AddedPersonSchema]),
+  },
+  {
+    name: 'v2-person',
+    methods: ['DELETE'],
+    path: '/people/{email}',
+    version: 'v2',
+    key: 'none',
+    clientKey: { DELETE: 'write' },
+    clientKeys: false,
+    cors: false,
+    formPage: false,
+    summary: 'v2 (ours): remove a person from the console',
+    access: {
+      table: ['dynamodb:UpdateItem'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+      people: ['cognito-idp:AdminDeleteUser'],
+    },
+    request: v.looseObject({ email: v.string() }),
+    response: v.object({ email: v.string() }),
+  },
 ] as const satisfies readonly Route[];
 
 /** Every route of `{api_root}`; the first six are the interface's endpoints, then the pages. */
@@ -638,6 +719,14 @@ export const routes = [
 
 /** The name of a route: a typo in a handler module fails the type check. */
 export type RouteName = (typeof routes)[number]['name'];
+
+/**
+ * The least role a signed-in person needs for a method of a v2 route ([console.roles]): what
+ * the route table says, else `admin`. The one place roles are decided.
+ */
+export function roleNeeded(route: Route, method: HttpMethod): PersonRole {
+  return route.roles?.[method] ?? 'admin';
+}
 
 /** The route of that name. */
 export function routeNamed(name: RouteName): Route {

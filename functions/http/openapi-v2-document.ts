@@ -6,7 +6,7 @@ import {
   V2NewsletterSchema,
 } from '../../shared/domain/v2/v2-shapes.ts';
 import { V2SubscriberSchema } from '../../shared/domain/v2/v2-subscriber.ts';
-import { type HttpMethod, type Route, routes } from '../routes.ts';
+import { type HttpMethod, type Route, roleNeeded, routes } from '../routes.ts';
 import {
   componentsOf,
   conversionOf,
@@ -86,10 +86,13 @@ function responses(route: Route, method: HttpMethod): Json {
   out['403'] = error('The key lacks the permission (or a private issue or list without a key)');
   if (route.path.includes('{id}'))
     out['404'] = error('Unknown subscriber, list, field or issue (code -1)');
+  if (route.path.includes('{email}')) out['404'] = error('No one of that address in the console');
   if (route.path.startsWith('/issues/'))
     out['409'] = error("invalid_state: the issue's lifecycle forbids this now");
   else if (route.path.startsWith('/lists/') && method === 'DELETE')
     out['409'] = error('list_in_use: an issue not sent yet goes to the list');
+  else if (route.path === '/people' && method === 'POST')
+    out['409'] = error('person_exists: that address is in the console already');
   else if (route.path.startsWith('/subscribers') && method === 'PUT')
     out['409'] = error("email_taken: the address is another subscriber's");
   out['405'] = error(`Wrong method; ${route.path} accepts ${route.methods.join(', ')}`);
@@ -136,16 +139,24 @@ function operation(route: Route, method: HttpMethod): Json {
           },
         }
       : {};
+  const role = roleNeeded(route, method);
+  const keys = route.clientKeys !== false;
+  const signedIn = ` A signed-in console person's ID token (Authorization: Bearer) may be given instead; it needs the role ${role}.`;
   return {
     operationId: `${route.name}-${method.toLowerCase()}`,
     summary: route.summary,
-    description:
-      policy === 'optional-write'
-        ? 'Public; a key with write permission makes the call trusted, a read key grants nothing.'
-        : anonymous
-          ? `Public; a key, if given, must be right and have ${needs} permission.`
-          : `Needs a key with ${needs} permission.`,
-    security: [...(anonymous ? [{}] : []), { basic: [] }, { clientKey: [], clientSecret: [] }],
+    description: !keys
+      ? `Only for a signed-in console person with the role ${role} (Authorization: Bearer <Cognito ID token>); no key may call it, not even one with ${needs} permission.`
+      : (policy === 'optional-write'
+          ? 'Public; a key with write permission makes the call trusted, a read key grants nothing.'
+          : anonymous
+            ? `Public; a key, if given, must be right and have ${needs} permission.`
+            : `Needs a key with ${needs} permission.`) + signedIn,
+    security: [
+      ...(anonymous ? [{}] : []),
+      ...(keys ? [{ basic: [] }, { clientKey: [], clientSecret: [] }] : []),
+      { bearer: [] },
+    ],
     ...(parameters.length ? { parameters } : {}),
     ...body,
     responses: responses(route, method),
@@ -195,6 +206,14 @@ export function openApiV2Document(): Json {
         },
         clientKey: { type: 'apiKey', in: 'query', name: 'client_key' },
         clientSecret: { type: 'apiKey', in: 'query', name: 'client_secret' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            "A console person's Amazon Cognito ID token (the stack's user pool and app client); " +
+            'the role is the cognito:groups claim, admin or editor.',
+        },
       },
     },
   };

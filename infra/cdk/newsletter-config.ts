@@ -1,4 +1,8 @@
+import { resolve } from 'node:path';
 import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
+
+/** Repository root: a relative consoleDir is read from here. */
+const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
 
 /**
  * What an operator chooses at deploy time, read from CDK context (`-c key=value` or the
@@ -26,6 +30,11 @@ export interface NewsletterConfig {
   readonly settingsParameter: string;
   /** How long a warm function keeps the key and the settings before reading them again. */
   readonly parameterCacheSeconds: number;
+  /**
+   * The built console the stack deploys (`consoleDir`, default console/dist, which
+   * `npm run build:console` writes; `npm run synth` and `npm run deploy` build it first).
+   */
+  readonly consoleDir: string;
   /** Optional custom domain; the stage stays the first path segment (`/api/newsletter/v1`). */
   readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
   /** Keep the table when the stack is deleted or the table replaced. */
@@ -237,7 +246,11 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     problems.push(`logRetentionDays must be one of ${LOG_RETENTION_DAYS.join(', ')}`);
   }
 
+  // Whether it holds a built console is checked where it is deployed (ConsoleSite).
+  const consoleDir = resolve(PROJECT_ROOT, text('consoleDir') ?? 'console/dist');
+
   const config: NewsletterConfig = {
+    consoleDir,
     stackName: matching('stackName', STACK_NAME, DEFAULTS.stackName, 'letters, digits, hyphens'),
     stage: matching('stage', STAGE_NAME, DEFAULTS.stage, 'letters, digits, - and _ only'),
     corsOrigins,

@@ -14,12 +14,14 @@ import { parseSettings } from '../../shared/domain/parse-settings.ts';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import type { Denial } from './cloud/aws-endpoint.ts';
-import type { DeployedFunction } from './cloud/deployed-stack.ts';
+import type { DeployedFunction, DeployedStack } from './cloud/deployed-stack.ts';
 import { LOCAL_REGION } from './cloud/intrinsics.ts';
 import type { CodeSource } from './cloud/lambda-host.ts';
 import { type LocalCloud, startLocalCloud } from './cloud/local-cloud.ts';
 import type { FailedDelivery } from './cloud/topic-deliveries.ts';
+import { type ConsoleConfig, consoleSite } from './console-site.ts';
 import { DEMO_CONTENT, DEMO_SETTINGS, DEMO_SUBSCRIBERS, demoNewsletters } from './demo-data.ts';
+import { type CognitoLocal, startCognitoLocal } from './stand-ins/cognito-local.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './stand-ins/dynamodb-local.ts';
 import { type ParameterStore, startParameterStore } from './stand-ins/parameter-store.ts';
 import { type SesLocal, type SesPublisher, startSesLocal } from './stand-ins/ses-local.ts';
@@ -101,6 +103,11 @@ export interface LocalStackOptions {
    * a name of its own there and is deleted at `stop()`. Not with `dataDir`.
    */
   readonly sharedDynamoDb?: string;
+  /**
+   * The built console to serve at `/` when the stack deploys none; by default the files the
+   * synth staged for the stack's BucketDeployment (what a deployment puts in the bucket).
+   */
+  readonly consoleDir?: string;
 }
 
 /** What a stack's user may do with its DynamoDB Local: reach it, and stop it if it is its own. */
@@ -119,6 +126,12 @@ export interface LocalStack {
   readonly parameters: ParameterStore;
   readonly sqs: SqsLocal;
   readonly cloud: LocalCloud;
+  /** The console, on the API's origin: `http://localhost:PORT/`. */
+  readonly consoleUrl: string;
+  /** The Cognito stand-in people sign in at. */
+  readonly cognito: CognitoLocal;
+  /** The console's user pool and app client, as `/config.json` names them. */
+  readonly people: { readonly userPoolId: string; readonly clientId: string };
   /** Where the local SES publishes its events (the cloud's topics); for a restarted SES. */
   readonly sesPublisher: SesPublisher;
   readonly tableName: string;
@@ -142,6 +155,8 @@ export interface LocalEndpoints {
   readonly mail_dead_letters?: string;
   /** The campaign engine's plans queue, at the SQS stand-in: where the CLI starts a send. */
   readonly campaign_queue?: string;
+  /** The Cognito stand-in and the console's user pool: where `people` adds and removes. */
+  readonly people?: { readonly endpoint: string; readonly user_pool_id: string };
   /** The local EventBridge Scheduler and what `newsletters schedule` creates schedules with. */
   readonly scheduler?: {
     readonly endpoint: string;
@@ -201,6 +216,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // restart, as queues do on AWS: work queued when npm start stopped is still there.
     const sqs = await startSqsLocal(dataDir ? { dataDir: join(dataDir, 'sqs') } : {});
     started.push(sqs);
+    // The console's people, kept with the data as the pool keeps them on AWS.
+    const cognito = await startCognitoLocal(dataDir ? { dataDir: join(dataDir, 'cognito') } : {});
+    started.push(cognito);
 
     const code = options.code ?? 'bundle';
     let cdkOut = options.cdkOut;
@@ -239,6 +257,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ssm: parameters.endpoint,
         ses: ses.endpoint,
         sqs: sqs.endpoint,
+        'cognito-idp': cognito.endpoint,
+      },
+      site: (deployed) => {
+        // What synth staged for the stack's BucketDeployment: the files a deployment serves.
+        const files = deployed.siteFiles() ?? options.consoleDir;
+        if (!files) throw new Error('the stack deploys no console, and none was given');
+        const site = consoleSite(files, consoleConfigOf(deployed, stage, cognito));
+        return async (method, url) => site(method, url);
       },
       isSecureParameter: (name) => parameters.get(name)?.type === 'SecureString',
       apiPort: options.port,
@@ -293,6 +319,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     if (!cloud.api) throw new Error('the stack has no REST API');
     const apiRoot = `${cloud.api.stageUrl}/newsletter/v1`;
+    const people = consoleConfigOf(cloud.stack, stage, cognito).cognito;
     // The admin CLI's --local reads these to find the stand-ins' ports, picked free at start.
     const endpoints: LocalEndpoints = {
       dynamodb: dynamo.endpoint,
@@ -301,6 +328,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...optionalQueue('mail_dead_letters', queueAtStandIn(cloud, sqs, /MailerDeadLetters/)),
       ...optionalQueue('campaign_queue', queueAtStandIn(cloud, sqs, /CampaignsPlans[0-9A-F]/)),
       ...schedulerOf(cloud),
+      people: { endpoint: cognito.endpoint, user_pool_id: people.userPoolId },
       table: cloud.tableName,
       api_root: apiRoot,
     };
@@ -320,6 +348,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       parameters,
       sqs,
       cloud,
+      consoleUrl: `http://localhost:${cloud.api.port}/`,
+      cognito,
+      people: { userPoolId: people.userPoolId, clientId: people.clientId },
       sesPublisher,
       tableName: cloud.tableName,
       endpoints,
@@ -382,6 +413,23 @@ async function seedDemoData(
       consent: { channel: 'cli', subscribed: { at: now.toISOString() } },
     });
   }
+}
+
+/** What the console's `/config.json` answers on the local origin. */
+function consoleConfigOf(
+  stack: DeployedStack,
+  stage: string,
+  cognito: CognitoLocal,
+): ConsoleConfig {
+  const userPoolId = stack.output('ConsoleUserPoolId');
+  const clientId = stack.output('ConsoleUserPoolClientId');
+  if (!userPoolId || !clientId) throw new Error('the stack has no console user pool outputs');
+  return {
+    apiBase: `/${stage}/newsletter/v2`,
+    // cognito-local answers CORS for any origin, so the browser calls it directly, as it calls
+    // Cognito's own endpoint deployed.
+    cognito: { endpoint: cognito.endpoint, region: LOCAL_REGION, userPoolId, clientId },
+  };
 }
 
 /** A DynamoDB Local someone else started and stops: this stack only borrows it. */

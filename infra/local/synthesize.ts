@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { buildConsole } from '../../console/build.ts';
 
 /** The repository root (cdk.json, package.json, node_modules). */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -27,7 +28,11 @@ export interface SynthOptions {
  * @throws Error with the CLI's output when the synth fails (cdk-nag findings included).
  */
 export async function synthesize(options: SynthOptions): Promise<string> {
+  // The stack deploys the built console: build it beside the assembly unless one is given.
+  const consoleDir =
+    options.context?.consoleDir ?? (await buildConsole(`${resolve(options.outdir)}-console`));
   const context: Record<string, string> = {
+    consoleDir,
     senderIdentity: options.senderIdentity ?? 'example.com',
     stage: options.stage ?? 'api',
     ...(options.parameterCacheSeconds === undefined

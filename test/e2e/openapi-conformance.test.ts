@@ -1,3 +1,9 @@
+import {
+  AdminAddUserToGroupCommand,
+  AdminCreateUserCommand,
+  AdminSetUserPasswordCommand,
+  CognitoIdentityProviderClient,
+} from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiV2Document } from '../../functions/http/openapi-v2-document.ts';
 import { routes } from '../../functions/routes.ts';
@@ -116,6 +122,50 @@ describe('the local service answers as the OpenAPI description says', () => {
   });
 });
 
+/** An admin of the console's pool, signed in as the console signs in: the ID token. */
+async function adminToken(): Promise<string> {
+  const email = 'oa-admin@example.com';
+  const password = 'Conformance-Pass-1!';
+  const cognito = new CognitoIdentityProviderClient({
+    endpoint: stack.cognito.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
+  });
+  const UserPoolId = stack.people.userPoolId;
+  try {
+    await cognito.send(
+      new AdminCreateUserCommand({ UserPoolId, Username: email, MessageAction: 'SUPPRESS' }),
+    );
+    await cognito.send(
+      new AdminSetUserPasswordCommand({
+        UserPoolId,
+        Username: email,
+        Password: password,
+        Permanent: true,
+      }),
+    );
+    await cognito.send(
+      new AdminAddUserToGroupCommand({ UserPoolId, Username: email, GroupName: 'admin' }),
+    );
+  } finally {
+    cognito.destroy();
+  }
+  const response = await fetch(stack.cognito.endpoint, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-amz-json-1.1',
+      'X-Amz-Target': 'AWSCognitoIdentityProviderService.InitiateAuth',
+    },
+    body: JSON.stringify({
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      ClientId: stack.people.clientId,
+      AuthParameters: { USERNAME: email, PASSWORD: password },
+    }),
+  });
+  const answer = (await response.json()) as { AuthenticationResult: { IdToken: string } };
+  return answer.AuthenticationResult.IdToken;
+}
+
 describe('API v2 answers as its OpenAPI description says', () => {
   it('for every v2 route and method, on success and on error', async () => {
     const validateV2 = createResponseValidator(openApiV2Document());
@@ -131,12 +181,15 @@ describe('API v2 answers as its OpenAPI description says', () => {
       path: string,
       query = key,
       body?: unknown,
+      headers: Record<string, string> = {},
     ) => {
       const response = await fetch(`${root}${path}${query ? `?${query}` : ''}`, {
         method,
-        ...(body === undefined
-          ? {}
-          : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+        headers: {
+          ...headers,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const json = await response.json();
       expect(validateV2(template, method, response.status, json), `${method} ${path}`).toEqual([]);
@@ -205,6 +258,16 @@ describe('API v2 answers as its OpenAPI description says', () => {
     }
     expect(await v2('GET', '/test', '/test', '')).toBe(401);
     expect(await v2('POST', '/subscribers', '/subscribers', key, { email: 'bad' })).toBe(400);
+    // The console's people: a signed-in admin only (a Cognito ID token, no key).
+    const admin = { Authorization: `Bearer ${await adminToken()}` };
+    const person = { email: 'oa-editor@example.com', role: 'editor' };
+    expect(await v2('POST', '/people', '/people', '', person, admin)).toBe(201);
+    expect(await v2('POST', '/people', '/people', '', person, admin)).toBe(409);
+    expect(await v2('GET', '/people', '/people', '', undefined, admin)).toBe(200);
+    expect(await v2('GET', '/people', '/people', key)).toBe(403);
+    const removal = '/people/oa-editor%40example.com';
+    expect(await v2('DELETE', '/people/{email}', removal, '', undefined, admin)).toBe(200);
+    expect(await v2('DELETE', '/people/{email}', removal, '', undefined, admin)).toBe(404);
     for (const route of routes.filter((r) => 'version' in r && r.version === 'v2')) {
       for (const method of route.methods) {
         expect(seen.has(`${method} ${route.path}`), `${method} ${route.path}`).toBe(true);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
+import { inject } from 'vitest';
 import { createNewsletterApp, type NewsletterApp } from '../../infra/cdk/newsletter-app.ts';
 
 const cdkJson = JSON.parse(
@@ -23,6 +24,8 @@ export function buildApp(context: Record<string, unknown> = {}): BuiltApp {
       ...cdkJson.context,
       'aws:cdk:bundling-stacks': [],
       senderIdentity: 'example.com',
+      // The console this run built (test/support/global-setup.ts): the stack deploys it.
+      consoleDir: inject('consoleDir'),
       ...context,
     },
   });

@@ -10,6 +10,8 @@ describe('readNewsletterConfig', () => {
     const config = readNewsletterConfig(from({ senderIdentity: 'example.com' }));
     // Assert
     expect(config).toEqual({
+      // The folder npm run build:console writes, which the stack deploys.
+      consoleDir: expect.stringMatching(/\/console\/dist$/),
       stackName: 'Newsletter',
       stage: 'api',
       corsOrigins: '*',

@@ -176,4 +176,7 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
   { path: '/issues/{id}/cancel', methods: { POST: 'write' }, cors: false },
   { path: '/issues/{id}/schedule', methods: { POST: 'write', DELETE: 'write' }, cors: false },
   { path: '/issues/{id}/report', methods: { GET: 'read' }, cors: false },
+  // The console's people: signed-in admins only, no key ([people.manage]).
+  { path: '/people', methods: { GET: 'write', POST: 'write' }, cors: false },
+  { path: '/people/{email}', methods: { DELETE: 'write' }, cors: false },
 ];

@@ -4,7 +4,7 @@
  * responses; the table's definition. Values come from the template only, with intrinsics
  * resolved for the local cloud, so what runs locally is what CloudFormation would deploy.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
   LOCAL_ACCOUNT,
@@ -243,6 +243,20 @@ export interface DeployedApi {
   readonly throttle?: { readonly rate: number; readonly burst: number };
 }
 
+/** A user pool of the template, with its app clients and groups (DeployedStack.userPools). */
+export interface DeployedUserPool {
+  readonly logicalId: string;
+  /** The name the local cloud finds it by again after a restart. */
+  readonly name: string;
+  readonly properties: Readonly<Record<string, Resolved>>;
+  readonly clients: readonly {
+    readonly logicalId: string;
+    readonly name: string;
+    readonly properties: Readonly<Record<string, Resolved>>;
+  }[];
+  readonly groups: readonly string[];
+}
+
 /** Physical names the local cloud chooses, and values only known once something runs. */
 export interface LocalPhysicalIds {
   /** URL of the loopback endpoint every SDK call goes to (queue URLs point there). */
@@ -254,6 +268,11 @@ export interface LocalPhysicalIds {
    * names end in a random suffix: stacks that share one DynamoDB Local keep apart.
    */
   readonly tableSuffix?: string;
+  /**
+   * The ids the Cognito stand-in gave the template's user pools and app clients, by logical id:
+   * they are its own, random as Cognito's, so known only once they exist.
+   */
+  readonly cognito?: ReadonlyMap<string, string>;
   /** Extra `Ref`/`GetAtt` answers, e.g. a table's StreamArn once the table exists. */
   readonly extra?: (logicalId: string, attribute: string | undefined) => string | undefined;
 }
@@ -468,6 +487,18 @@ export class DeployedStack {
         if (attribute === 'TopicName') return named('TopicName');
         return unknown();
       }
+      case 'AWS::Cognito::UserPool':
+      case 'AWS::Cognito::UserPoolClient': {
+        const id = this.ids.cognito?.get(logicalId);
+        if (id === undefined) return unknown();
+        if (!attribute) return id;
+        if (attribute === 'Arn' && resource.Type === 'AWS::Cognito::UserPool')
+          return arn('cognito-idp', `userpool/${id}`);
+        return unknown();
+      }
+      case 'AWS::Cognito::UserPoolGroup':
+        if (!attribute && typeof p.GroupName === 'string') return p.GroupName;
+        return unknown();
       case 'AWS::ApiGateway::RestApi':
         if (!attribute) return 'local';
         if (attribute === 'RootResourceId') return '';
@@ -484,11 +515,99 @@ export class DeployedStack {
     }
   };
 
-  /** Every Lambda function of the stack. */
+  /**
+   * The stack's Cognito user pools with their app clients and groups, as the local cloud
+   * creates them in the Cognito stand-in: the properties it has a use for (how people sign in,
+   * the password policy, MFA; the clients' flows and token lifetimes), the rest ignored.
+   */
+  userPools(): DeployedUserPool[] {
+    return this.ofType('AWS::Cognito::UserPool').map(([logicalId, pool]) => {
+      const p = pool.Properties ?? {};
+      const ofPool = (resource: TemplateResource): boolean =>
+        logicalIdOf(resource.Properties?.UserPoolId) === logicalId;
+      return {
+        logicalId,
+        name:
+          typeof p.UserPoolName === 'string' ? p.UserPoolName : `${this.stackName}-${logicalId}`,
+        properties: Object.fromEntries(
+          ['UsernameAttributes', 'AutoVerifiedAttributes', 'MfaConfiguration', 'Policies']
+            .filter((name) => p[name] !== undefined)
+            .map((name) => [name, this.resolve(p[name])]),
+        ),
+        clients: this.ofType('AWS::Cognito::UserPoolClient')
+          .filter(([, client]) => ofPool(client))
+          .map(([clientId, client]) => {
+            const c = client.Properties ?? {};
+            return {
+              logicalId: clientId,
+              name: typeof c.ClientName === 'string' ? c.ClientName : clientId,
+              properties: Object.fromEntries(
+                [
+                  'ExplicitAuthFlows',
+                  'IdTokenValidity',
+                  'AccessTokenValidity',
+                  'RefreshTokenValidity',
+                  'TokenValidityUnits',
+                ]
+                  .filter((name) => c[name] !== undefined)
+                  .map((name) => [name, this.resolve(c[name])]),
+              ),
+            };
+          }),
+        groups: this.ofType('AWS::Cognito::UserPoolGroup')
+          .filter(([, group]) => ofPool(group))
+          .map(([, group]) => String(group.Properties?.GroupName)),
+      };
+    });
+  }
+
+  /**
+   * Every Lambda function of the stack that serves it. A function CloudFormation itself runs
+   * while deploying (a custom resource's provider, such as CDK's BucketDeployment) is not one:
+   * the local cloud does its work (serving what it deploys) instead of running it.
+   */
   functions(): DeployedFunction[] {
-    return this.ofType('AWS::Lambda::Function').map(([logicalId, resource]) =>
-      this.#function(logicalId, resource),
-    );
+    const deployTime = this.#deployTimeFunctions();
+    return this.ofType('AWS::Lambda::Function')
+      .filter(([logicalId]) => !deployTime.has(logicalId))
+      .map(([logicalId, resource]) => this.#function(logicalId, resource));
+  }
+
+  /** The providers of the template's custom resources, by logical id. */
+  #deployTimeFunctions(): Set<string> {
+    const ids = new Set<string>();
+    for (const resource of Object.values(this.resources)) {
+      if (!resource.Type.startsWith('Custom::')) continue;
+      const provider = logicalIdOf(resource.Properties?.ServiceToken);
+      if (provider) ids.add(provider);
+    }
+    return ids;
+  }
+
+  /**
+   * The folder of static files a BucketDeployment of the template deploys, as synth staged it
+   * in the assembly (the one holding `index.html`: the console); undefined when none does.
+   */
+  siteFiles(): string | undefined {
+    const manifests = readdirSync(this.cdkOut).filter((name) => name.endsWith('.assets.json'));
+    const files: Record<string, { source?: { path?: string; packaging?: string } }> = {};
+    for (const name of manifests) {
+      const manifest = JSON.parse(readFileSync(join(this.cdkOut, name), 'utf8')) as {
+        files?: typeof files;
+      };
+      Object.assign(files, manifest.files ?? {});
+    }
+    for (const [, deployment] of this.ofType('Custom::CDKBucketDeployment')) {
+      const keys = (deployment.Properties?.SourceObjectKeys ?? []) as unknown[];
+      for (const key of keys) {
+        const hash = typeof key === 'string' ? key.replace(/\.zip$/, '') : '';
+        const path = files[hash]?.source?.path;
+        if (!path || files[hash]?.source?.packaging !== 'zip') continue;
+        const dir = resolve(this.cdkOut, path);
+        if (existsSync(join(dir, 'index.html'))) return dir;
+      }
+    }
+    return undefined;
   }
 
   /** The function with this logical id. */
