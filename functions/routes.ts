@@ -17,6 +17,8 @@ import {
 } from '../shared/domain/parameters/request-schemas.ts';
 import { SubscriberSchema } from '../shared/domain/subscriber.ts';
 import {
+  V2AudienceRequestSchema,
+  V2AudienceSchema,
   V2DeletedSchema,
   V2EmptySchema,
   V2ExtraFieldSchema,
@@ -398,6 +400,24 @@ const V2_ROUTES = [
       sendQuota: true,
     },
     V2SendRequestSchema,
+  ),
+  issueRoute(
+    'v2-issue-audience',
+    'GET',
+    '/issues/{id}/audience',
+    "v2 (ours): how many an issue's send would reach now, and whether it fits SES's daily quota",
+    // The issue; the highest subscriber id (GetItem each); the list index's shards of its lists
+    // (Query of the table); with new_only, which members already have a record (BatchGetItem);
+    // SES's quota.
+    {
+      table: [...KEY_CHECK, 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+      sendQuota: true,
+    },
+    V2AudienceRequestSchema,
+    V2AudienceSchema,
   ),
   issueRoute('v2-issue-pause', 'POST', '/issues/{id}/pause', 'v2 (ours): pause a sending issue', {
     table: KEY_CHECK,

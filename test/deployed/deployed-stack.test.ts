@@ -768,6 +768,11 @@ describe('the whole scenario, from cdk.out', () => {
     await step('v2 GET /issues/{id}/report, CSV', () =>
       v2call('GET', `/issues/${issueId}/report`, good, undefined, { Accept: 'text/csv' }),
     );
+    // The console's audience of a send to the new: SES's quota, the list index (Query), and
+    // which members already have a record (BatchGetItem).
+    await step('v2 GET /issues/{id}/audience, new_only', () =>
+      v2call('GET', `/issues/${issueId}/audience`, `${good}&new_only=true`),
+    );
     // A send to the new with no room left counts only those without a record (BatchGetItem):
     // everyone has one, so it fits and starts.
     noRoom();
@@ -833,6 +838,7 @@ describe('the whole scenario, from cdk.out', () => {
       ['POST', '/issues/1/schedule'],
       ['DELETE', '/issues/1/schedule'],
       ['GET', '/issues/1/report'],
+      ['GET', '/issues/1/audience'],
     ] as const) {
       await step(`v2 ${method} ${path}, wrong key`, () =>
         v2call(method, path, wrong, method === 'GET' ? undefined : {}),

@@ -183,3 +183,30 @@ export const V2ListWriteSchema = v.looseObject({
   private: v.optional(v.boolean()),
   preassigned: v.optional(v.boolean()),
 });
+
+/** The query of an issue's audience (v2-issue-audience.ts). */
+export const V2AudienceRequestSchema = v.looseObject({
+  ...V2IdRequestSchema.entries,
+  new_only: v.optional(
+    v.pipe(v.boolean(), v.description('Count only the subscribers it has not reached yet.')),
+  ),
+});
+
+/** How many an issue's send would reach now, and whether it fits SES's daily quota (ours). */
+export const V2AudienceSchema = v.pipe(
+  v.strictObject({
+    newsletter_id: v.number(),
+    new_only: v.boolean(),
+    recipients: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    quota: v.nullable(
+      v.strictObject({
+        max_24_hour_send: v.number(),
+        sent_last_24_hours: v.number(),
+        room: v.number(),
+      }),
+    ),
+    fits: v.nullable(v.boolean()),
+    warning: v.nullable(v.string()),
+  }),
+  v.title('V2Audience'),
+);
