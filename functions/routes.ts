@@ -17,6 +17,7 @@ import {
 } from '../shared/domain/parameters/request-schemas.ts';
 import { SubscriberSchema } from '../shared/domain/subscriber.ts';
 import {
+  V2AccountSchema,
   V2AudienceRequestSchema,
   V2AudienceSchema,
   V2DeletedSchema,
@@ -96,6 +97,12 @@ export interface RouteAccess {
   readonly queues?: readonly CampaignQueueName[];
   /** Whether it asks SES for the account's sending quota (`ses:GetSendQuota`). */
   readonly sendQuota?: boolean;
+  /**
+   * Whether it asks SES for the account's sending statistics of the last two weeks
+   * (`ses:GetSendStatistics`): deliveries, bounces and complaints, for the bounce and complaint
+   * rates SES reviews an account by.
+   */
+  readonly sendStatistics?: boolean;
   /** Whether it writes the settings parameter (`ssm:PutParameter`): v2's list writes. */
   readonly writesSettings?: boolean;
   /**
@@ -346,6 +353,23 @@ const V2_ROUTES = [
     access: { table: KEY_CHECK, queries: [], sendsMail: false, settings: true },
     request: V2IdRequestSchema,
     response: V2NewsletterSchema,
+  },
+  {
+    ...settingsRoute(
+      'v2-account',
+      '/account',
+      "v2 (ours): SES's quota and rate, and the bounce and complaint rates against SES's review levels",
+      V2AccountSchema,
+    ),
+    // The key check; SES's quota and its sending statistics of the last two weeks.
+    access: {
+      table: KEY_CHECK,
+      queries: [],
+      sendsMail: false,
+      settings: true,
+      sendQuota: true,
+      sendStatistics: true,
+    },
   },
   settingsRoute('v2-test', '/test', 'v2: checks a key; answers {}', V2EmptySchema),
   issueRoute(

@@ -677,6 +677,7 @@ describe('the whole scenario, from cdk.out', () => {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     await step('v2 GET /test', () => v2call('GET', '/test', good));
+    await step('v2 GET /account', () => v2call('GET', '/account', good));
     await step('v2 GET /lists', () => v2call('GET', '/lists', good));
     await step('v2 GET /lists/{id}', () => v2call('GET', '/lists/1', good));
     const v2List = await step('v2 POST /lists', () =>
@@ -846,6 +847,7 @@ describe('the whole scenario, from cdk.out', () => {
     }
     for (const path of [
       '/test',
+      '/account',
       '/lists',
       '/lists/1',
       '/extrafields',

@@ -223,3 +223,79 @@ describe('GET /issues/{id}/audience', () => {
     );
   });
 });
+
+describe('GET /account', () => {
+  interface Account {
+    max_24_hour_send: number;
+    sent_last_24_hours: number;
+    max_send_rate: number;
+    statistics: {
+      since: string;
+      delivery_attempts: number;
+      bounces: number;
+      complaints: number;
+      rejects: number;
+    };
+    bounce_rate: { rate: number | null; review_at: number; pause_at: number; state: string };
+    complaint_rate: { rate: number | null; review_at: number; pause_at: number; state: string };
+  }
+  const account = async (): Promise<Account> => {
+    const answer = await call('GET', '/account', { credentials: reader });
+    expect(answer.status, answer.text).toBe(200);
+    return answer.json as Account;
+  };
+
+  it("[v2.account] SES's quota and rate, and bounces and complaints of two weeks against SES's levels", async () => {
+    const before = await account();
+    const quota = service.ses.sendQuota();
+    expect(before).toMatchObject({
+      max_24_hour_send: quota.max24HourSend,
+      max_send_rate: quota.maxSendRate,
+      bounce_rate: { review_at: 0.05, pause_at: 0.1 },
+      complaint_rate: { review_at: 0.001, pause_at: 0.005 },
+    });
+    expect(Date.now() - Date.parse(before.statistics.since)).toBeGreaterThan(13.9 * 86_400_000);
+    // A test send to a bounce, a complaint and an inbox: SES counts three attempts.
+    const id = await createIssue('Account', [1]);
+    const to = [
+      'bounce@simulator.amazonses.com',
+      'complaint@simulator.amazonses.com',
+      address('account'),
+    ];
+    const tested = await call('POST', `/issues/${id}/test`, { credentials: writer, body: { to } });
+    expect(tested.status, tested.text).toBe(200);
+    let after = before;
+    for (let tries = 0; tries < 200; tries++) {
+      after = await account();
+      if (after.statistics.delivery_attempts >= before.statistics.delivery_attempts + 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(after.statistics).toMatchObject({
+      delivery_attempts: before.statistics.delivery_attempts + 3,
+      bounces: before.statistics.bounces + 1,
+      complaints: before.statistics.complaints + 1,
+      rejects: 0,
+    });
+    expect(after.sent_last_24_hours).toBe(before.sent_last_24_hours + 3);
+    const { delivery_attempts: attempts, bounces, complaints } = after.statistics;
+    expect(after.bounce_rate.rate).toBeCloseTo(bounces / attempts, 10);
+    expect(after.complaint_rate.rate).toBeCloseTo(complaints / attempts, 10);
+    // One complaint in a few dozen mails is far past 0.5%.
+    expect(after.complaint_rate.state).toBe('pause');
+  });
+
+  it('[v2.account] no key: 401; a write method: 405; SES out of reach: 503', async () => {
+    expectError(await call('GET', '/account'), 401, 'rest_forbidden');
+    expectError(
+      await call('PUT', '/account', { credentials: writer, body: {} }),
+      405,
+      'method_not_allowed',
+    );
+    await service.stopSes();
+    try {
+      expectError(await call('GET', '/account', { credentials: reader }), 503, 'unavailable');
+    } finally {
+      await service.restartSes();
+    }
+  });
+});

@@ -178,4 +178,5 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
   { path: '/issues/{id}/report', methods: { GET: 'read' }, cors: false },
   // What the web console needs beyond that (read keys for what it shows).
   { path: '/issues/{id}/audience', methods: { GET: 'read' }, cors: false },
+  { path: '/account', methods: { GET: 'read' }, cors: false },
 ];

@@ -210,3 +210,30 @@ export const V2AudienceSchema = v.pipe(
   }),
   v.title('V2Audience'),
 );
+
+/** A rate with SES's levels (shared/domain/ses-reputation.ts). */
+const V2ReputationRateSchema = v.strictObject({
+  rate: v.nullable(v.number()),
+  review_at: v.number(),
+  pause_at: v.number(),
+  state: v.picklist(['none', 'ok', 'review', 'pause']),
+});
+
+/** The SES account: quota, rate, bounce and complaint rates (ours, `GET /account`). */
+export const V2AccountSchema = v.pipe(
+  v.strictObject({
+    max_24_hour_send: v.number(),
+    sent_last_24_hours: v.number(),
+    max_send_rate: v.number(),
+    statistics: v.strictObject({
+      since: v.string(),
+      delivery_attempts: v.number(),
+      bounces: v.number(),
+      complaints: v.number(),
+      rejects: v.number(),
+    }),
+    bounce_rate: V2ReputationRateSchema,
+    complaint_rate: V2ReputationRateSchema,
+  }),
+  v.title('V2Account'),
+);
