@@ -181,4 +181,5 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
   { path: '/account', methods: { GET: 'read' }, cors: false },
   { path: '/settings', methods: { GET: 'read', PUT: 'write' }, cors: false },
   { path: '/subscribers/{id}/issues', methods: { GET: 'read' }, cors: false },
+  { path: '/subscribers/import', methods: { POST: 'write' }, cors: false },
 ];
