@@ -23,10 +23,15 @@ import {
 } from '../shared/domain/person.ts';
 import { SubscriberSchema } from '../shared/domain/subscriber.ts';
 import {
+  V2AccountSchema,
+  V2AudienceRequestSchema,
+  V2AudienceSchema,
   V2DeletedSchema,
   V2EmptySchema,
   V2ExtraFieldSchema,
   V2IdRequestSchema,
+  V2ImportRequestSchema,
+  V2ImportSchema,
   V2IssueSchema,
   V2IssueWriteSchema,
   V2ListSchema,
@@ -37,11 +42,15 @@ import {
   V2ReportSchema,
   V2ScheduleRequestSchema,
   V2SendRequestSchema,
+  V2SettingsSchema,
+  V2SettingsWriteSchema,
+  V2SubscriberIssuesRequestSchema,
+  V2SubscriberIssuesSchema,
   V2SubscriberQuerySchema,
   V2SubscriberWriteSchema,
   V2TestSendSchema,
 } from '../shared/domain/v2/v2-shapes.ts';
-import { V2SubscriberSchema } from '../shared/domain/v2/v2-subscriber.ts';
+import { V2SubscriberDetailSchema, V2SubscriberSchema } from '../shared/domain/v2/v2-subscriber.ts';
 import { DeleteResultSchema } from '../shared/operations/delete-subscriber.ts';
 import { PublicSubscribeResultSchema } from '../shared/operations/subscribe.ts';
 
@@ -108,6 +117,12 @@ export interface RouteAccess {
   readonly queues?: readonly CampaignQueueName[];
   /** Whether it asks SES for the account's sending quota (`ses:GetSendQuota`). */
   readonly sendQuota?: boolean;
+  /**
+   * Whether it asks SES for the account's sending statistics of the last two weeks
+   * (`ses:GetSendStatistics`): deliveries, bounces and complaints, for the bounce and complaint
+   * rates SES reviews an account by.
+   */
+  readonly sendStatistics?: boolean;
   /** Whether it writes the settings parameter (`ssm:PutParameter`): v2's list writes. */
   readonly writesSettings?: boolean;
   /**
@@ -156,6 +171,14 @@ export interface Route {
   readonly access: RouteAccess;
   /** The parameters (body, or query for GET), for the API description. */
   readonly request: v.GenericSchema;
+  /**
+   * v2 routes that speak CSV as well: `answer` describes the `text/csv` answer of a GET asked
+   * for it (`Accept: text/csv`, in parts linked by `Link: rel="next"`); `body` the `text/csv`
+   * body a POST takes instead of JSON (its parameters then go in the query string).
+   */
+  readonly csv?: { readonly answer?: string; readonly body?: string };
+  /** A JSON answer that comes in pages linked by `Link: <…>; rel="next"`: what the link holds. */
+  readonly nextLink?: string;
   /**
    * What a 200 carries: JSON of this schema, a link page (`html`: its errors are pages too), a
    * public HTML document whose errors are JSON as every other route's (`html-document`), or the
@@ -268,7 +291,8 @@ const V2_ROUTES = [
     clientKey: { GET: 'read', POST: 'write' },
     cors: false,
     formPage: false,
-    summary: 'v2: a page of subscribers (GET), or create or update one by address (POST)',
+    summary:
+      'v2: a page of subscribers (GET; ours: Accept: text/csv exports them in parts), or create or update one by address (POST)',
     access: {
       // The key check; GET: the subscriber counts (Query), the page's addresses from the
       // `recent` index (or a search's from `by_email`), then one BatchGetItem of their
@@ -280,6 +304,13 @@ const V2_ROUTES = [
     },
     request: V2SubscriberQuerySchema,
     response: v.union([v.array(V2SubscriberSchema), V2SubscriberSchema]),
+    csv: {
+      answer:
+        'Accept: text/csv (ours). Every subscriber, oldest first, as `npx newsletter subscribers ' +
+        'export` writes them (id,email,name,surname,gender,lists,status,created,updated,' +
+        'profile_<id>...), at most 5,000 per answer; the first part starts with the header row ' +
+        '(header=present), the next ones do not (header=absent). The filters do not apply.',
+    },
   },
   {
     name: 'v2-subscriber',
@@ -301,7 +332,57 @@ const V2_ROUTES = [
       settings: true,
     },
     request: V2SubscriberWriteSchema,
-    response: v.union([V2SubscriberSchema, V2DeletedSchema]),
+    response: v.union([V2SubscriberDetailSchema, V2SubscriberSchema, V2DeletedSchema]),
+  },
+  {
+    name: 'v2-subscribers-import',
+    methods: ['POST'],
+    path: '/subscribers/import',
+    version: 'v2',
+    key: 'none',
+    clientKey: { POST: 'write' },
+    cors: false,
+    formPage: false,
+    summary:
+      'v2 (ours): import a part of a subscriber CSV (text/csv, a header and at most 1,000 rows), as the CLI imports a file',
+    access: {
+      // Ids in blocks (UpdateItem of the counter); each row a conditional create of the
+      // subscriber with its list index entries (a transaction of puts).
+      table: [...KEY_CHECK, 'dynamodb:PutItem'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+    },
+    request: V2ImportRequestSchema,
+    response: V2ImportSchema,
+    csv: {
+      body:
+        'Content-Type: text/csv. A part of a subscriber file in the format of `npx newsletter ' +
+        'subscribers export`: a header row (email required) and at most 1,000 rows, 1 MiB.',
+    },
+  },
+  {
+    name: 'v2-subscriber-issues',
+    methods: ['GET'],
+    path: '/subscribers/{id}/issues',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'read' },
+    cors: false,
+    formPage: false,
+    summary: 'v2 (ours): the issues a subscriber got and how each ended, newest first, in pages',
+    access: {
+      // The subscriber as /subscribers/{id} finds it (an id through `recent`, then GetItem);
+      // the next issues that went out (Query `recent`); its record in each (BatchGetItem).
+      table: [...KEY_CHECK, 'dynamodb:BatchGetItem'],
+      queries: [INDEX.recent.name],
+      sendsMail: false,
+      settings: true,
+    },
+    request: V2SubscriberIssuesRequestSchema,
+    response: V2SubscriberIssuesSchema,
+    nextLink:
+      'While older issues remain: <{path}?before={issue id}>; rel="next", the next page (without credentials: send them again).',
   },
   {
     ...settingsRoute(
@@ -377,6 +458,38 @@ const V2_ROUTES = [
     request: V2IdRequestSchema,
     response: V2NewsletterSchema,
   },
+  {
+    ...settingsRoute(
+      'v2-account',
+      '/account',
+      "v2 (ours): SES's quota and rate, and the bounce and complaint rates against SES's review levels",
+      V2AccountSchema,
+    ),
+    // An editor sees the quota before a send ([console.roles]).
+    roles: { GET: 'editor' },
+    // The key check; SES's quota and its sending statistics of the last two weeks.
+    access: {
+      table: KEY_CHECK,
+      queries: [],
+      sendsMail: false,
+      settings: true,
+      sendQuota: true,
+      sendStatistics: true,
+    },
+  },
+  {
+    ...settingsRoute(
+      'v2-settings',
+      '/settings',
+      'v2 (ours): the settings document as written (GET); replace it, validated as the CLI does (PUT)',
+      V2SettingsSchema,
+    ),
+    methods: ['GET', 'PUT'],
+    clientKey: { GET: 'read', PUT: 'write' },
+    // The settings document read and written directly (not through the cached extension).
+    access: LIST_WRITE_ACCESS,
+    request: V2SettingsWriteSchema,
+  },
   settingsRoute('v2-test', '/test', 'v2: checks a key; answers {}', V2EmptySchema),
   issueRoute(
     'v2-issues',
@@ -431,6 +544,24 @@ const V2_ROUTES = [
     },
     V2SendRequestSchema,
   ),
+  issueRoute(
+    'v2-issue-audience',
+    'GET',
+    '/issues/{id}/audience',
+    "v2 (ours): how many an issue's send would reach now, and whether it fits SES's daily quota",
+    // The issue; the highest subscriber id (GetItem each); the list index's shards of its lists
+    // (Query of the table); with new_only, which members already have a record (BatchGetItem);
+    // SES's quota.
+    {
+      table: [...KEY_CHECK, 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+      sendQuota: true,
+    },
+    V2AudienceRequestSchema,
+    V2AudienceSchema,
+  ),
   issueRoute('v2-issue-pause', 'POST', '/issues/{id}/pause', 'v2 (ours): pause a sending issue', {
     table: KEY_CHECK,
     queries: [],
@@ -466,20 +597,28 @@ const V2_ROUTES = [
     'v2 (ours): cancel a scheduled, sending or paused issue',
     { table: KEY_CHECK, queries: [], sendsMail: false, settings: true },
   ),
-  issueRoute(
-    'v2-issue-report',
-    'GET',
-    '/issues/{id}/report',
-    "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV in parts of at most 5,000 rows",
-    // The issue; its recipient records (a Query of its partition); their addresses by id.
-    {
-      table: [...KEY_CHECK, 'dynamodb:Query'],
-      queries: [INDEX.recent.name],
-      sendsMail: false,
-      settings: true,
+  {
+    ...issueRoute(
+      'v2-issue-report',
+      'GET',
+      '/issues/{id}/report',
+      "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV in parts of at most 5,000 rows",
+      // The issue; its recipient records (a Query of its partition); their addresses by id.
+      {
+        table: [...KEY_CHECK, 'dynamodb:Query'],
+        queries: [INDEX.recent.name],
+        sendsMail: false,
+        settings: true,
+      },
+      V2ReportRequestSchema,
+    ),
+    csv: {
+      answer:
+        'Accept: text/csv. One row per recipient (email,subscriber_id,outcome,at,message_id), at ' +
+        'most 5,000 per answer; the first part starts with the header row (header=present), the ' +
+        'next ones do not (header=absent), so the parts concatenate into one file.',
     },
-    V2ReportRequestSchema,
-  ),
+  },
   {
     name: 'v2-people',
     methods: ['GET', 'POST'],

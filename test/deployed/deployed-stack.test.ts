@@ -743,6 +743,16 @@ describe('the whole scenario, from cdk.out', () => {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     await step('v2 GET /test', () => v2call('GET', '/test', good));
+    await step('v2 GET /account', () => v2call('GET', '/account', good));
+    const shownSettings = await step('v2 GET /settings', () => v2call('GET', '/settings', good));
+    const { settings: document, version } = shownSettings.json as {
+      settings: unknown;
+      version: number;
+    };
+    const putSettings = await step('v2 PUT /settings, the same document at its version', () =>
+      v2call('PUT', '/settings', good, { settings: document, version }),
+    );
+    expect(putSettings.status, putSettings.text).toBe(200);
     await step('v2 GET /lists', () => v2call('GET', '/lists', good));
     await step('v2 GET /lists/{id}', () => v2call('GET', '/lists/1', good));
     const v2List = await step('v2 POST /lists', () =>
@@ -765,9 +775,22 @@ describe('the whole scenario, from cdk.out', () => {
     await step('v2 GET /subscribers, a search by address', () =>
       v2call('GET', '/subscribers', `${good}&search=v2-`),
     );
+    await step('v2 GET /subscribers, CSV', () =>
+      v2call('GET', '/subscribers', good, undefined, { Accept: 'text/csv' }),
+    );
+    const imported = await step('v2 POST /subscribers/import, a part of two rows', () =>
+      service.request('POST', `${v2}/subscribers/import?${good}`, {
+        headers: { 'Content-Type': 'text/csv' },
+        body: 'email,name,lists\nv2-ivy@example.com,Ivy,1\nv2-erin@example.com,Erin,1\n',
+      }),
+    );
+    expect(imported.json).toMatchObject({ imported: 1, existing: 1 });
     const erinV2 = await v2call('GET', '/subscribers/v2-erin@example.com', good);
     const erinId = (erinV2.json as { id: number }).id;
     await step('v2 GET /subscribers/{id}', () => v2call('GET', `/subscribers/${erinId}`, good));
+    await step('v2 GET /subscribers/{id}/issues', () =>
+      v2call('GET', `/subscribers/${erinId}/issues`, good),
+    );
     await step('v2 PUT /subscribers/{id}, a change', () =>
       v2call('PUT', `/subscribers/${erinId}`, good, { city: 'Berlin' }),
     );
@@ -837,6 +860,11 @@ describe('the whole scenario, from cdk.out', () => {
     await step('v2 GET /issues/{id}/report, CSV', () =>
       v2call('GET', `/issues/${issueId}/report`, good, undefined, { Accept: 'text/csv' }),
     );
+    // The console's audience of a send to the new: SES's quota, the list index (Query), and
+    // which members already have a record (BatchGetItem).
+    await step('v2 GET /issues/{id}/audience, new_only', () =>
+      v2call('GET', `/issues/${issueId}/audience`, `${good}&new_only=true`),
+    );
     // A send to the new with no room left counts only those without a record (BatchGetItem):
     // everyone has one, so it fits and starts.
     noRoom();
@@ -902,6 +930,8 @@ describe('the whole scenario, from cdk.out', () => {
       ['POST', '/issues/1/schedule'],
       ['DELETE', '/issues/1/schedule'],
       ['GET', '/issues/1/report'],
+      ['GET', '/issues/1/audience'],
+      ['POST', '/subscribers/import'],
     ] as const) {
       await step(`v2 ${method} ${path}, wrong key`, () =>
         v2call(method, path, wrong, method === 'GET' ? undefined : {}),
@@ -909,12 +939,15 @@ describe('the whole scenario, from cdk.out', () => {
     }
     for (const path of [
       '/test',
+      '/account',
+      '/settings',
       '/lists',
       '/lists/1',
       '/extrafields',
       '/extrafields/city',
       '/subscribers',
       '/subscribers/1',
+      '/subscribers/1/issues',
       '/newsletters',
       '/newsletters/1',
     ]) {

@@ -195,3 +195,149 @@ export const V2ListWriteSchema = v.looseObject({
   private: v.optional(v.boolean()),
   preassigned: v.optional(v.boolean()),
 });
+
+/** The query of an issue's audience (v2-issue-audience.ts). */
+export const V2AudienceRequestSchema = v.looseObject({
+  ...V2IdRequestSchema.entries,
+  new_only: v.optional(
+    v.pipe(v.boolean(), v.description('Count only the subscribers it has not reached yet.')),
+  ),
+});
+
+/** How many an issue's send would reach now, and whether it fits SES's daily quota (ours). */
+export const V2AudienceSchema = v.pipe(
+  v.strictObject({
+    newsletter_id: v.number(),
+    new_only: v.boolean(),
+    recipients: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    quota: v.nullable(
+      v.strictObject({
+        max_24_hour_send: v.number(),
+        sent_last_24_hours: v.number(),
+        room: v.number(),
+      }),
+    ),
+    fits: v.nullable(v.boolean()),
+    warning: v.nullable(v.string()),
+  }),
+  v.title('V2Audience'),
+);
+
+/** A rate with SES's levels (shared/domain/ses-reputation.ts). */
+const V2ReputationRateSchema = v.strictObject({
+  rate: v.nullable(v.number()),
+  review_at: v.number(),
+  pause_at: v.number(),
+  state: v.picklist(['none', 'ok', 'review', 'pause']),
+});
+
+/** The SES account: quota, rate, bounce and complaint rates (ours, `GET /account`). */
+export const V2AccountSchema = v.pipe(
+  v.strictObject({
+    max_24_hour_send: v.number(),
+    sent_last_24_hours: v.number(),
+    max_send_rate: v.number(),
+    statistics: v.strictObject({
+      since: v.string(),
+      delivery_attempts: v.number(),
+      bounces: v.number(),
+      complaints: v.number(),
+      rejects: v.number(),
+    }),
+    bounce_rate: V2ReputationRateSchema,
+    complaint_rate: V2ReputationRateSchema,
+  }),
+  v.title('V2Account'),
+);
+
+/** The body of a settings replacement (ours, `PUT /settings`). */
+export const V2SettingsWriteSchema = v.looseObject({
+  settings: v.optional(
+    v.pipe(
+      v.union([v.looseObject({}), v.string()]),
+      v.description(
+        'PUT: the whole settings document (or its JSON text), as `npx newsletter settings set` takes it.',
+      ),
+    ),
+  ),
+  version: v.optional(
+    v.pipe(
+      v.number(),
+      v.description('PUT: replace only while the stored document is still at this version.'),
+    ),
+  ),
+});
+
+/** The settings document as stored (GET), or what a replacement wrote (PUT). */
+export const V2SettingsSchema = v.pipe(
+  v.union([
+    v.strictObject({
+      settings: v.unknown(),
+      version: v.number(),
+      problem: v.nullable(v.string()),
+    }),
+    v.strictObject({ version: v.number(), tier: v.string() }),
+  ]),
+  v.title('V2Settings'),
+);
+
+/** The query of a subscriber's issues: where the page starts (v2-subscriber-issues.ts). */
+export const V2SubscriberIssuesRequestSchema = v.looseObject({
+  ...V2IdRequestSchema.entries,
+  before: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        'An issue id: the page reads issues below it, as its Link rel="next" gives it.',
+      ),
+    ),
+  ),
+});
+
+/** The issues a subscriber got, newest first (ours). */
+export const V2SubscriberIssuesSchema = v.pipe(
+  v.array(
+    v.strictObject({
+      id: v.number(),
+      subject: v.string(),
+      outcome: v.picklist(['sent', 'skipped', 'failed']),
+      at: v.nullable(v.string()),
+      reason: v.optional(v.string()),
+      opened_at: v.optional(v.string()),
+      clicked_at: v.optional(v.string()),
+      bounced_at: v.optional(v.string()),
+      complained_at: v.optional(v.string()),
+      unsubscribed_at: v.optional(v.string()),
+    }),
+  ),
+  v.title('V2SubscriberIssues'),
+);
+
+/** The query of a CSV part's import (the body is the part, `text/csv`). */
+export const V2ImportRequestSchema = v.looseObject({
+  status: v.optional(
+    v.pipe(
+      v.picklist(['S', 'C']),
+      v.description('Status of rows without a status cell: C (default) or S, as the CLI.'),
+    ),
+  ),
+});
+
+/** What importing a CSV part did (ours). */
+export const V2ImportSchema = v.pipe(
+  v.strictObject({
+    imported: v.number(),
+    updated: v.literal(0),
+    existing: v.number(),
+    rejected: v.array(
+      v.strictObject({
+        line: v.number(),
+        row: v.string(),
+        email: v.string(),
+        code: v.string(),
+        reason: v.string(),
+      }),
+    ),
+  }),
+  v.title('V2Import'),
+);
