@@ -14,7 +14,7 @@ import { startDeadEndpoint } from '../../support/dead-endpoint.ts';
 import { RecordingLogger } from '../../support/fixtures.ts';
 
 describe('[console.roles] the role each v2 method needs', () => {
-  it('lets an editor do the issue routes and read newsletters and lists, and nothing else', () => {
+  it('lets an editor do the issue routes, read newsletters and lists, and see the account before a send, and nothing else', () => {
     const editor = (routes as readonly Route[])
       .filter((route) => route.version === 'v2')
       .flatMap((route) =>
@@ -36,6 +36,8 @@ describe('[console.roles] the role each v2 method needs', () => {
         'DELETE /issues/{id}/schedule',
         'POST /issues/{id}/cancel',
         'GET /issues/{id}/report',
+        'GET /issues/{id}/audience',
+        'GET /account',
         'GET /newsletters',
         'GET /newsletters/{id}',
         'GET /lists',
