@@ -1,0 +1,220 @@
+/**
+ * One subscriber: fields, lists, status, consent evidence, the issues they got; edit lists and
+ * fields, unsubscribe, delete (which erases them).
+ */
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso/router';
+import { useSession } from '../session/session.tsx';
+import type { ExtraField, List, Subscriber } from '../types.ts';
+import { Busy, Done, Problem } from '../ui/feedback.tsx';
+import { Page } from '../ui/layout.tsx';
+import { useLoad } from '../ui/use-load.ts';
+import { useAction } from './issue-actions.tsx';
+import { when } from './issues.tsx';
+
+interface Received {
+  readonly id: number;
+  readonly subject: string;
+  readonly outcome: string;
+  readonly at: string;
+}
+
+function Consent(props: { consent: Readonly<Record<string, unknown>> | undefined }) {
+  if (!props.consent) return <p>No consent evidence recorded.</p>;
+  return (
+    <dl class="pairs">
+      {Object.entries(props.consent).map(([key, value]) => (
+        <div key={key}>
+          <dt>{key.replace(/_/g, ' ')}</dt>
+          <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Issues(props: { id: number }) {
+  const { api } = useSession();
+  const got = useLoad(
+    () => api.call<Received[]>(`/subscribers/${props.id}/issues`).then((a) => a.body),
+    [props.id],
+  );
+  return (
+    <section aria-labelledby="got-heading">
+      <h2 id="got-heading">Issues they got</h2>
+      {got.loading && <Busy label="Loading their issues…" />}
+      <Problem error={got.error} />
+      {got.data && got.data.length === 0 && <p>None yet.</p>}
+      {got.data && got.data.length > 0 && (
+        <ul>
+          {got.data.map((issue) => (
+            <li key={issue.id}>
+              <a href={`/issues/${issue.id}`}>{issue.subject}</a>: {issue.outcome}, {when(issue.at)}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+export function SubscriberPage(props: { id: string }) {
+  const { api } = useSession();
+  const { route } = useLocation();
+  const [round, setRound] = useState(0);
+  const subscriber = useLoad(
+    () => api.call<Subscriber>(`/subscribers/${encodeURIComponent(props.id)}`).then((a) => a.body),
+    [props.id, round],
+  );
+  const lists = useLoad(() => api.call<List[]>('/lists').then((a) => a.body), []);
+  const fields = useLoad(
+    () =>
+      api.call<ExtraField[]>('/extrafields').then(
+        (a) => a.body,
+        () => [] as ExtraField[],
+      ),
+    [],
+  );
+  const save = useAction();
+  const [saved, setSaved] = useState<string | undefined>(undefined);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+
+  const data = subscriber.data;
+  if (!data) {
+    return (
+      <Page title="Subscriber">
+        {subscriber.loading && <Busy label="Loading the subscriber…" />}
+        <Problem error={subscriber.error} />
+      </Page>
+    );
+  }
+
+  async function change(body: object, what: string) {
+    setSaved(undefined);
+    const done = await save.run(() =>
+      api.call<Subscriber>(`/subscribers/${data?.id}`, { method: 'PUT', body }),
+    );
+    if (done) {
+      setSaved(what);
+      setRound((n) => n + 1);
+    }
+  }
+
+  const on = new Set(data.lists.map((l) => l.id));
+  return (
+    <Page title={data.email}>
+      <p>
+        Status: <strong data-status={data.status}>{data.status}</strong> · id {data.id}
+      </p>
+      <form
+        key={`${data.id}-${round}`}
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = new FormData(event.currentTarget);
+          const chosen = new Set(form.getAll('lists').map(Number));
+          const known = (lists.data ?? []).map((l) => l.id);
+          void change(
+            {
+              first_name: String(form.get('first_name') ?? ''),
+              last_name: String(form.get('last_name') ?? ''),
+              // Lists not chosen are removed (a negative id), the chosen added.
+              lists: known.map((id) => (chosen.has(id) ? id : -id)),
+              extra_fields: (fields.data ?? []).map((f) => ({
+                id: f.id,
+                value: String(form.get(`field-${f.id}`) ?? ''),
+              })),
+            },
+            'Saved.',
+          );
+        }}
+      >
+        <h2>Fields</h2>
+        <label for="first_name">First name</label>
+        <input id="first_name" name="first_name" defaultValue={data.first_name} />
+        <label for="last_name">Last name</label>
+        <input id="last_name" name="last_name" defaultValue={data.last_name} />
+        {(fields.data ?? []).map((f) => (
+          <div key={f.id}>
+            <label for={`field-${f.id}`}>{f.name}</label>
+            <input
+              id={`field-${f.id}`}
+              name={`field-${f.id}`}
+              defaultValue={data.extra_fields.find((e) => e.id === f.id)?.value ?? ''}
+            />
+          </div>
+        ))}
+        <fieldset>
+          <legend>Lists</legend>
+          {(lists.data ?? []).map((list) => (
+            <label key={list.id} class="check">
+              <input
+                type="checkbox"
+                name="lists"
+                value={list.id}
+                defaultChecked={on.has(list.id)}
+              />{' '}
+              {list.name}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={save.busy}>
+          Save changes
+        </button>
+      </form>
+      {save.busy && <Busy label="Saving…" />}
+      <Problem error={save.error} />
+      {saved && <Done>{saved}</Done>}
+      <section aria-labelledby="consent-heading">
+        <h2 id="consent-heading">Consent evidence</h2>
+        <Consent consent={data.consent} />
+      </section>
+      <Issues id={data.id} />
+      <section aria-labelledby="leave-heading">
+        <h2 id="leave-heading">Unsubscribe or delete</h2>
+        <ul class="actions">
+          {data.status !== 'unsubscribed' && (
+            <li>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => void change({ status: 'unsubscribed' }, 'Unsubscribed.')}
+              >
+                Unsubscribe
+              </button>
+            </li>
+          )}
+          <li>
+            <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+              Delete…
+            </button>
+          </li>
+        </ul>
+        {confirmDelete && (
+          <div class="confirm" role="alertdialog" aria-labelledby="delete-question">
+            <p id="delete-question">
+              Delete {data.email}? This erases them and their data, and cannot be undone.
+            </p>
+            <button
+              type="button"
+              class="danger"
+              disabled={save.busy}
+              onClick={() =>
+                void save
+                  .run(() => api.call(`/subscribers/${data.id}`, { method: 'DELETE' }))
+                  .then((done) => {
+                    if (done !== undefined)
+                      route(`/subscribers?deleted=${encodeURIComponent(data.email)}`);
+                  })
+              }
+            >
+              Delete for good
+            </button>{' '}
+            <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
+              Keep them
+            </button>
+          </div>
+        )}
+      </section>
+    </Page>
+  );
+}
