@@ -5,6 +5,7 @@ import { remember } from '../issue-cache.ts';
 import { useSession } from '../session/session.tsx';
 import type { Issue } from '../types.ts';
 import { Busy, Done, Problem } from '../ui/feedback.tsx';
+import { instantOf } from '../zoned-time.ts';
 
 /** Runs one action with its progress and failure shown. */
 export function useAction() {
@@ -59,28 +60,6 @@ export function TestSend(props: { id: number }) {
       {sent && <Done>Test sent to {sent.join(', ')}. It arrives within a minute.</Done>}
     </section>
   );
-}
-
-/** The UTC instant of a wall-clock time in a time zone (no library: two Intl look-ups). */
-export function instantOf(date: string, time: string, zone: string): Date {
-  const [y, m, d] = date.split('-').map(Number);
-  const [h, min] = time.split(':').map(Number);
-  const wall = Date.UTC(y ?? 0, (m ?? 1) - 1, d ?? 1, h ?? 0, min ?? 0);
-  const offsetAt = (at: number) => {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-    }).formatToParts(new Date(at));
-    const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-    return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute')) - at;
-  };
-  const first = wall - offsetAt(wall);
-  return new Date(wall - offsetAt(first));
 }
 
 /** Starts the send at a date, time and zone. */
