@@ -170,8 +170,13 @@ export function Send(props: { id: number; changed: () => void }) {
           disabled={prepare.busy}
           onClick={() =>
             void prepare.run(async () => {
-              const answer = await api.call<Audience>(`/issues/${props.id}/audience`);
-              setAudience(answer.body);
+              try {
+                setAudience((await api.call<Audience>(`/issues/${props.id}/audience`)).body);
+              } catch (failure) {
+                // An API without the count still sends; the send itself checks the quota.
+                if (failure instanceof ApiError && failure.status === 404) setAudience({});
+                else throw failure;
+              }
             })
           }
         >

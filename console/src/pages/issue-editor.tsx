@@ -114,7 +114,8 @@ export function IssueEditor(props: { id?: string }) {
     const body = {
       subject: current.subject,
       html: current.html,
-      text: current.text,
+      // Left empty, the text part is made from the HTML: the API takes no empty text.
+      ...(current.text.trim() === '' ? {} : { text: current.text }),
       private: current.private,
       // Unknown lists (an issue saved in another session) are left as they are.
       ...(current.lists === undefined ? {} : { lists: current.lists }),

@@ -194,7 +194,7 @@ export function IssuePage(props: { id: string }) {
         </li>
         {webVersion && (
           <li>
-            <a href={webVersion} target="_blank" rel="noopener">
+            <a class="button secondary" href={webVersion} target="_blank" rel="noopener">
               Web version
             </a>
           </li>

@@ -4,6 +4,7 @@
  * tokens), under the preview's own policy, receiving the HTML by postMessage.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ScrollBox } from './scroll-box.tsx';
 
 /** The widths a preview is shown at, in CSS pixels. */
 export const PREVIEW_WIDTHS = { desktop: 700, phone: 375 } as const;
@@ -43,7 +44,7 @@ export function Preview(props: { html: string }) {
           </label>
         ))}
       </fieldset>
-      <div class="preview-box">
+      <ScrollBox label="Preview frame" class="preview-box">
         <iframe
           ref={frame}
           class={`preview-frame preview-${width}`}
@@ -52,7 +53,7 @@ export function Preview(props: { html: string }) {
           sandbox="allow-scripts"
           onLoad={() => setLoads((n) => n + 1)}
         />
-      </div>
+      </ScrollBox>
     </section>
   );
 }
