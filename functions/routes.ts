@@ -17,6 +17,9 @@ import {
 } from '../shared/domain/parameters/request-schemas.ts';
 import { SubscriberSchema } from '../shared/domain/subscriber.ts';
 import {
+  V2AccountSchema,
+  V2AudienceRequestSchema,
+  V2AudienceSchema,
   V2DeletedSchema,
   V2EmptySchema,
   V2ExtraFieldSchema,
@@ -94,6 +97,12 @@ export interface RouteAccess {
   readonly queues?: readonly CampaignQueueName[];
   /** Whether it asks SES for the account's sending quota (`ses:GetSendQuota`). */
   readonly sendQuota?: boolean;
+  /**
+   * Whether it asks SES for the account's sending statistics of the last two weeks
+   * (`ses:GetSendStatistics`): deliveries, bounces and complaints, for the bounce and complaint
+   * rates SES reviews an account by.
+   */
+  readonly sendStatistics?: boolean;
   /** Whether it writes the settings parameter (`ssm:PutParameter`): v2's list writes. */
   readonly writesSettings?: boolean;
   /**
@@ -345,6 +354,23 @@ const V2_ROUTES = [
     request: V2IdRequestSchema,
     response: V2NewsletterSchema,
   },
+  {
+    ...settingsRoute(
+      'v2-account',
+      '/account',
+      "v2 (ours): SES's quota and rate, and the bounce and complaint rates against SES's review levels",
+      V2AccountSchema,
+    ),
+    // The key check; SES's quota and its sending statistics of the last two weeks.
+    access: {
+      table: KEY_CHECK,
+      queries: [],
+      sendsMail: false,
+      settings: true,
+      sendQuota: true,
+      sendStatistics: true,
+    },
+  },
   settingsRoute('v2-test', '/test', 'v2: checks a key; answers {}', V2EmptySchema),
   issueRoute(
     'v2-issues',
@@ -398,6 +424,24 @@ const V2_ROUTES = [
       sendQuota: true,
     },
     V2SendRequestSchema,
+  ),
+  issueRoute(
+    'v2-issue-audience',
+    'GET',
+    '/issues/{id}/audience',
+    "v2 (ours): how many an issue's send would reach now, and whether it fits SES's daily quota",
+    // The issue; the highest subscriber id (GetItem each); the list index's shards of its lists
+    // (Query of the table); with new_only, which members already have a record (BatchGetItem);
+    // SES's quota.
+    {
+      table: [...KEY_CHECK, 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+      sendQuota: true,
+    },
+    V2AudienceRequestSchema,
+    V2AudienceSchema,
   ),
   issueRoute('v2-issue-pause', 'POST', '/issues/{id}/pause', 'v2 (ours): pause a sending issue', {
     table: KEY_CHECK,

@@ -13,6 +13,7 @@ import {
   resumeNewsletter,
   sendNewsletter,
 } from '../../shared/operations/campaign/control-campaign.ts';
+import { QUOTA_UNKNOWN_MESSAGE } from '../../shared/operations/campaign/quota-fit.ts';
 import {
   copyNewsletterIssue,
   createNewsletterIssue,
@@ -343,11 +344,7 @@ export function registerNewslettersCommands(program: Command, context: CliContex
             quota: services.sendQuota(),
             acceptQuota: options.yes === true,
             confirmOverQuota: (message) => confirmOverQuota(context, message),
-            quotaUnknown: () =>
-              writeLine(
-                context.io.stderr,
-                "warning: SES's sending quota could not be read; sending anyway (a send that exhausts the daily quota pauses and goes on by itself).",
-              ),
+            quotaUnknown: () => writeLine(context.io.stderr, `warning: ${QUOTA_UNKNOWN_MESSAGE}`),
           },
           apiRoot ? { apiRoot } : {},
         ),

@@ -231,12 +231,13 @@ export class NewsletterStack extends Stack {
             '(newsletter-<id>-<time>), unknown at synth. The statement allows creating and ' +
             "deleting schedules only, only in the stack's own schedule group, only by that name.",
         });
-      if (access.sendQuota)
+      if (access.sendQuota || access.sendStatistics)
         Validations.of(handler.executionRole).acknowledge({
           id: 'AwsSolutions-IAM5[Resource::*]',
           reason:
-            "ses:GetSendQuota has no resource-level permissions: the quota is the account's. " +
-            'The statement allows that one read-only action only.',
+            'ses:GetSendQuota and ses:GetSendStatistics have no resource-level permissions: ' +
+            "the quota and the statistics are the account's. Each statement allows one " +
+            'read-only action only.',
         });
       this.api.addRoute(route, handler);
       functions.set(route.name, handler);

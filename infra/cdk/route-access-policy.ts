@@ -195,5 +195,16 @@ export function routePolicyStatements(
       }),
     );
   }
+  if (route.access.sendStatistics) {
+    statements.push(
+      new PolicyStatement({
+        sid: 'SendStatistics',
+        effect: Effect.ALLOW,
+        // GetSendStatistics has no resource-level permissions: the figures are the account's.
+        actions: ['ses:GetSendStatistics'],
+        resources: ['*'],
+      }),
+    );
+  }
   return statements;
 }

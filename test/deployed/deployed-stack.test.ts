@@ -677,6 +677,7 @@ describe('the whole scenario, from cdk.out', () => {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     await step('v2 GET /test', () => v2call('GET', '/test', good));
+    await step('v2 GET /account', () => v2call('GET', '/account', good));
     await step('v2 GET /lists', () => v2call('GET', '/lists', good));
     await step('v2 GET /lists/{id}', () => v2call('GET', '/lists/1', good));
     const v2List = await step('v2 POST /lists', () =>
@@ -768,6 +769,11 @@ describe('the whole scenario, from cdk.out', () => {
     await step('v2 GET /issues/{id}/report, CSV', () =>
       v2call('GET', `/issues/${issueId}/report`, good, undefined, { Accept: 'text/csv' }),
     );
+    // The console's audience of a send to the new: SES's quota, the list index (Query), and
+    // which members already have a record (BatchGetItem).
+    await step('v2 GET /issues/{id}/audience, new_only', () =>
+      v2call('GET', `/issues/${issueId}/audience`, `${good}&new_only=true`),
+    );
     // A send to the new with no room left counts only those without a record (BatchGetItem):
     // everyone has one, so it fits and starts.
     noRoom();
@@ -833,6 +839,7 @@ describe('the whole scenario, from cdk.out', () => {
       ['POST', '/issues/1/schedule'],
       ['DELETE', '/issues/1/schedule'],
       ['GET', '/issues/1/report'],
+      ['GET', '/issues/1/audience'],
     ] as const) {
       await step(`v2 ${method} ${path}, wrong key`, () =>
         v2call(method, path, wrong, method === 'GET' ? undefined : {}),
@@ -840,6 +847,7 @@ describe('the whole scenario, from cdk.out', () => {
     }
     for (const path of [
       '/test',
+      '/account',
       '/lists',
       '/lists/1',
       '/extrafields',

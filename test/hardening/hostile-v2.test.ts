@@ -144,7 +144,7 @@ function requestArbitrary(): fc.Arbitrary<V2Request> {
   );
   const query = fc.array(
     fc.tuple(
-      fc.constantFrom('page', 'per_page', 'order', 'status', 'list', 'search', 'id'),
+      fc.constantFrom('page', 'per_page', 'order', 'status', 'list', 'search', 'id', 'new_only'),
       hostileText,
     ),
     { maxLength: 3 },

@@ -276,10 +276,15 @@ describe('permissions', () => {
     expect(statements.length).toBeGreaterThan(routes.length);
     for (const statement of statements) {
       for (const action of list(statement.Action)) expect(action).not.toContain('*');
-      // Two actions have no resource-level permissions, the only unscoped ones: ListStreams,
+      // Three actions have no resource-level permissions, the only unscoped ones: ListStreams,
       // which the Lambda service needs to read the table's stream for the stream consumers,
-      // and the read-only GetSendQuota of the campaign planner.
-      if (['dynamodb:ListStreams', 'ses:GetSendQuota'].includes(list(statement.Action).join())) {
+      // the read-only GetSendQuota of the campaign planner, and the read-only
+      // GetSendStatistics of `GET /account`.
+      if (
+        ['dynamodb:ListStreams', 'ses:GetSendQuota', 'ses:GetSendStatistics'].includes(
+          list(statement.Action).join(),
+        )
+      ) {
         expect(statement.Resource).toBe('*');
         continue;
       }

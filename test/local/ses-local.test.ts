@@ -5,6 +5,7 @@ import {
   CreateConfigurationSetEventDestinationCommand,
   type EventType,
   GetSendQuotaCommand,
+  GetSendStatisticsCommand,
   SESClient,
   SendEmailCommand,
   SendRawEmailCommand,
@@ -440,6 +441,54 @@ describe("the account's sending quota", () => {
       max24HourSend: 50_000,
       sentLast24Hours: before + 3,
     });
+  });
+
+  it('answers GetSendStatistics with 15-minute data points of attempts, bounces and complaints', async () => {
+    const totals = async () => {
+      const points = (await client.send(new GetSendStatisticsCommand({}))).SendDataPoints ?? [];
+      for (const point of points) {
+        // Each point is a whole 15-minute period of the last two weeks.
+        expect((point.Timestamp?.getTime() ?? 1) % 900_000).toBe(0);
+        expect(Date.now() - (point.Timestamp?.getTime() ?? 0)).toBeLessThan(14 * 86_400_000);
+      }
+      return points.reduce(
+        (sum, point) => ({
+          attempts: sum.attempts + (point.DeliveryAttempts ?? 0),
+          bounces: sum.bounces + (point.Bounces ?? 0),
+          complaints: sum.complaints + (point.Complaints ?? 0),
+          rejects: sum.rejects + (point.Rejects ?? 0),
+        }),
+        { attempts: 0, bounces: 0, complaints: 0, rejects: 0 },
+      );
+    };
+    const before = await totals();
+    await client.send(
+      new SendRawEmailCommand({
+        RawMessage: { Data: raw },
+        Destinations: [
+          'a@example.com',
+          'bounce@simulator.amazonses.com',
+          'suppressionlist@simulator.amazonses.com',
+          'complaint+x@simulator.amazonses.com',
+        ],
+      }),
+    );
+    expect(await totals()).toEqual({
+      attempts: before.attempts + 4,
+      bounces: before.bounces + 2,
+      complaints: before.complaints + 1,
+      rejects: 0,
+    });
+    // A refused send is no attempt.
+    ses.throttleStorm(60_000);
+    expect(await sendOne()).toMatch(/^Throttling/);
+    ses.throttleStorm(0);
+    expect((await totals()).attempts).toBe(before.attempts + 4);
+    // Two weeks later they are gone; a day later they are still there.
+    ses.ageSends(86_400_000);
+    expect((await totals()).attempts).toBe(before.attempts + 4);
+    ses.ageSends(13 * 86_400_000);
+    expect(await totals()).toEqual({ attempts: 0, bounces: 0, complaints: 0, rejects: 0 });
   });
 
   it("refuses sends beyond the maximum rate in any second with SES's Throttling error", async () => {

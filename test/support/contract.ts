@@ -176,4 +176,7 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
   { path: '/issues/{id}/cancel', methods: { POST: 'write' }, cors: false },
   { path: '/issues/{id}/schedule', methods: { POST: 'write', DELETE: 'write' }, cors: false },
   { path: '/issues/{id}/report', methods: { GET: 'read' }, cors: false },
+  // What the web console needs beyond that (read keys for what it shows).
+  { path: '/issues/{id}/audience', methods: { GET: 'read' }, cors: false },
+  { path: '/account', methods: { GET: 'read' }, cors: false },
 ];

@@ -55,6 +55,16 @@ function fateOf(recipient: string): Fate {
   }
 }
 
+/**
+ * What SES's sending statistics count a recipient as besides a delivery attempt: a bounce (the
+ * simulator's bounce and suppression-list addresses, which both bounce) or a complaint.
+ */
+export function statisticOf(recipient: string): 'bounce' | 'complaint' | undefined {
+  const fate = fateOf(recipient);
+  if (fate === 'bounced' || fate === 'suppressed') return 'bounce';
+  return fate === 'complained' ? 'complaint' : undefined;
+}
+
 /** An id in the shape SES's feedback ids have. */
 function feedbackId(): string {
   const hex = randomBytes(24).toString('hex');

@@ -14,7 +14,7 @@ import { LOCAL_ACCOUNT, LOCAL_REGION } from '../cloud/intrinsics.ts';
 import { LOCAL_HOST } from '../local-host.ts';
 import { readBody } from '../read-body.ts';
 import { type MailSource, serveMailViewer } from './mail-viewer.ts';
-import { eventsOf, mailObject } from './ses-events.ts';
+import { eventsOf, mailObject, statisticOf } from './ses-events.ts';
 import { serveTracking, type TrackedMail, trackMessage } from './ses-tracking.ts';
 
 /** One attachment as aws-ses-v2-local stores it. */
@@ -210,7 +210,17 @@ const sending = {
   slow: { count: 0, ms: 0 },
   /** Accepted (or being accepted) sends: when, and how many recipients. Oldest first. */
   sent: [] as { at: number; recipients: number }[],
+  /**
+   * Accepted sends as GetSendStatistics counts them, kept two weeks: when, delivery attempts
+   * (recipients), and how many of them bounce or complain (the mailbox simulator's fates).
+   */
+  statistics: [] as { at: number; attempts: number; bounces: number; complaints: number }[],
 };
+
+/** How far back GetSendStatistics reaches: two weeks. */
+const STATISTICS_MS = 14 * 86_400_000;
+/** SES's data points are 15-minute periods. */
+const DATA_POINT_MS = 15 * 60_000;
 
 const DAY_MS = 86_400_000;
 
@@ -372,6 +382,7 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
     },
     ageSends: (ms) => {
       for (const entry of sending.sent) entry.at -= ms;
+      for (const entry of sending.statistics) entry.at -= ms;
     },
     sendTimes: () => {
       sentSince(Date.now() - DAY_MS, Date.now());
@@ -463,6 +474,10 @@ async function serveFront(
     answerSendQuota(res);
     return;
   }
+  if (form && action === 'GetSendStatistics') {
+    answerSendStatistics(res);
+    return;
+  }
   const configurationSet = form?.get('ConfigurationSetName') ?? undefined;
   if (configurationSet !== undefined && !configurationSets.has(configurationSet)) {
     queryError(
@@ -522,7 +537,24 @@ async function serveFront(
   } finally {
     // A send the store refused was not sent: it does not count against the quota.
     if (admitted && !accepted) admitted.recipients = 0;
+    if (admitted && accepted) recordStatistics(admitted, form);
   }
+}
+
+/** Counts an accepted send in the sending statistics, as SES does for GetSendStatistics. */
+function recordStatistics(
+  admitted: { at: number; recipients: number },
+  form: URLSearchParams | undefined,
+): void {
+  const counted = { at: admitted.at, attempts: admitted.recipients, bounces: 0, complaints: 0 };
+  for (const recipient of form ? recipientAddressesOf(form) : []) {
+    const statistic = statisticOf(recipient);
+    if (statistic === 'bounce') counted.bounces += 1;
+    if (statistic === 'complaint') counted.complaints += 1;
+  }
+  sending.statistics.push(counted);
+  const since = Date.now() - STATISTICS_MS;
+  while ((sending.statistics[0]?.at ?? since) < since) sending.statistics.shift();
 }
 
 /** SES v1 actions that send mail (and count against the quota). */
@@ -532,6 +564,25 @@ const SEND_ACTIONS: ReadonlySet<string> = new Set([
   'SendTemplatedEmail',
   'SendBulkTemplatedEmail',
 ]);
+
+/** The addresses a v1 send goes to: its Destinations, or its raw message's To, Cc and Bcc. */
+function recipientAddressesOf(form: URLSearchParams): string[] {
+  const listed = [...form.entries()]
+    .filter(([key]) => /^(Destinations|Destination\.(To|Cc|Bcc)Addresses)\.member\.\d+$/.test(key))
+    .map(([, value]) => value);
+  if (listed.length > 0) return listed;
+  const data = form.get('RawMessage.Data');
+  if (data === null) return [];
+  const raw = Buffer.from(data, 'base64').toString('utf8');
+  return ['To', 'Cc', 'Bcc'].flatMap((name) =>
+    rawHeader({ raw }, name).flatMap((value) =>
+      value
+        .split(',')
+        .map((part) => (/<([^>]+)>/.exec(part)?.[1] ?? part).trim())
+        .filter(Boolean),
+    ),
+  );
+}
 
 /** How many recipients a v1 send has: its Destinations, or its destination lists' addresses. */
 function recipientsOf(form: URLSearchParams): number {
@@ -547,6 +598,35 @@ function recipientsOf(form: URLSearchParams): number {
     rawHeader({ raw }, name).flatMap((value) => value.split(',').filter((part) => part.trim())),
   );
   return Math.max(1, addresses.length);
+}
+
+/**
+ * GetSendStatistics' answer (SES v1): one data point per 15-minute period of the last two weeks
+ * that had sends, with its delivery attempts, bounces and complaints (rejects: the stand-in
+ * refuses nothing for its content, so none), in no particular order, as SES gives them.
+ */
+function answerSendStatistics(res: ServerResponse): void {
+  const since = Date.now() - STATISTICS_MS;
+  const periods = new Map<number, { attempts: number; bounces: number; complaints: number }>();
+  for (const entry of sending.statistics) {
+    if (entry.at < since || entry.attempts === 0) continue;
+    const period = Math.floor(entry.at / DATA_POINT_MS) * DATA_POINT_MS;
+    const sum = periods.get(period) ?? { attempts: 0, bounces: 0, complaints: 0 };
+    sum.attempts += entry.attempts;
+    sum.bounces += entry.bounces;
+    sum.complaints += entry.complaints;
+    periods.set(period, sum);
+  }
+  const members = [...periods]
+    .map(
+      ([period, sum]) =>
+        `<member><DeliveryAttempts>${sum.attempts}</DeliveryAttempts><Timestamp>${new Date(period).toISOString().replace(/\.\d{3}Z$/, 'Z')}</Timestamp><Rejects>0</Rejects><Bounces>${sum.bounces}</Bounces><Complaints>${sum.complaints}</Complaints></member>`,
+    )
+    .join('');
+  res.writeHead(200, { 'content-type': 'text/xml', 'x-amzn-requestid': randomUUID() });
+  res.end(
+    `<GetSendStatisticsResponse xmlns="http://ses.amazonaws.com/doc/2010-12-01/"><GetSendStatisticsResult><SendDataPoints>${members}</SendDataPoints></GetSendStatisticsResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></GetSendStatisticsResponse>`,
+  );
 }
 
 /** GetSendQuota's answer (SES v1). */

@@ -183,3 +183,57 @@ export const V2ListWriteSchema = v.looseObject({
   private: v.optional(v.boolean()),
   preassigned: v.optional(v.boolean()),
 });
+
+/** The query of an issue's audience (v2-issue-audience.ts). */
+export const V2AudienceRequestSchema = v.looseObject({
+  ...V2IdRequestSchema.entries,
+  new_only: v.optional(
+    v.pipe(v.boolean(), v.description('Count only the subscribers it has not reached yet.')),
+  ),
+});
+
+/** How many an issue's send would reach now, and whether it fits SES's daily quota (ours). */
+export const V2AudienceSchema = v.pipe(
+  v.strictObject({
+    newsletter_id: v.number(),
+    new_only: v.boolean(),
+    recipients: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    quota: v.nullable(
+      v.strictObject({
+        max_24_hour_send: v.number(),
+        sent_last_24_hours: v.number(),
+        room: v.number(),
+      }),
+    ),
+    fits: v.nullable(v.boolean()),
+    warning: v.nullable(v.string()),
+  }),
+  v.title('V2Audience'),
+);
+
+/** A rate with SES's levels (shared/domain/ses-reputation.ts). */
+const V2ReputationRateSchema = v.strictObject({
+  rate: v.nullable(v.number()),
+  review_at: v.number(),
+  pause_at: v.number(),
+  state: v.picklist(['none', 'ok', 'review', 'pause']),
+});
+
+/** The SES account: quota, rate, bounce and complaint rates (ours, `GET /account`). */
+export const V2AccountSchema = v.pipe(
+  v.strictObject({
+    max_24_hour_send: v.number(),
+    sent_last_24_hours: v.number(),
+    max_send_rate: v.number(),
+    statistics: v.strictObject({
+      since: v.string(),
+      delivery_attempts: v.number(),
+      bounces: v.number(),
+      complaints: v.number(),
+      rejects: v.number(),
+    }),
+    bounce_rate: V2ReputationRateSchema,
+    complaint_rate: V2ReputationRateSchema,
+  }),
+  v.title('V2Account'),
+);

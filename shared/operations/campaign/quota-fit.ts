@@ -33,9 +33,29 @@ export async function quotaFit(
   newOnly: boolean,
   quota: SendQuota,
 ): Promise<QuotaFit> {
-  const room = Math.max(0, Math.floor(quota.max24HourSend - quota.sentLast24Hours));
+  const room = roomOf(quota);
   const highest = await deps.campaigns.lastSubscriberId();
   if (highest <= room) return { recipients: highest, counted: false, room, fits: true };
+  const recipients = await countRecipients(deps, issue, newOnly, highest);
+  return { recipients, counted: true, room, fits: recipients <= room };
+}
+
+/** Mails the account may still send in the next 24 hours: `Max24HourSend − SentLast24Hours`. */
+export function roomOf(quota: SendQuota): number {
+  return Math.max(0, Math.floor(quota.max24HourSend - quota.sentLast24Hours));
+}
+
+/**
+ * How many the issue's send would reach now: the confirmed members of its lists with ids up to
+ * `highest` (the list index, a page of 1,000 at a time, each member once whatever the lists it
+ * shares), and with `newOnly` only those with no settled record of it yet. Never a scan.
+ */
+export async function countRecipients(
+  deps: Pick<CampaignDependencies, 'campaigns'>,
+  issue: CampaignRecord,
+  newOnly: boolean,
+  highest: number,
+): Promise<number> {
   let recipients = 0;
   let after = 0;
   for (;;) {
@@ -46,10 +66,9 @@ export async function quotaFit(
       ids = ids.filter((id) => !existing.has(id));
     }
     recipients += ids.length;
-    if (!page.more) break;
+    if (!page.more) return recipients;
     after = page.last;
   }
-  return { recipients, counted: true, room, fits: recipients <= room };
 }
 
 /** The sentence an operator reads before an issue that does not fit goes out. */
@@ -65,3 +84,7 @@ export function overQuota(id: number, fit: QuotaFit): NewsletterError {
     `${overQuotaMessage(id, fit)} Send it with accept_quota to go on.`,
   );
 }
+
+/** What an operator reads when SES's quota could not be asked: the send goes on unchecked. */
+export const QUOTA_UNKNOWN_MESSAGE =
+  "SES's sending quota could not be read; sending anyway (a send that exhausts the daily quota pauses and goes on by itself).";

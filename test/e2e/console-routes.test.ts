@@ -1,0 +1,301 @@
+/**
+ * The routes the web console needs beyond the original's v2, over raw HTTP against the local
+ * stack (what `cdk synth` built, each function with its own role): an issue's audience, the
+ * account, the settings, a subscriber's consent and issues, CSV import and export, and the
+ * report's opens and clicks per hour. Good answers, and bad input as a 4xx.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoClientKeyStore } from '../../shared/adapters/store/dynamo-client-key-store.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
+import { createClientKey } from '../../shared/operations/v2/manage-client-keys.ts';
+import { freshAddresses } from '../support/fixtures.ts';
+import { documentClient } from '../support/local-dynamo.ts';
+import { type ApiResponse, type LocalService, startLocalService } from './support/local-service.ts';
+
+let service: LocalService;
+let v2: string;
+
+interface Credentials {
+  readonly key: string;
+  readonly secret: string;
+}
+let reader: Credentials;
+let writer: Credentials;
+
+beforeAll(async () => {
+  service = await startLocalService();
+  v2 = service.apiRoot.replace(/\/v1$/, '/v2');
+  const keys = new DynamoClientKeyStore(
+    documentClient(service.stack.dynamo.endpoint),
+    service.stack.tableName,
+  );
+  const make = async (permission: 'read' | 'write') => {
+    const created = await createClientKey({ keys, now: () => new Date() }, permission, permission);
+    if (isNewsletterError(created)) throw new Error(created.message);
+    return { key: created.record.client_key, secret: created.clientSecret };
+  };
+  reader = await make('read');
+  writer = await make('write');
+});
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+afterEach(() => {
+  service.resetSettings();
+});
+
+const address = freshAddresses();
+
+/** A v2 call with HTTP Basic credentials (none: anonymous). */
+function call(
+  method: string,
+  path: string,
+  options: {
+    credentials?: Credentials;
+    body?: unknown;
+    text?: string;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<ApiResponse> {
+  const { credentials } = options;
+  const headers: Record<string, string> = {
+    ...(credentials
+      ? {
+          Authorization: `Basic ${Buffer.from(`${credentials.key}:${credentials.secret}`).toString('base64')}`,
+        }
+      : {}),
+    ...(options.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    ...options.headers,
+  };
+  const body =
+    options.text ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  return service.request(method, `${v2}${path}`, {
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
+function expectError(response: ApiResponse, status: number, code: string) {
+  expect(response.status, response.text).toBe(status);
+  const body = response.json as { code: string; data: { status: number } };
+  expect(body.code, response.text).toBe(code);
+  expect(body.data.status).toBe(status);
+}
+
+/** A subscriber added by a trusted caller (v1's `subscribers/add`). */
+async function add(email: string, lists: readonly number[], status: 'C' | 'S' = 'C') {
+  const answer = await service.post('/subscribers/add', {
+    api_key: service.apiKey,
+    email,
+    lists,
+    status,
+  });
+  expect(answer.status, answer.text).toBe(200);
+  return answer.json as { id: number };
+}
+
+const ISSUE_HTML = '<p>Hi {name}</p><p><a href="{unsubscription_url}">Leave</a></p>';
+
+async function createIssue(subject: string, lists: readonly number[]): Promise<number> {
+  const created = await call('POST', '/issues', {
+    credentials: writer,
+    body: { subject, html: ISSUE_HTML, lists },
+  });
+  expect(created.status, created.text).toBe(201);
+  return (created.json as { id: number }).id;
+}
+
+describe('GET /issues/{id}/audience', () => {
+  it('[v2.audience] counts the confirmed members of its lists once each, and fits the quota as send decides', async () => {
+    // Lists 1 and 3 are the issue's: three confirmed members (one on both), one unconfirmed,
+    // one confirmed on another list.
+    for (const [name, lists, status] of [
+      ['aud-a', [1], 'C'],
+      ['aud-b', [1, 3], 'C'],
+      ['aud-c', [3], 'C'],
+      ['aud-d', [3], 'S'],
+      ['aud-e', [2], 'C'],
+    ] as const)
+      await add(address(name), lists, status);
+    const id = await createIssue('Audience', [1, 3]);
+    // Everyone else on lists 1 and 3 counts too: other tests of this file add none there.
+    const audience = await call('GET', `/issues/${id}/audience`, { credentials: reader });
+    expect(audience.status, audience.text).toBe(200);
+    const body = audience.json as {
+      recipients: number;
+      quota: { room: number; max_24_hour_send: number; sent_last_24_hours: number };
+      fits: boolean;
+      warning: string | null;
+      new_only: boolean;
+      newsletter_id: number;
+    };
+    expect(body).toMatchObject({ newsletter_id: id, new_only: false, recipients: 3, fits: true });
+    expect(body.warning).toBeNull();
+    const quota = service.ses.sendQuota();
+    expect(body.quota).toEqual({
+      max_24_hour_send: quota.max24HourSend,
+      sent_last_24_hours: quota.sentLast24Hours,
+      room: quota.max24HourSend - quota.sentLast24Hours,
+    });
+
+    // Room for two: it does not fit, and the warning is the sentence send refuses with.
+    const { max24HourSend } = quota;
+    service.ses.setQuota({ max24HourSend: quota.sentLast24Hours + 2 });
+    try {
+      const tight = (await call('GET', `/issues/${id}/audience`, { credentials: reader }))
+        .json as typeof body;
+      expect(tight).toMatchObject({ recipients: 3, fits: false });
+      expect(tight.quota.room).toBe(2);
+      const refused = await call('POST', `/issues/${id}/send`, { credentials: writer, body: {} });
+      expectError(refused, 409, 'over_quota');
+      expect((refused.json as { message: string }).message).toBe(
+        `${tight.warning} Send it with accept_quota to go on.`,
+      );
+    } finally {
+      service.ses.setQuota({ max24HourSend });
+    }
+  });
+
+  it('[v2.audience] new_only counts only those the issue has not reached; a newcomer counts', async () => {
+    const first = address('aud-new-1');
+    await add(first, [4]);
+    const id = await createIssue('Audience new', [4]);
+    const sent = await call('POST', `/issues/${id}/send`, { credentials: writer, body: {} });
+    expect(sent.status, sent.text).toBe(200);
+    const settled = async () => {
+      for (let tries = 0; tries < 400; tries++) {
+        const issue = (await call('GET', `/newsletters/${id}`, { credentials: reader })).json as {
+          status: string;
+        };
+        if (issue.status === 'sent') return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error('the send did not end');
+    };
+    await settled();
+    const all = (await call('GET', `/issues/${id}/audience`, { credentials: reader })).json as {
+      recipients: number;
+    };
+    const none = (
+      await call('GET', `/issues/${id}/audience?new_only=true`, { credentials: reader })
+    ).json as { recipients: number; new_only: boolean };
+    expect(none).toMatchObject({ new_only: true, recipients: 0 });
+    await add(address('aud-new-2'), [4]);
+    const one = (await call('GET', `/issues/${id}/audience?new_only=1`, { credentials: reader }))
+      .json as { recipients: number };
+    expect(one.recipients).toBe(1);
+    expect(
+      ((await call('GET', `/issues/${id}/audience`, { credentials: reader })).json as typeof all)
+        .recipients,
+    ).toBe(all.recipients + 1);
+  });
+
+  it('[v2.audience] SES out of reach: the count, no quota, and the sentence a send goes on with', async () => {
+    const id = await createIssue('Audience no SES', [1]);
+    await service.stopSes();
+    try {
+      const answer = await call('GET', `/issues/${id}/audience`, { credentials: reader });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.json).toMatchObject({ quota: null, fits: null });
+      expect((answer.json as { warning: string }).warning).toMatch(/could not be read/);
+    } finally {
+      await service.restartSes();
+    }
+  });
+
+  it('[v2.audience] bad input is a 4xx: unknown or malformed id 404, a bad flag 400, no key 401', async () => {
+    const id = await createIssue('Audience bad', [1]);
+    expectError(await call('GET', '/issues/999999/audience', { credentials: reader }), 404, '-1');
+    for (const bad of ['abc', '0', '-1', '1e3', '%00', 'x'.repeat(300)])
+      expectError(await call('GET', `/issues/${bad}/audience`, { credentials: reader }), 404, '-1');
+    expectError(
+      await call('GET', `/issues/${id}/audience?new_only=maybe`, { credentials: reader }),
+      400,
+      'invalid_parameter',
+    );
+    expectError(await call('GET', `/issues/${id}/audience`), 401, 'rest_forbidden');
+    expectError(
+      await call('POST', `/issues/${id}/audience`, { credentials: writer, body: {} }),
+      405,
+      'method_not_allowed',
+    );
+  });
+});
+
+describe('GET /account', () => {
+  interface Account {
+    max_24_hour_send: number;
+    sent_last_24_hours: number;
+    max_send_rate: number;
+    statistics: {
+      since: string;
+      delivery_attempts: number;
+      bounces: number;
+      complaints: number;
+      rejects: number;
+    };
+    bounce_rate: { rate: number | null; review_at: number; pause_at: number; state: string };
+    complaint_rate: { rate: number | null; review_at: number; pause_at: number; state: string };
+  }
+  const account = async (): Promise<Account> => {
+    const answer = await call('GET', '/account', { credentials: reader });
+    expect(answer.status, answer.text).toBe(200);
+    return answer.json as Account;
+  };
+
+  it("[v2.account] SES's quota and rate, and bounces and complaints of two weeks against SES's levels", async () => {
+    const before = await account();
+    const quota = service.ses.sendQuota();
+    expect(before).toMatchObject({
+      max_24_hour_send: quota.max24HourSend,
+      max_send_rate: quota.maxSendRate,
+      bounce_rate: { review_at: 0.05, pause_at: 0.1 },
+      complaint_rate: { review_at: 0.001, pause_at: 0.005 },
+    });
+    expect(Date.now() - Date.parse(before.statistics.since)).toBeGreaterThan(13.9 * 86_400_000);
+    // A test send to a bounce, a complaint and an inbox: SES counts three attempts.
+    const id = await createIssue('Account', [1]);
+    const to = [
+      'bounce@simulator.amazonses.com',
+      'complaint@simulator.amazonses.com',
+      address('account'),
+    ];
+    const tested = await call('POST', `/issues/${id}/test`, { credentials: writer, body: { to } });
+    expect(tested.status, tested.text).toBe(200);
+    let after = before;
+    for (let tries = 0; tries < 200; tries++) {
+      after = await account();
+      if (after.statistics.delivery_attempts >= before.statistics.delivery_attempts + 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(after.statistics).toMatchObject({
+      delivery_attempts: before.statistics.delivery_attempts + 3,
+      bounces: before.statistics.bounces + 1,
+      complaints: before.statistics.complaints + 1,
+      rejects: 0,
+    });
+    expect(after.sent_last_24_hours).toBe(before.sent_last_24_hours + 3);
+    const { delivery_attempts: attempts, bounces, complaints } = after.statistics;
+    expect(after.bounce_rate.rate).toBeCloseTo(bounces / attempts, 10);
+    expect(after.complaint_rate.rate).toBeCloseTo(complaints / attempts, 10);
+    // One complaint in a few dozen mails is far past 0.5%.
+    expect(after.complaint_rate.state).toBe('pause');
+  });
+
+  it('[v2.account] no key: 401; a write method: 405; SES out of reach: 503', async () => {
+    expectError(await call('GET', '/account'), 401, 'rest_forbidden');
+    expectError(
+      await call('PUT', '/account', { credentials: writer, body: {} }),
+      405,
+      'method_not_allowed',
+    );
+    await service.stopSes();
+    try {
+      expectError(await call('GET', '/account', { credentials: reader }), 503, 'unavailable');
+    } finally {
+      await service.restartSes();
+    }
+  });
+});
