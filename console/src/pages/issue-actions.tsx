@@ -117,38 +117,40 @@ export function Schedule(props: { id: number; changed: (issue: Issue) => void })
   );
 }
 
-/** `GET /issues/{id}/audience`, read under the names it may give. */
+/** `GET /issues/{id}/audience`: as `send` would decide it now. */
 interface Audience {
   readonly recipients?: number;
-  readonly count?: number;
-  readonly new_only?: number | boolean;
+  readonly quota?: {
+    readonly max_24_hour_send: number;
+    readonly sent_last_24_hours: number;
+    readonly room: number;
+  };
   readonly fits?: boolean;
-  readonly fits_quota?: boolean;
-  readonly within_quota?: boolean;
+  /** The sentence a send that does not fit is refused with; null when it fits. */
   readonly warning?: string | null;
 }
 
 /** Sends the issue: first how many it reaches and whether that fits SES's daily quota. */
-export function Send(props: { id: number; changed: () => void }) {
+export function Send(props: { id: number; changed: () => void; resend: boolean }) {
   const { api } = useSession();
   const [audience, setAudience] = useState<Audience | undefined>(undefined);
+  // A sent issue goes again only to those it has not reached (subscribers who came since).
+  const newOnly = props.resend;
   const [overQuota, setOverQuota] = useState<string | undefined>(undefined);
   const prepare = useAction();
   const send = useAction();
-  const count = audience?.recipients ?? audience?.count;
-  const warning =
-    overQuota ??
-    (audience?.warning ||
-      (audience && (audience.fits ?? audience.fits_quota ?? audience.within_quota) === false
-        ? 'This send does not fit in the daily SES quota.'
-        : undefined));
+  const count = audience?.recipients;
+  const warning = overQuota ?? (audience?.warning || undefined);
 
   async function go(acceptQuota: boolean) {
     await send.run(async () => {
       try {
         await api.call<Issue>(`/issues/${props.id}/send`, {
           method: 'POST',
-          body: acceptQuota ? { accept_quota: true } : {},
+          body: {
+            ...(newOnly ? { new_only: true } : {}),
+            ...(acceptQuota ? { accept_quota: true } : {}),
+          },
         });
         props.changed();
       } catch (failure) {
@@ -163,35 +165,53 @@ export function Send(props: { id: number; changed: () => void }) {
 
   return (
     <section aria-labelledby="send-heading">
-      <h2 id="send-heading">Send</h2>
+      <h2 id="send-heading">{props.resend ? 'Send to new subscribers' : 'Send'}</h2>
       {!audience && (
-        <button
-          type="button"
-          disabled={prepare.busy}
-          onClick={() =>
-            void prepare.run(async () => {
-              try {
-                setAudience((await api.call<Audience>(`/issues/${props.id}/audience`)).body);
-              } catch (failure) {
-                // An API without the count still sends; the send itself checks the quota.
-                if (failure instanceof ApiError && failure.status === 404) setAudience({});
-                else throw failure;
-              }
-            })
-          }
-        >
-          Prepare to send
-        </button>
+        <p>
+          <button
+            type="button"
+            disabled={prepare.busy}
+            onClick={() =>
+              void prepare.run(async () => {
+                setOverQuota(undefined);
+                try {
+                  const query = newOnly ? '?new_only=true' : '';
+                  setAudience(
+                    (await api.call<Audience>(`/issues/${props.id}/audience${query}`)).body,
+                  );
+                } catch (failure) {
+                  // An API without the count still sends; the send itself checks the quota.
+                  if (
+                    failure instanceof ApiError &&
+                    failure.status === 404 &&
+                    failure.code !== 'not_found'
+                  )
+                    setAudience({});
+                  else throw failure;
+                }
+              })
+            }
+          >
+            Prepare to send
+          </button>
+        </p>
       )}
       {prepare.busy && <Busy label="Counting the recipients…" />}
       <Problem error={prepare.error} />
       {audience && (
         <div class="confirm">
-          <p>
+          <p data-recipients={count}>
             {count === undefined
               ? 'The number of recipients could not be counted.'
               : `This issue goes to ${count} subscriber${count === 1 ? '' : 's'} now.`}
           </p>
+          {audience.quota && (
+            <p>
+              Daily SES quota: {audience.quota.sent_last_24_hours.toLocaleString()} of{' '}
+              {audience.quota.max_24_hour_send.toLocaleString()} sent in the last 24 hours, room for{' '}
+              {audience.quota.room.toLocaleString()}.
+            </p>
+          )}
           {warning && (
             <p class="warning" role="alert">
               {warning}

@@ -206,12 +206,13 @@ export function IssuePage(props: { id: string }) {
         <>
           <TestSend id={id} />
           <Schedule id={id} changed={refresh} />
-          <Send id={id} changed={refresh} />
+          <Send id={id} changed={refresh} resend={false} />
         </>
       )}
       {(status === 'sending' || status === 'paused') && (
         <LiveView issue={data} report={report.data} />
       )}
+      {status === 'sent' && <Send id={id} changed={refresh} resend={true} />}
       {report.data && status !== 'sending' && <ReportView report={report.data} />}
       <Problem error={report.error} />
     </Page>

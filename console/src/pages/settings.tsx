@@ -9,53 +9,78 @@ import { Page } from '../ui/layout.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { useAction } from './issue-actions.tsx';
 
-/** `GET /account`, as far as the console names its figures. */
-type Account = Readonly<Record<string, unknown>>;
-
-const LABELS: Readonly<Record<string, string>> = {
-  max_24_hour_send: 'Daily quota (mails per 24 hours)',
-  sent_last_24_hours: 'Sent in the last 24 hours',
-  max_send_rate: 'Maximum rate (mails per second)',
-  bounce_rate: 'Bounce rate',
-  complaint_rate: 'Complaint rate',
-};
-
-function label(key: string): string {
-  return LABELS[key] ?? key.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+/** A reputation figure against the levels at which SES reviews and may pause an account. */
+interface RateLevels {
+  readonly rate: number;
+  readonly review_at: number;
+  readonly pause_at: number;
+  readonly state: 'none' | 'ok' | 'review' | 'pause';
 }
 
-function show(value: unknown): string {
-  if (typeof value === 'number') return value.toLocaleString();
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
+/** `GET /account`. */
+interface Account {
+  readonly max_24_hour_send: number;
+  readonly sent_last_24_hours: number;
+  readonly max_send_rate: number;
+  readonly statistics?: { readonly since: string; readonly delivery_attempts: number };
+  readonly bounce_rate: RateLevels;
+  readonly complaint_rate: RateLevels;
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(share < 0.01 ? 2 : 1)}%`;
+
+const STATE_WORDS: Readonly<Record<RateLevels['state'], string>> = {
+  none: 'no mail sent in the period yet',
+  ok: 'below the review level',
+  review: 'at or above the review level: SES may review the account; find the cause now',
+  pause: 'at or above the pause level: SES may pause sending; stop and clean the lists',
+};
+
+function Rate(props: { name: string; levels: RateLevels }) {
+  const { levels } = props;
+  return (
+    <div>
+      <dt>{props.name}</dt>
+      <dd class={`state-${levels.state}`} data-state={levels.state}>
+        {percent(levels.rate)}: {STATE_WORDS[levels.state]} (review at {percent(levels.review_at)},
+        pause at {percent(levels.pause_at)})
+      </dd>
+    </div>
+  );
 }
 
 function AccountView() {
   const { api } = useSession();
   const account = useLoad(() => api.call<Account>('/account').then((a) => a.body), []);
+  const data = account.data;
   return (
     <section aria-labelledby="account-heading">
       <h2 id="account-heading">SES account</h2>
       {account.loading && <Busy label="Asking SES…" />}
       <Problem error={account.error} />
-      {account.data && (
+      {data && (
         <dl class="pairs">
-          {Object.entries(account.data).map(([key, value]) =>
-            value !== null && typeof value === 'object' && !Array.isArray(value) ? (
-              <div key={key}>
-                <dt>{label(key)}</dt>
-                <dd>
-                  {Object.entries(value as Record<string, unknown>)
-                    .map(([k, v]) => `${label(k)}: ${show(v)}`)
-                    .join(' · ')}
-                </dd>
-              </div>
-            ) : (
-              <div key={key}>
-                <dt>{label(key)}</dt>
-                <dd>{show(value)}</dd>
-              </div>
-            ),
+          <div>
+            <dt>Daily quota</dt>
+            <dd>
+              {data.sent_last_24_hours.toLocaleString()} of {data.max_24_hour_send.toLocaleString()}{' '}
+              sent in the last 24 hours
+            </dd>
+          </div>
+          <div>
+            <dt>Maximum rate</dt>
+            <dd>{data.max_send_rate.toLocaleString()} mails a second</dd>
+          </div>
+          <Rate name="Bounce rate" levels={data.bounce_rate} />
+          <Rate name="Complaint rate" levels={data.complaint_rate} />
+          {data.statistics && (
+            <div>
+              <dt>Rates over</dt>
+              <dd>
+                {data.statistics.delivery_attempts.toLocaleString()} delivery attempts since{' '}
+                {new Date(data.statistics.since).toLocaleDateString()}
+              </dd>
+            </div>
           )}
         </dl>
       )}
