@@ -4,7 +4,7 @@ import { ApiError } from '../api.ts';
 import { remember } from '../issue-cache.ts';
 import { useSession } from '../session/session.tsx';
 import type { Issue } from '../types.ts';
-import { Busy, Done, Problem } from '../ui/feedback.tsx';
+import { Busy, Confirm, Done, Problem } from '../ui/feedback.tsx';
 import { instantOf } from '../zoned-time.ts';
 
 /** Runs one action with its progress and failure shown. */
@@ -199,7 +199,7 @@ export function Send(props: { id: number; changed: () => void; resend: boolean }
       {prepare.busy && <Busy label="Counting the recipients…" />}
       <Problem error={prepare.error} />
       {audience && (
-        <div class="confirm">
+        <Confirm label="Confirm the send">
           <p data-recipients={count}>
             {count === undefined
               ? 'The number of recipients could not be counted.'
@@ -225,7 +225,7 @@ export function Send(props: { id: number; changed: () => void; resend: boolean }
           <button type="button" class="secondary" onClick={() => setAudience(undefined)}>
             Not now
           </button>
-        </div>
+        </Confirm>
       )}
       {send.busy && <Busy label="Starting the send…" />}
       <Problem error={send.error} />

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { useSession } from '../session/session.tsx';
 import type { ExtraField, List, Subscriber } from '../types.ts';
-import { Busy, Done, Problem } from '../ui/feedback.tsx';
+import { Busy, Confirm, Done, Problem } from '../ui/feedback.tsx';
 import { Page } from '../ui/layout.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { useAction } from './issue-actions.tsx';
@@ -190,7 +190,7 @@ export function SubscriberPage(props: { id: string }) {
           </li>
         </ul>
         {confirmDelete && (
-          <div class="confirm" role="alertdialog" aria-labelledby="delete-question">
+          <Confirm label="Confirm the deletion">
             <p id="delete-question">
               Delete {data.email}? This erases them and their data, and cannot be undone.
             </p>
@@ -212,7 +212,7 @@ export function SubscriberPage(props: { id: string }) {
             <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
               Keep them
             </button>
-          </div>
+          </Confirm>
         )}
       </section>
     </Page>

@@ -1,4 +1,5 @@
 /** How the console shows work in progress and failures: every failure says what to do. */
+import { useEffect, useRef } from 'preact/hooks';
 import { messageOf, whatToDo } from '../api.ts';
 
 /** A failure, announced to screen readers, with what to do about it. */
@@ -34,5 +35,19 @@ export function Done(props: { children: preact.ComponentChildren }) {
     <p class="done" role="status">
       {props.children}
     </p>
+  );
+}
+
+/**
+ * A question that appears after a button press (send now? delete?): focus moves into it, so a
+ * keyboard or screen-reader user lands on the question rather than behind it.
+ */
+export function Confirm(props: { label: string; children: preact.ComponentChildren }) {
+  const box = useRef<HTMLElement>(null);
+  useEffect(() => box.current?.focus(), []);
+  return (
+    <section class="confirm" aria-label={props.label} tabIndex={-1} ref={box}>
+      {props.children}
+    </section>
   );
 }
