@@ -15,6 +15,7 @@ import {
   TokenRequestSchema,
   ViewRequestSchema,
 } from '../shared/domain/parameters/request-schemas.ts';
+import type { PersonRole } from '../shared/domain/person.ts';
 import { SubscriberSchema } from '../shared/domain/subscriber.ts';
 import {
   V2AccountSchema,
@@ -131,6 +132,13 @@ export interface Route {
   /** v2 only: what each method needs of the client key. */
   readonly clientKey?: Readonly<Partial<Record<HttpMethod, ClientKeyPolicy>>>;
   /**
+   * v2 only: the least role a signed-in person (a Cognito ID token) needs for each method
+   * ([console.roles]); a method not named needs `admin`, who may do all a write key may.
+   */
+  readonly roles?: Readonly<Partial<Record<HttpMethod, PersonRole>>>;
+  /** v2 only: `false` for a route no client key may call, only a signed-in admin (people). */
+  readonly clientKeys?: false;
+  /**
    * Whether browser pages of other sites may read its answers (CORS): only public routes,
    * never one that takes a required key (a key in a browser is a leaked key).
    */
@@ -203,6 +211,8 @@ function issueRoute(
     version: 'v2',
     key: 'none',
     clientKey: { [method]: method === 'GET' ? 'read' : 'write' },
+    // An editor writes, sends and reads issues ([console.roles]).
+    roles: { [method]: 'editor' },
     cors: false,
     formPage: false,
     summary,
@@ -295,6 +305,8 @@ const V2_ROUTES = [
     ),
     methods: ['GET', 'POST'],
     clientKey: { GET: 'read', POST: 'write' },
+    // An editor reads the lists an issue goes to; only an admin changes them.
+    roles: { GET: 'editor' },
     // The settings document read and written directly (not through the cached extension).
     access: LIST_WRITE_ACCESS,
     request: V2ListWriteSchema,
@@ -308,6 +320,7 @@ const V2_ROUTES = [
     ),
     methods: ['GET', 'PUT', 'DELETE'],
     clientKey: { GET: 'read', PUT: 'write', DELETE: 'write' },
+    roles: { GET: 'editor' },
     // DELETE first looks for issues still to be sent that name the list (Query `recent`).
     access: { ...LIST_WRITE_ACCESS, queries: [INDEX.recent.name] },
     request: V2ListWriteSchema,
@@ -326,6 +339,7 @@ const V2_ROUTES = [
     version: 'v2',
     key: 'none',
     clientKey: { GET: 'optional' },
+    roles: { GET: 'editor' },
     cors: true,
     formPage: false,
     summary: 'v2: sent public newsletters, newest first; with a key every issue',
@@ -346,6 +360,7 @@ const V2_ROUTES = [
     version: 'v2',
     key: 'none',
     clientKey: { GET: 'optional' },
+    roles: { GET: 'editor' },
     cors: true,
     formPage: false,
     summary: 'v2: one newsletter; a private or unsent one needs a key',
@@ -469,6 +484,7 @@ const V2_ROUTES = [
     ),
     methods: ['POST', 'DELETE'],
     clientKey: { POST: 'write', DELETE: 'write' },
+    roles: { POST: 'editor', DELETE: 'editor' },
   },
   issueRoute(
     'v2-issue-cancel',
@@ -678,6 +694,14 @@ export const routes = [
 
 /** The name of a route: a typo in a handler module fails the type check. */
 export type RouteName = (typeof routes)[number]['name'];
+
+/**
+ * The least role a signed-in person needs for a method of a v2 route ([console.roles]): what
+ * the route table says, else `admin`. The one place roles are decided.
+ */
+export function roleNeeded(route: Route, method: HttpMethod): PersonRole {
+  return route.roles?.[method] ?? 'admin';
+}
 
 /** The route of that name. */
 export function routeNamed(name: RouteName): Route {

@@ -14,7 +14,7 @@ export const handler = v2Handler('v2-newsletter', runtime, keyCheck, {
   GET: async (params, caller) =>
     ok(
       await runOperation(deps, 'v2_newsletter', () =>
-        getV2Newsletter(deps, params.id, caller.key !== undefined),
+        getV2Newsletter(deps, params.id, caller.trusted),
       ),
     ),
 });

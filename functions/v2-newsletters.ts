@@ -14,7 +14,7 @@ export const handler = v2Handler('v2-newsletters', runtime, keyCheck, {
   GET: async (params, caller) =>
     collection(
       await runOperation(deps, 'v2_newsletters', () =>
-        listV2Newsletters(deps, params, caller.key !== undefined),
+        listV2Newsletters(deps, params, caller.trusted),
       ),
     ),
 });

@@ -7,8 +7,8 @@ import { header } from './headers.ts';
  * `client_secret` in the query string, else HTTP Basic (key as user, secret as password). The
  * query string wins; values in a body are ignored, as the original ignores them. `undefined`:
  * no credentials (the request is anonymous); a half pair or a malformed header is presented
- * credentials that fail the check. Another `Authorization` scheme (a stray `Bearer`) is not a
- * v2 credential and is ignored, as on v1 ([http.cors-authorization]).
+ * credentials that fail the check. A `Bearer` token is a signed-in person's (bearerToken), not
+ * a key.
  */
 export function clientCredentials(
   event: Pick<APIGatewayProxyEvent, 'headers' | 'multiValueQueryStringParameters'>,
@@ -26,4 +26,15 @@ export function clientCredentials(
   return colon === -1
     ? { clientKey: decoded, clientSecret: '' }
     : { clientKey: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
+}
+
+/**
+ * The bearer token of a request (`Authorization: Bearer <token>`): a signed-in person's
+ * Cognito ID token on v2 ([console.token]); `undefined` when the header has another scheme.
+ * An empty token is a token (that fails), not an anonymous call.
+ */
+export function bearerToken(event: Pick<APIGatewayProxyEvent, 'headers'>): string | undefined {
+  const authorization = header(event, 'authorization')?.trim() ?? '';
+  const bearer = /^bearer(?:\s+(.*))?$/i.exec(authorization);
+  return bearer ? (bearer[1] ?? '').trim() : undefined;
 }

@@ -6,15 +6,17 @@ import {
   type NewsletterError,
   newsletterError,
 } from '../../shared/domain/errors.ts';
+import type { Person } from '../../shared/domain/person.ts';
 import type { CallContext } from '../../shared/operations/dependencies.ts';
+import { checkClientKey } from '../../shared/operations/v2/check-client-key.ts';
 import {
-  checkClientKey,
-  type KeyCheckDependencies,
-} from '../../shared/operations/v2/check-client-key.ts';
-import { type ClientKeyPolicy, type HttpMethod, type RouteName, routeNamed } from '../routes.ts';
+  checkPersonToken,
+  personOnPublicRoute,
+} from '../../shared/operations/v2/check-person-token.ts';
+import { type HttpMethod, type Route, type RouteName, roleNeeded, routeNamed } from '../routes.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
 import { requestClient, trustedProxyHops } from './client-address.ts';
-import { clientCredentials } from './client-credentials.ts';
+import { bearerToken, clientCredentials } from './client-credentials.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { header } from './headers.ts';
@@ -23,6 +25,7 @@ import { nestBracketedFields } from './nested-fields.ts';
 import { observability, requestIdOf } from './observability.ts';
 import { parseRequest, type RequestParameters } from './parse-request.ts';
 import { errorResponse } from './responses.ts';
+import type { CallerChecks } from './v2-function.ts';
 
 /** What a v2 operation answers on success: a status (200 by default), a body, headers. */
 export interface V2Answer {
@@ -33,9 +36,13 @@ export interface V2Answer {
   readonly text?: string;
 }
 
-/** Who calls a v2 route: the key (absent: anonymous) and the request's context. */
+/**
+ * Who calls a v2 route: a key, or a signed-in person (neither: anonymous), and the request's
+ * context. `trusted` is true for both.
+ */
 export interface V2Caller extends CallContext {
   readonly key?: ClientKeyRecord;
+  readonly person?: Person;
 }
 
 /** What of the request an operation may look at besides its parameters. */
@@ -79,7 +86,7 @@ const proxyHops = trustedProxyHops();
 export function v2Handler(
   name: RouteName,
   runtime: FunctionRuntime,
-  keyCheck: KeyCheckDependencies,
+  keyCheck: CallerChecks,
   operations: Readonly<Partial<Record<HttpMethod, V2Operation>>>,
 ): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
   const route = routeNamed(name);
@@ -94,7 +101,7 @@ export function v2Handler(
     const policy = route.clientKey?.[method];
     if (!operation || !policy) throw new Error(`${route.name} has no ${method} operation`);
     const requestId = requestIdOf(event, context);
-    const answer = await answerOf(event, route.path, policy, keyCheck, operation);
+    const answer = await answerOf(event, route, method, keyCheck, operation);
     if (isNewsletterError(answer)) return v2ErrorResponse(answer, requestId);
     return {
       statusCode: answer.status ?? 200,
@@ -106,11 +113,13 @@ export function v2Handler(
 
 async function answerOf(
   event: APIGatewayProxyEvent,
-  routePath: string,
-  policy: ClientKeyPolicy,
-  keyCheck: KeyCheckDependencies,
+  route: Route,
+  method: HttpMethod,
+  checks: CallerChecks,
   operation: V2Operation,
 ): Promise<V2Answer | NewsletterError> {
+  const routePath = route.path;
+  const policy = route.clientKey?.[method] ?? 'optional';
   const parsed = await parseRequest(event);
   if (isNewsletterError(parsed)) return parsed;
   const params = nestBracketedFields(parsed);
@@ -118,11 +127,33 @@ async function answerOf(
     if (value !== undefined) params[name] = value;
   }
   const client = requestClient(event, proxyHops);
-  const credentials = clientCredentials(event);
+  const token = bearerToken(event);
+  const keyed = policy === 'read' || policy === 'write' || route.clientKeys === false;
   let key: ClientKeyRecord | undefined;
-  if (credentials) {
+  let person: Person | undefined;
+  if (token !== undefined && keyed) {
+    // A signed-in person: the role the route table asks for this method ([console.roles]).
+    const checked = checks.people
+      ? await checkPersonToken(
+          { ...checks, people: checks.people },
+          token,
+          roleNeeded(route, method),
+          client.clientIp,
+        )
+      : newsletterError('tnp_auth_error', 'This API accepts no sign-in tokens.');
+    if (isNewsletterError(checked)) return checked;
+    person = checked;
+  } else if (token !== undefined && checks.people) {
+    person = await personOnPublicRoute({ people: checks.people }, token, roleNeeded(route, method));
+  }
+  const credentials = person ? undefined : clientCredentials(event);
+  if (person) {
+    // Signed in: no key is looked at.
+  } else if (credentials) {
+    if (route.clientKeys === false)
+      return newsletterError('forbidden', 'Only a signed-in admin may do this, not a key.');
     const checked = await checkClientKey(
-      keyCheck,
+      checks,
       credentials,
       policy === 'write' ? 'write' : 'read',
       client.clientIp,
@@ -131,19 +162,21 @@ async function answerOf(
     // A read key on a public route that writes grants nothing: the call is anonymous, as
     // without it (clients of the original send whatever key they have) ([v2.subscriptions]).
     key = policy === 'optional-write' && checked.permission !== 'write' ? undefined : checked;
-  } else if (policy === 'read' || policy === 'write') {
+  } else if (keyed) {
     // WordPress's own answer to an anonymous call of a protected route ([v2.auth-errors]).
     return newsletterError('rest_forbidden', 'Sorry, you are not allowed to do that.');
   }
+  const trusted = key !== undefined || person !== undefined;
   // Mails of a v2 call link to the pages of v1, which serve the links.
   const apiRoot = apiRootOf(event, routePath)?.replace(/\/v2$/, '/v1');
   const accept = header(event, 'accept');
   return operation(
     params,
     {
-      trusted: key !== undefined,
-      channel: key ? 'api' : 'public_form',
+      trusted,
+      channel: trusted ? 'api' : 'public_form',
       ...(key ? { key } : {}),
+      ...(person ? { person } : {}),
       ...(apiRoot ? { apiRoot } : {}),
       apiRootPath: apiRootPathOf(event, routePath).replace(/\/v2$/, '/v1'),
       ...client,

@@ -16,10 +16,11 @@ import type { Construct } from 'constructs';
 import { sesFeedback } from '../../functions/feedback/feedback-function.ts';
 import { TRUSTED_PROXY_HOPS_ENV } from '../../functions/http/client-address.ts';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
-import { type RouteAccess, routes } from '../../functions/routes.ts';
+import { type Route, type RouteAccess, routes } from '../../functions/routes.ts';
 import { type StreamConsumer, streamConsumers } from '../../functions/streams/consumers.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
 import { CampaignEngine } from './constructs/campaign-engine.ts';
+import { ConsolePeople } from './constructs/console-people.ts';
 import { EngagementRecording } from './constructs/engagement-recording.ts';
 import { MailFeedback } from './constructs/mail-feedback.ts';
 import { NewsletterAlarms } from './constructs/newsletter-alarms.ts';
@@ -65,6 +66,8 @@ export class NewsletterStack extends Stack {
   /** Opens and clicks: the engagement queue and the function that records them. */
   readonly engagement: EngagementRecording;
   readonly alarms: NewsletterAlarms;
+  /** The people who sign in to the console: the user pool, its groups and its app client. */
+  readonly people: ConsolePeople;
 
   constructor(scope: Construct, id: string, props: NewsletterStackProps) {
     super(scope, id, {
@@ -91,6 +94,12 @@ export class NewsletterStack extends Stack {
     this.feedback = new MailFeedback(this, 'Feedback', {
       ...(config.trackingDomain ? { trackingDomain: config.trackingDomain } : {}),
     });
+    this.people = new ConsolePeople(this, 'People', { retain: config.retain });
+    // Whose ID tokens a v2 route accepts ([console.token]).
+    const peopleEnvironment = {
+      [ENV.userPoolId]: this.people.userPool.userPoolId,
+      [ENV.userPoolClientId]: this.people.client.userPoolClientId,
+    };
     const targets: AccessTargets = {
       tableArn: this.table.tableArn,
       indexArns: this.table.indexArns,
@@ -204,6 +213,7 @@ export class NewsletterStack extends Stack {
             ? { [ENV.campaignPlans]: this.campaigns.queues.plans.queueUrl }
             : {}),
           ...(access.schedules ? scheduleEnvironment : {}),
+          ...((route as Route).version === 'v2' ? peopleEnvironment : {}),
           // Only set when the operator declared proxies: the header is never trusted otherwise.
           ...(config.trustedProxyHops > 0
             ? { [TRUSTED_PROXY_HOPS_ENV]: String(config.trustedProxyHops) }
@@ -319,6 +329,15 @@ export class NewsletterStack extends Stack {
     new CfnOutput(this, 'ApiRoot', {
       description: '{api_root}: the base every endpoint path is appended to',
       value: this.api.apiRoot,
+    });
+    new CfnOutput(this, 'ConsoleUserPoolId', {
+      description:
+        "The console's Cognito user pool: NEWSLETTER_USER_POOL_ID for `npx newsletter people`",
+      value: this.people.userPool.userPoolId,
+    });
+    new CfnOutput(this, 'ConsoleUserPoolClientId', {
+      description: "The console's app client (sign-in with USER_PASSWORD_AUTH)",
+      value: this.people.client.userPoolClientId,
     });
     new CfnOutput(this, 'TableName', {
       description: 'DynamoDB table holding subscribers, tokens and newsletters',

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { generateApiKey } from '../../cli/admin/api-key-parameter.ts';
+import { buildConsole } from '../../console/build.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { parseCampaignContent } from '../../shared/domain/campaign/campaign-content.ts';
@@ -14,12 +15,14 @@ import { parseSettings } from '../../shared/domain/parse-settings.ts';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import type { Denial } from './cloud/aws-endpoint.ts';
-import type { DeployedFunction } from './cloud/deployed-stack.ts';
+import type { DeployedFunction, DeployedStack } from './cloud/deployed-stack.ts';
 import { LOCAL_REGION } from './cloud/intrinsics.ts';
 import type { CodeSource } from './cloud/lambda-host.ts';
 import { type LocalCloud, startLocalCloud } from './cloud/local-cloud.ts';
 import type { FailedDelivery } from './cloud/topic-deliveries.ts';
+import { type ConsoleConfig, consoleSite } from './console-site.ts';
 import { DEMO_CONTENT, DEMO_SETTINGS, DEMO_SUBSCRIBERS, demoNewsletters } from './demo-data.ts';
+import { type CognitoLocal, startCognitoLocal } from './stand-ins/cognito-local.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './stand-ins/dynamodb-local.ts';
 import { type ParameterStore, startParameterStore } from './stand-ins/parameter-store.ts';
 import { type SesLocal, type SesPublisher, startSesLocal } from './stand-ins/ses-local.ts';
@@ -101,6 +104,11 @@ export interface LocalStackOptions {
    * a name of its own there and is deleted at `stop()`. Not with `dataDir`.
    */
   readonly sharedDynamoDb?: string;
+  /**
+   * The built console to serve at `/` (the test suites build it once per run); without it, it is
+   * built now with `buildConsole()` into console/dist, as `npm run build:console` builds it.
+   */
+  readonly consoleDir?: string;
 }
 
 /** What a stack's user may do with its DynamoDB Local: reach it, and stop it if it is its own. */
@@ -119,6 +127,12 @@ export interface LocalStack {
   readonly parameters: ParameterStore;
   readonly sqs: SqsLocal;
   readonly cloud: LocalCloud;
+  /** The console, on the API's origin: `http://localhost:PORT/`. */
+  readonly consoleUrl: string;
+  /** The Cognito stand-in people sign in at. */
+  readonly cognito: CognitoLocal;
+  /** The console's user pool and app client, as `/config.json` names them. */
+  readonly people: { readonly userPoolId: string; readonly clientId: string };
   /** Where the local SES publishes its events (the cloud's topics); for a restarted SES. */
   readonly sesPublisher: SesPublisher;
   readonly tableName: string;
@@ -201,6 +215,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // restart, as queues do on AWS: work queued when npm start stopped is still there.
     const sqs = await startSqsLocal(dataDir ? { dataDir: join(dataDir, 'sqs') } : {});
     started.push(sqs);
+    // The console's people, kept with the data as the pool keeps them on AWS.
+    const cognito = await startCognitoLocal(dataDir ? { dataDir: join(dataDir, 'cognito') } : {});
+    started.push(cognito);
+    const consoleDir = options.consoleDir ?? (await buildConsole());
 
     const code = options.code ?? 'bundle';
     let cdkOut = options.cdkOut;
@@ -239,6 +257,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         ssm: parameters.endpoint,
         ses: ses.endpoint,
         sqs: sqs.endpoint,
+        'cognito-idp': cognito.endpoint,
+      },
+      site: (deployed) => {
+        const site = consoleSite(consoleDir, consoleConfigOf(deployed, stage, cognito));
+        return async (method, url) => site(method, url);
       },
       isSecureParameter: (name) => parameters.get(name)?.type === 'SecureString',
       apiPort: options.port,
@@ -293,6 +316,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     if (!cloud.api) throw new Error('the stack has no REST API');
     const apiRoot = `${cloud.api.stageUrl}/newsletter/v1`;
+    const people = consoleConfigOf(cloud.stack, stage, cognito).cognito;
     // The admin CLI's --local reads these to find the stand-ins' ports, picked free at start.
     const endpoints: LocalEndpoints = {
       dynamodb: dynamo.endpoint,
@@ -320,6 +344,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       parameters,
       sqs,
       cloud,
+      consoleUrl: `http://localhost:${cloud.api.port}/`,
+      cognito,
+      people: { userPoolId: people.userPoolId, clientId: people.clientId },
       sesPublisher,
       tableName: cloud.tableName,
       endpoints,
@@ -382,6 +409,23 @@ async function seedDemoData(
       consent: { channel: 'cli', subscribed: { at: now.toISOString() } },
     });
   }
+}
+
+/** What the console's `/config.json` answers on the local origin. */
+function consoleConfigOf(
+  stack: DeployedStack,
+  stage: string,
+  cognito: CognitoLocal,
+): ConsoleConfig {
+  const userPoolId = stack.output('ConsoleUserPoolId');
+  const clientId = stack.output('ConsoleUserPoolClientId');
+  if (!userPoolId || !clientId) throw new Error('the stack has no console user pool outputs');
+  return {
+    apiBase: `/${stage}/newsletter/v2`,
+    // cognito-local answers CORS for any origin, so the browser calls it directly, as it calls
+    // Cognito's own endpoint deployed.
+    cognito: { endpoint: cognito.endpoint, region: LOCAL_REGION, userPoolId, clientId },
+  };
 }
 
 /** A DynamoDB Local someone else started and stops: this stack only borrows it. */

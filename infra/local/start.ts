@@ -76,9 +76,11 @@ process.stdout.write(
   [
     '',
     'serverless-newsletter is running locally',
+    `  Console      ${stack.consoleUrl}`,
     `  API root     ${stack.apiRoot}`,
     `  API key      ${stack.apiKey}`,
     `  Mail viewer  ${stack.mailViewer}`,
+    `  Sign-in      Cognito stand-in ${stack.cognito.endpoint} (pool ${stack.people.userPoolId}); add someone: npx newsletter people add you@example.com --role admin --local`,
     `  Data         ${options.dataDir}`,
     `  Functions    ${code === 'bundle' ? 'the bundles cdk synth built' : 'the TypeScript sources'}, each with its own role as synthesized`,
     '',

@@ -38,6 +38,16 @@ export const ENV = {
   scheduleRole: 'NEWSLETTER_SCHEDULE_ROLE',
   /** ARN of the queue of firings that did not start (the stack's CampaignScheduleDeadLetters output). */
   scheduleDeadLetters: 'NEWSLETTER_SCHEDULE_DEAD_LETTERS',
+  /** The console's Cognito user pool: whose ID tokens a v2 route accepts, whom `people` manages. */
+  userPoolId: 'NEWSLETTER_USER_POOL_ID',
+  /** The console's app client: the audience of the ID tokens a v2 route accepts. */
+  userPoolClientId: 'NEWSLETTER_USER_POOL_CLIENT_ID',
+  /**
+   * Where the pool's tokens are issued, without the pool id; default Cognito's own
+   * `https://cognito-idp.{region}.amazonaws.com`. Only the local cloud sets it (to its Cognito
+   * stand-in), as it sets AWS_ENDPOINT_URL: the stack never does.
+   */
+  cognitoIssuerDomain: 'NEWSLETTER_COGNITO_ISSUER_DOMAIN',
 } as const;
 
 /** Defaults used where an operator sets nothing. */

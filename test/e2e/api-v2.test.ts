@@ -140,11 +140,12 @@ describe('keys', () => {
         'Invalid secret',
       );
     }
-    // A stray bearer header is no v2 credential: the call is anonymous.
+    // A bearer header on a keyed route is a person's sign-in token, and this one is none
+    // ([console.token]); on a public route it is ignored ([console.token-public]).
     const bearer = await service.request('GET', `${v2}/test`, {
       headers: { Authorization: 'Bearer something' },
     });
-    expectError(bearer, 401, 'rest_forbidden');
+    expectError(bearer, 401, 'tnp_auth_error');
   });
 
   it('[v2.keys] the query string wins over HTTP Basic; a body never carries a key', async () => {

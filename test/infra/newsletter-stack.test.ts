@@ -122,6 +122,13 @@ describe('functions', () => {
               [ENV.scheduleDeadLetters]: expect.anything(),
             }
           : {}),
+        // Every v2 route accepts the console's ID tokens: whose pool and client ([console.token]).
+        ...('version' in route && route.version === 'v2'
+          ? {
+              [ENV.userPoolId]: { Ref: logicalId(stack.people.userPool) },
+              [ENV.userPoolClientId]: { Ref: logicalId(stack.people.client) },
+            }
+          : {}),
       });
     }
   });
@@ -245,7 +252,9 @@ describe('permissions', () => {
   // Which grants each function needs is proven by the calls the deployed-stack scenario
   // records (test/deployed/deployed-stack.test.ts); these are the rules every policy keeps.
   it('lets a function send mail only from the sender identity', () => {
+    // A user pool's `Policies` is its password policy, not IAM.
     const mail = Object.values(resources)
+      .filter((resource) => resource.Type === 'AWS::IAM::Role')
       .flatMap((resource) =>
         (
           (resource.Properties?.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]
@@ -265,7 +274,9 @@ describe('permissions', () => {
 
   it('has no wildcard action and no unscoped resource in any policy', () => {
     const statements = Object.values(resources).flatMap((resource) => {
-      const inline = (resource.Properties?.Policies ?? []) as {
+      const inline = (
+        resource.Type === 'AWS::IAM::Role' ? (resource.Properties?.Policies ?? []) : []
+      ) as {
         PolicyDocument: { Statement: Statement[] };
       }[];
       const standalone = resource.Type === 'AWS::IAM::Policy' ? [resource.Properties] : [];
@@ -514,6 +525,8 @@ describe('outputs', () => {
       'CampaignScheduleGroup',
       'CampaignScheduleRole',
       'CampaignScheduleTarget',
+      'ConsoleUserPoolClientId',
+      'ConsoleUserPoolId',
       'Dashboard',
       'FeedbackDeadLetters',
       'MailDeadLetters',

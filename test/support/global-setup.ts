@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { buildConsole } from '../../console/build.ts';
 import { startDynamoDbLocal } from '../../infra/local/stand-ins/dynamodb-local.ts';
 import { synthesize } from '../../infra/local/synthesize.ts';
 
@@ -10,6 +11,8 @@ declare module 'vitest' {
     dynamoEndpoint: string;
     /** The cloud assembly `cdk synth` wrote for this run: what the local stacks run. */
     cdkOut: string;
+    /** The console built once for this run: what the local stacks serve at `/`. */
+    consoleDir: string;
   }
 }
 
@@ -27,7 +30,7 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const scratch = await mkdtemp(join(tmpdir(), 'newsletter-test-'));
-  const [dynamo, cdkOut] = await Promise.all([
+  const [dynamo, cdkOut, consoleDir] = await Promise.all([
     startDynamoDbLocal(),
     synthesize({
       outdir: join(scratch, 'cdk.out'),
@@ -35,7 +38,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       bundle: true,
       context: { throttleRate: '10000', throttleBurst: '5000', streamRetryBaseMs: '50' },
     }),
+    buildConsole(join(scratch, 'console')),
   ]);
+  project.provide('consoleDir', consoleDir);
   project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide('cdkOut', cdkOut);
   return async () => {

@@ -69,6 +69,7 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
     // The suites make their own subscribers; the demo ones are for a person trying it out.
     demoSubscribers: false,
     cdkOut: inject('cdkOut'),
+    consoleDir: inject('consoleDir'),
     // The run's DynamoDB Local, unless the test keeps data in a folder (and stops it).
     ...(options.dataDir === undefined ? { sharedDynamoDb: inject('dynamoEndpoint') } : {}),
     onLog: (line, fn) => {

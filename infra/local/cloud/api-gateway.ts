@@ -43,6 +43,11 @@ export interface ApiGatewayOptions {
   readonly port: number;
   /** Called once per answered request (access log). */
   readonly onRequest?: (entry: { method: string; path: string; status: number }) => void;
+  /**
+   * What the origin serves outside the stage's paths, as CloudFront serves the console beside
+   * the API deployed (one origin); without it, API Gateway's own 403 as on its own domain.
+   */
+  readonly beside?: (method: string, url: URL) => Promise<Answer>;
 }
 
 /** The running local API. */
@@ -54,7 +59,8 @@ export interface ApiGateway {
   stop(): Promise<void>;
 }
 
-interface Answer {
+/** An answer of the local origin. */
+export interface Answer {
   readonly status: number;
   readonly headers: Record<string, string | string[]>;
   readonly body: Buffer | string;
@@ -116,13 +122,14 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
 
   const answer = async (request: IncomingMessage, requestId: string): Promise<Answer> => {
     const body = await readBody(request, MAX_PAYLOAD_BYTES);
-    if (throttled()) return gatewayResponse('THROTTLED', requestId, request);
-    if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE', requestId, request);
     const url = new URL(request.url ?? '/', 'http://localhost');
     const prefix = `/${api.stage}`;
-    if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
-      return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, request);
-    }
+    const inStage = url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
+    // The stage's throttle is the API's; what is served beside it is not counted there.
+    if (!inStage && options.beside) return options.beside(request.method ?? 'GET', url);
+    if (throttled()) return gatewayResponse('THROTTLED', requestId, request);
+    if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE', requestId, request);
+    if (!inStage) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, request);
     const path = url.pathname.slice(prefix.length) || '/';
     // REST APIs route `/subscribe/` to the `/subscribe` resource.
     const resourcePath = path.length > 1 ? path.replace(/\/+$/, '') : path;

@@ -96,7 +96,7 @@ export type Fault =
   | { readonly kind: 'lose-answers'; readonly operation: string; count: number };
 
 /** Services the endpoint forwards to a stand-in (the Scheduler is the local cloud's own). */
-export type ServiceName = 'dynamodb' | 'ssm' | 'ses' | 'sqs' | 'scheduler';
+export type ServiceName = 'dynamodb' | 'ssm' | 'ses' | 'sqs' | 'scheduler' | 'cognito-idp';
 
 /** Options of the endpoint. */
 export interface AwsEndpointOptions {

@@ -158,6 +158,17 @@ export function authorizationsFor(call: WireCall, facts: AccountFacts): Required
       return sqsAuthorizations(operation, input, facts);
     case 'scheduler':
       return schedulerAuthorizations(operation, input);
+    case 'cognito-idp':
+      // The admin actions the project calls all name their pool, and IAM authorizes them on it.
+      return [
+        {
+          action: `cognito-idp:${operation}`,
+          resource:
+            typeof input.UserPoolId === 'string'
+              ? arn('cognito-idp', `userpool/${input.UserPoolId}`)
+              : '*',
+        },
+      ];
     default:
       return [{ action: `${service}:${operation}`, resource: '*' }];
   }

@@ -243,6 +243,20 @@ export interface DeployedApi {
   readonly throttle?: { readonly rate: number; readonly burst: number };
 }
 
+/** A user pool of the template, with its app clients and groups (DeployedStack.userPools). */
+export interface DeployedUserPool {
+  readonly logicalId: string;
+  /** The name the local cloud finds it by again after a restart. */
+  readonly name: string;
+  readonly properties: Readonly<Record<string, Resolved>>;
+  readonly clients: readonly {
+    readonly logicalId: string;
+    readonly name: string;
+    readonly properties: Readonly<Record<string, Resolved>>;
+  }[];
+  readonly groups: readonly string[];
+}
+
 /** Physical names the local cloud chooses, and values only known once something runs. */
 export interface LocalPhysicalIds {
   /** URL of the loopback endpoint every SDK call goes to (queue URLs point there). */
@@ -254,6 +268,11 @@ export interface LocalPhysicalIds {
    * names end in a random suffix: stacks that share one DynamoDB Local keep apart.
    */
   readonly tableSuffix?: string;
+  /**
+   * The ids the Cognito stand-in gave the template's user pools and app clients, by logical id:
+   * they are its own, random as Cognito's, so known only once they exist.
+   */
+  readonly cognito?: ReadonlyMap<string, string>;
   /** Extra `Ref`/`GetAtt` answers, e.g. a table's StreamArn once the table exists. */
   readonly extra?: (logicalId: string, attribute: string | undefined) => string | undefined;
 }
@@ -468,6 +487,18 @@ export class DeployedStack {
         if (attribute === 'TopicName') return named('TopicName');
         return unknown();
       }
+      case 'AWS::Cognito::UserPool':
+      case 'AWS::Cognito::UserPoolClient': {
+        const id = this.ids.cognito?.get(logicalId);
+        if (id === undefined) return unknown();
+        if (!attribute) return id;
+        if (attribute === 'Arn' && resource.Type === 'AWS::Cognito::UserPool')
+          return arn('cognito-idp', `userpool/${id}`);
+        return unknown();
+      }
+      case 'AWS::Cognito::UserPoolGroup':
+        if (!attribute && typeof p.GroupName === 'string') return p.GroupName;
+        return unknown();
       case 'AWS::ApiGateway::RestApi':
         if (!attribute) return 'local';
         if (attribute === 'RootResourceId') return '';
@@ -483,6 +514,52 @@ export class DeployedStack {
         return unknown();
     }
   };
+
+  /**
+   * The stack's Cognito user pools with their app clients and groups, as the local cloud
+   * creates them in the Cognito stand-in: the properties it has a use for (how people sign in,
+   * the password policy, MFA; the clients' flows and token lifetimes), the rest ignored.
+   */
+  userPools(): DeployedUserPool[] {
+    return this.ofType('AWS::Cognito::UserPool').map(([logicalId, pool]) => {
+      const p = pool.Properties ?? {};
+      const ofPool = (resource: TemplateResource): boolean =>
+        logicalIdOf(resource.Properties?.UserPoolId) === logicalId;
+      return {
+        logicalId,
+        name:
+          typeof p.UserPoolName === 'string' ? p.UserPoolName : `${this.stackName}-${logicalId}`,
+        properties: Object.fromEntries(
+          ['UsernameAttributes', 'AutoVerifiedAttributes', 'MfaConfiguration', 'Policies']
+            .filter((name) => p[name] !== undefined)
+            .map((name) => [name, this.resolve(p[name])]),
+        ),
+        clients: this.ofType('AWS::Cognito::UserPoolClient')
+          .filter(([, client]) => ofPool(client))
+          .map(([clientId, client]) => {
+            const c = client.Properties ?? {};
+            return {
+              logicalId: clientId,
+              name: typeof c.ClientName === 'string' ? c.ClientName : clientId,
+              properties: Object.fromEntries(
+                [
+                  'ExplicitAuthFlows',
+                  'IdTokenValidity',
+                  'AccessTokenValidity',
+                  'RefreshTokenValidity',
+                  'TokenValidityUnits',
+                ]
+                  .filter((name) => c[name] !== undefined)
+                  .map((name) => [name, this.resolve(c[name])]),
+              ),
+            };
+          }),
+        groups: this.ofType('AWS::Cognito::UserPoolGroup')
+          .filter(([, group]) => ofPool(group))
+          .map(([, group]) => String(group.Properties?.GroupName)),
+      };
+    });
+  }
 
   /** Every Lambda function of the stack. */
   functions(): DeployedFunction[] {

@@ -56,6 +56,11 @@ export interface LambdaHostOptions {
   readonly maxEnvironments?: number;
   /** Extra modules every environment imports first (`--import`), e.g. test observers. */
   readonly preload?: readonly string[];
+  /**
+   * Further variables where the local world differs from AWS beyond the endpoint (where the
+   * Cognito stand-in issues tokens); the template's own variables still win.
+   */
+  readonly localEnvironment?: Readonly<Record<string, string>>;
 }
 
 const RUNTIME = resolve(import.meta.dirname, 'lambda-runtime.mjs');
@@ -122,6 +127,7 @@ class Environment {
       // deployed runtime's major; the notice only matters if someone runs it on an older one.
       AWS_ENDPOINT_URL: options.endpoint,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...options.localEnvironment,
       // Then what the template sets wins, as on Lambda.
       ...fn.environment,
       // Except the port of the extension: every function's stand-in needs its own.

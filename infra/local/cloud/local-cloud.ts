@@ -10,6 +10,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  CognitoIdentityProviderClient,
+  CreateGroupCommand,
+  CreateUserPoolClientCommand,
+  CreateUserPoolCommand,
+  GroupExistsException,
+  ListUserPoolClientsCommand,
+  ListUserPoolsCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
@@ -34,8 +43,9 @@ import {
   SQSClient,
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
+import { ENV } from '../../../shared/runtime/environment.ts';
 import type { QueueDepth } from '../stand-ins/sqs-local.ts';
-import { type ApiGateway, startApiGateway } from './api-gateway.ts';
+import { type ApiGateway, type ApiGatewayOptions, startApiGateway } from './api-gateway.ts';
 import type { FailedDelivery } from './async-invocation.ts';
 import {
   type AwsEndpoint,
@@ -47,6 +57,7 @@ import {
   type DeployedFunction,
   type DeployedQueue,
   DeployedStack,
+  type DeployedUserPool,
   type PolicyDocument,
 } from './deployed-stack.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
@@ -66,8 +77,13 @@ export interface LocalCloudOptions {
   /** Run the bundles cdk.out holds, or the TypeScript sources they were built from. */
   readonly code: CodeSource;
   readonly projectRoot: string;
-  /** Where the stand-ins listen; the Scheduler is started here (scheduler.ts). */
-  readonly upstreams: Record<Exclude<ServiceName, 'scheduler'>, string>;
+  /**
+   * Where the stand-ins listen; the Scheduler is started here (scheduler.ts). Cognito only for
+   * a stack with a user pool: its stand-in is also where the pool's tokens are issued.
+   */
+  readonly upstreams: Record<Exclude<ServiceName, 'scheduler' | 'cognito-idp'>, string> & {
+    readonly 'cognito-idp'?: string;
+  };
   /** Whether an SSM parameter is a SecureString. */
   readonly isSecureParameter: (name: string) => boolean;
   /** API port (0 picks a free one). */
@@ -105,6 +121,11 @@ export interface LocalCloudOptions {
   readonly schedulesFile?: string;
   /** See LocalPhysicalIds.tableSuffix: for a DynamoDB Local other stacks use too. */
   readonly tableSuffix?: string;
+  /**
+   * What the API's origin serves outside the stage (the console, as CloudFront serves it
+   * deployed), made once the stack's resources exist (its outputs name the user pool).
+   */
+  readonly site?: (stack: DeployedStack) => ApiGatewayOptions['beside'];
 }
 
 /** An event SES publishes for a configuration set to an SNS topic (local-stack wires SES to it). */
@@ -206,9 +227,14 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     );
     const table = await createTableOf(template, options.upstreams.dynamodb);
     const tableName = table.tableName;
-    const stack = table.streamLabel
-      ? template.withIds({ streamLabel: table.streamLabel })
-      : template;
+    const cognito = options.upstreams['cognito-idp'];
+    const pools = template.userPools();
+    if (pools.length > 0 && !cognito) throw new Error('the stack has a user pool, but no Cognito');
+    const cognitoIds = cognito ? await createUserPoolsOf(pools, cognito) : new Map();
+    const stack = template.withIds({
+      ...(table.streamLabel ? { streamLabel: table.streamLabel } : {}),
+      cognito: cognitoIds,
+    });
     const queueDefinitions = stack.queues();
     for (const queue of queueDefinitions) {
       if (queue.policy) queuePolicies.set(queue.arn, queue.policy);
@@ -243,6 +269,8 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
           onLog: options.onLog,
           maxEnvironments: environmentsOf(fn),
           ...(options.preload ? { preload: options.preload } : {}),
+          // The stand-in issues the pool's tokens under its own URL, not Cognito's.
+          ...(cognito ? { localEnvironment: { [ENV.cognitoIssuerDomain]: cognito } } : {}),
         }),
       );
     }
@@ -480,7 +508,13 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     }
     let api: ApiGateway | undefined;
     if (stack.ofType('AWS::ApiGateway::RestApi').length > 0) {
-      const gateway = await startApiGateway({ api: stack.api(), invoke, port: options.apiPort });
+      const beside = options.site?.(stack);
+      const gateway = await startApiGateway({
+        api: stack.api(),
+        invoke,
+        port: options.apiPort,
+        ...(beside ? { beside } : {}),
+      });
       api = gateway;
       stopping.push(() => gateway.stop());
     }
@@ -595,6 +629,63 @@ async function createTableOf(
   } finally {
     client.destroy();
   }
+}
+
+/**
+ * Creates the stack's user pools, their groups and app clients in the Cognito stand-in, as
+ * CloudFormation would, and answers the ids it gave them by logical id. One that exists already
+ * (kept with DATA_DIR) is found by its name and kept, with its people.
+ */
+async function createUserPoolsOf(
+  pools: readonly DeployedUserPool[],
+  endpoint: string,
+): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  const client = new CognitoIdentityProviderClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'cloudformation', secretAccessKey: 'local' },
+  });
+  try {
+    const existing = (await client.send(new ListUserPoolsCommand({ MaxResults: 60 }))).UserPools;
+    for (const pool of pools) {
+      let poolId = existing?.find((candidate) => candidate.Name === pool.name)?.Id;
+      poolId ??= (
+        await client.send(
+          new CreateUserPoolCommand({ PoolName: pool.name, ...(pool.properties as object) }),
+        )
+      ).UserPool?.Id;
+      if (!poolId) throw new Error(`the Cognito stand-in made no pool ${pool.name}`);
+      ids.set(pool.logicalId, poolId);
+      for (const group of pool.groups) {
+        await client
+          .send(new CreateGroupCommand({ UserPoolId: poolId, GroupName: group }))
+          .catch((error: unknown) => {
+            if (!(error instanceof GroupExistsException)) throw error;
+          });
+      }
+      const clients = (
+        await client.send(new ListUserPoolClientsCommand({ UserPoolId: poolId, MaxResults: 60 }))
+      ).UserPoolClients;
+      for (const app of pool.clients) {
+        let clientId = clients?.find((candidate) => candidate.ClientName === app.name)?.ClientId;
+        clientId ??= (
+          await client.send(
+            new CreateUserPoolClientCommand({
+              UserPoolId: poolId,
+              ClientName: app.name,
+              ...(app.properties as object),
+            }),
+          )
+        ).UserPoolClient?.ClientId;
+        if (!clientId) throw new Error(`the Cognito stand-in made no client ${app.name}`);
+        ids.set(app.logicalId, clientId);
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+  return ids;
 }
 
 /**
