@@ -19,7 +19,7 @@ afterAll(async () => {
   await Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-describe('the console bundle', () => {
+describe('[console.bundle] the console bundle', () => {
   it('ships its pages and the preview frame in under 150 KB of JavaScript gzipped', async () => {
     const dir = await buildConsole(await freshDir());
 

@@ -57,12 +57,18 @@ function CsvDownload(props: { id: number }) {
   );
 }
 
-export function ReportView(props: { report: Report }) {
+export function ReportView(props: { report: Report; reload: () => void; loading: boolean }) {
   const { report } = props;
   const engagement = report.engagement;
   return (
     <section aria-labelledby="report-heading">
       <h2 id="report-heading">Report</h2>
+      <p>
+        <button type="button" class="secondary" onClick={props.reload} disabled={props.loading}>
+          Reload the report
+        </button>
+      </p>
+      {props.loading && <Busy label="Reading the report…" />}
       <dl class="figures">
         {COUNTS.map(([key, label]) => (
           <div key={key}>

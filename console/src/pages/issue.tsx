@@ -213,7 +213,9 @@ export function IssuePage(props: { id: string }) {
         <LiveView issue={data} report={report.data} />
       )}
       {status === 'sent' && <Send id={id} changed={refresh} resend={true} />}
-      {report.data && status !== 'sending' && <ReportView report={report.data} />}
+      {report.data && status !== 'sending' && (
+        <ReportView report={report.data} reload={report.reload} loading={report.loading} />
+      )}
       <Problem error={report.error} />
     </Page>
   );

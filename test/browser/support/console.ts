@@ -2,9 +2,15 @@
  * Driving the web console in Chromium: axe-core on every page a test opens, signing in
  * through the console's own pages, and the few reads a test makes of a page.
  */
+import {
+  AdminAddUserToGroupCommand,
+  AdminCreateUserCommand,
+  CognitoIdentityProviderClient,
+} from '@aws-sdk/client-cognito-identity-provider';
 import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { LOCAL_REGION } from '../../../infra/local/cloud/intrinsics.ts';
 
 /** What axe reports of one rule a page breaks. */
 interface AxeViolation {
@@ -68,4 +74,54 @@ export async function signIn(
 export async function openSection(page: Page, name: string, heading = name): Promise<void> {
   await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
   await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
+}
+
+/** Someone an admin added: their address and the temporary password they were given. */
+export interface NewPerson {
+  readonly email: string;
+  readonly temporaryPassword: string;
+}
+
+/**
+ * Adds a person to the local stack's user pool with a temporary password, as an admin's
+ * AdminCreateUser does (the first sign-in then asks for a password of their own).
+ */
+export async function addPerson(
+  stack: {
+    readonly cognito: { readonly endpoint: string };
+    readonly people: { readonly userPoolId: string };
+  },
+  email: string,
+  role: 'admin' | 'editor',
+): Promise<NewPerson> {
+  const client = new CognitoIdentityProviderClient({
+    endpoint: stack.cognito.endpoint,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
+  });
+  const temporaryPassword = `Temp-${Math.random().toString(36).slice(2, 10)}-9!`;
+  try {
+    await client.send(
+      new AdminCreateUserCommand({
+        UserPoolId: stack.people.userPoolId,
+        Username: email,
+        TemporaryPassword: temporaryPassword,
+        MessageAction: 'SUPPRESS',
+        UserAttributes: [
+          { Name: 'email', Value: email },
+          { Name: 'email_verified', Value: 'true' },
+        ],
+      }),
+    );
+    await client.send(
+      new AdminAddUserToGroupCommand({
+        UserPoolId: stack.people.userPoolId,
+        Username: email,
+        GroupName: role,
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
+  return { email, temporaryPassword };
 }
