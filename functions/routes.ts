@@ -35,6 +35,8 @@ import {
   V2ReportSchema,
   V2ScheduleRequestSchema,
   V2SendRequestSchema,
+  V2SettingsSchema,
+  V2SettingsWriteSchema,
   V2SubscriberQuerySchema,
   V2SubscriberWriteSchema,
   V2TestSendSchema,
@@ -385,6 +387,19 @@ const V2_ROUTES = [
       sendQuota: true,
       sendStatistics: true,
     },
+  },
+  {
+    ...settingsRoute(
+      'v2-settings',
+      '/settings',
+      'v2 (ours): the settings document as written (GET); replace it, validated as the CLI does (PUT)',
+      V2SettingsSchema,
+    ),
+    methods: ['GET', 'PUT'],
+    clientKey: { GET: 'read', PUT: 'write' },
+    // The settings document read and written directly (not through the cached extension).
+    access: LIST_WRITE_ACCESS,
+    request: V2SettingsWriteSchema,
   },
   settingsRoute('v2-test', '/test', 'v2: checks a key; answers {}', V2EmptySchema),
   issueRoute(

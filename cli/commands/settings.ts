@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import {
   readSettingsText,
   type SettingsWrite,
-  writeSettings,
 } from '../../shared/adapters/parameters/settings-document.ts';
+import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { parseSettings, SettingsError } from '../../shared/domain/parse-settings.ts';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
+import { replaceSettings } from '../../shared/operations/settings/manage-settings.ts';
 import { CliError } from '../cli-error.ts';
 import type { Services } from '../connection/services.ts';
 import type { CliContext } from '../context.ts';
@@ -26,25 +27,6 @@ function parseJson(text: string, source: string): unknown {
   } catch (error) {
     throw new CliError(`${source}: not valid JSON (${(error as Error).message})`);
   }
-}
-
-/**
- * Writes a changed settings document (validated first) and reports it. The parameter store
- * has no conditional write, so a concurrent change by someone else cannot be prevented, but it
- * shows as a version jump and is reported.
- */
-export async function saveSettings(
-  context: CliContext,
-  services: Services,
-  document: unknown,
-  readVersion: number | undefined,
-): Promise<void> {
-  const written = await writeSettings(
-    services.ssm,
-    services.connection.settingsParameter,
-    document,
-  );
-  reportSettingsWrite(context, services, written, readVersion);
 }
 
 /** Reports a settings write, and a version jump: someone else wrote in between. */
@@ -139,9 +121,9 @@ export function registerSettingsCommands(program: Command, context: CliContext):
       const source = options.file === '-' ? 'stdin' : options.file;
       const text = await readTextInput(options.file, context.io);
       const document = parseJson(text, source);
-      let parsed: Settings;
+      // Refused before connecting: a bad file needs no credentials to be told so.
       try {
-        parsed = parseSettings(document);
+        parseSettings(document);
       } catch (error) {
         if (error instanceof SettingsError) {
           throw new CliError(`${source}: ${error.message} (nothing was written)`);
@@ -149,7 +131,13 @@ export function registerSettingsCommands(program: Command, context: CliContext):
         throw error;
       }
       const services = await context.services();
-      await saveSettings(context, services, document, undefined);
-      writeLine(context.io.stdout, `Settings stored: ${summary(parsed)}.`);
+      const replaced = await replaceSettings(
+        { ssm: services.ssm, parameter: services.connection.settingsParameter },
+        document,
+      );
+      if (isNewsletterError(replaced))
+        throw new CliError(`${source}: ${replaced.message} (nothing was written)`);
+      reportSettingsWrite(context, services, replaced.written, undefined);
+      writeLine(context.io.stdout, `Settings stored: ${summary(replaced.parsed)}.`);
     });
 }

@@ -678,6 +678,15 @@ describe('the whole scenario, from cdk.out', () => {
       });
     await step('v2 GET /test', () => v2call('GET', '/test', good));
     await step('v2 GET /account', () => v2call('GET', '/account', good));
+    const shownSettings = await step('v2 GET /settings', () => v2call('GET', '/settings', good));
+    const { settings: document, version } = shownSettings.json as {
+      settings: unknown;
+      version: number;
+    };
+    const putSettings = await step('v2 PUT /settings, the same document at its version', () =>
+      v2call('PUT', '/settings', good, { settings: document, version }),
+    );
+    expect(putSettings.status, putSettings.text).toBe(200);
     await step('v2 GET /lists', () => v2call('GET', '/lists', good));
     await step('v2 GET /lists/{id}', () => v2call('GET', '/lists/1', good));
     const v2List = await step('v2 POST /lists', () =>
@@ -848,6 +857,7 @@ describe('the whole scenario, from cdk.out', () => {
     for (const path of [
       '/test',
       '/account',
+      '/settings',
       '/lists',
       '/lists/1',
       '/extrafields',

@@ -299,3 +299,102 @@ describe('GET /account', () => {
     }
   });
 });
+
+describe('GET|PUT /settings', () => {
+  interface Shown {
+    settings: Record<string, unknown> & { lists: { id: number; name: string }[] };
+    version: number;
+    problem: string | null;
+  }
+  const show = async (): Promise<Shown> => {
+    const answer = await call('GET', '/settings', { credentials: reader });
+    expect(answer.status, answer.text).toBe(200);
+    return answer.json as Shown;
+  };
+
+  it('[v2.settings] GET answers the document as written and its version; PUT replaces it, read back', async () => {
+    const shown = await show();
+    expect(shown.problem).toBeNull();
+    expect(shown.settings.lists.map((list) => list.id)).toEqual([1, 2, 3, 4]);
+    // Written as the test stack wrote it: no defaults filled in (the document, not the parsed form).
+    expect(shown.settings).not.toHaveProperty('mail_texts');
+    const changed = {
+      ...shown.settings,
+      lists: [...shown.settings.lists, { id: 5, name: 'Console' }],
+    };
+    const put = await call('PUT', '/settings', {
+      credentials: writer,
+      body: { settings: changed, version: shown.version },
+    });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json).toEqual({ version: shown.version + 1, tier: 'Standard' });
+    const after = await show();
+    expect(after).toEqual({ settings: changed, version: shown.version + 1, problem: null });
+    // The functions see it: the new list is a list of v2's.
+    const lists = await call('GET', '/lists?per_page=100', { credentials: reader });
+    expect((lists.json as { id: number }[]).map((list) => list.id)).toContain(5);
+  });
+
+  it('[v2.settings] a document the functions refuse is a 400 naming the field, and nothing is written', async () => {
+    const shown = await show();
+    for (const [settings, field] of [
+      [{ ...shown.settings, opt_in: 'sometimes' }, 'settings.opt_in'],
+      [{ ...shown.settings, lists: [{ id: 'x', name: '' }] }, 'settings.lists.0'],
+      [{ ...shown.settings, sender: { address: 'not an address' } }, 'settings.sender.address'],
+      ['{"lists": [', 'not valid JSON'],
+      [[1, 2], 'settings'],
+      // Valid, and over what a parameter holds.
+      [
+        {
+          ...shown.settings,
+          lists: Array.from({ length: 100 }, (_, i) => ({ id: i + 1, name: 'x'.repeat(90) })),
+        },
+        '8192',
+      ],
+    ] as const) {
+      const answer = await call('PUT', '/settings', { credentials: writer, body: { settings } });
+      expectError(answer, 400, 'invalid_parameter');
+      expect((answer.json as { message: string }).message).toContain(field);
+    }
+    expect((await show()).version).toBe(shown.version);
+  });
+
+  it('[v2.settings] a stale version is a 409; no settings a 400; a read key a 403; no key 401', async () => {
+    const shown = await show();
+    const stale = await call('PUT', '/settings', {
+      credentials: writer,
+      body: { settings: shown.settings, version: shown.version - 1 },
+    });
+    expectError(stale, 409, 'invalid_state');
+    expectError(
+      await call('PUT', '/settings', { credentials: writer, body: { version: shown.version } }),
+      400,
+      'missing_parameter',
+    );
+    for (const version of ['x', -1, 0, 1.5, '1e3'])
+      expectError(
+        await call('PUT', '/settings', {
+          credentials: writer,
+          body: { settings: shown.settings, version },
+        }),
+        400,
+        'invalid_parameter',
+      );
+    expectError(
+      await call('PUT', '/settings', { credentials: reader, body: { settings: shown.settings } }),
+      403,
+      'forbidden',
+    );
+    expectError(await call('GET', '/settings'), 401, 'rest_forbidden');
+    expectError(
+      await call('PUT', '/settings', {
+        credentials: writer,
+        text: '{"settings":',
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      400,
+      'malformed_body',
+    );
+    expect((await show()).version).toBe(shown.version);
+  });
+});

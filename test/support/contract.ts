@@ -179,4 +179,5 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
   // What the web console needs beyond that (read keys for what it shows).
   { path: '/issues/{id}/audience', methods: { GET: 'read' }, cors: false },
   { path: '/account', methods: { GET: 'read' }, cors: false },
+  { path: '/settings', methods: { GET: 'read', PUT: 'write' }, cors: false },
 ];

@@ -237,3 +237,34 @@ export const V2AccountSchema = v.pipe(
   }),
   v.title('V2Account'),
 );
+
+/** The body of a settings replacement (ours, `PUT /settings`). */
+export const V2SettingsWriteSchema = v.looseObject({
+  settings: v.optional(
+    v.pipe(
+      v.union([v.looseObject({}), v.string()]),
+      v.description(
+        'PUT: the whole settings document (or its JSON text), as `npx newsletter settings set` takes it.',
+      ),
+    ),
+  ),
+  version: v.optional(
+    v.pipe(
+      v.number(),
+      v.description('PUT: replace only while the stored document is still at this version.'),
+    ),
+  ),
+});
+
+/** The settings document as stored (GET), or what a replacement wrote (PUT). */
+export const V2SettingsSchema = v.pipe(
+  v.union([
+    v.strictObject({
+      settings: v.unknown(),
+      version: v.number(),
+      problem: v.nullable(v.string()),
+    }),
+    v.strictObject({ version: v.number(), tier: v.string() }),
+  ]),
+  v.title('V2Settings'),
+);
