@@ -88,14 +88,23 @@ function AccountView() {
   );
 }
 
+/** `GET /settings`: the document as written, its version, and why it is refused, if it is. */
+interface SettingsAnswer {
+  readonly settings: unknown;
+  readonly version: number;
+  readonly problem: string | null;
+}
+
 export function SettingsPage() {
   const { api } = useSession();
   const [round, setRound] = useState(0);
   const [text, setText] = useState<string | undefined>(undefined);
   const [saved, setSaved] = useState(false);
   const settings = useLoad(async () => {
-    const body = (await api.call<unknown>('/settings')).body;
-    setText(JSON.stringify(body, null, 2));
+    const body = (await api.call<SettingsAnswer>('/settings')).body;
+    setText(
+      typeof body.settings === 'string' ? body.settings : JSON.stringify(body.settings, null, 2),
+    );
     return body;
   }, [round]);
   const save = useAction();
@@ -106,25 +115,29 @@ export function SettingsPage() {
         <h2 id="settings-heading">Settings document</h2>
         {settings.loading && <Busy label="Loading the settings…" />}
         <Problem error={settings.error} />
-        {text !== undefined && (
+        {settings.data?.problem && (
+          <p class="problem" role="alert">
+            The functions refuse the stored settings: {settings.data.problem} Correct them below and
+            save.
+          </p>
+        )}
+        {text !== undefined && settings.data && (
           <form
             onSubmit={(event) => {
               event.preventDefault();
               setSaved(false);
+              const version = settings.data?.version;
               void save.run(async () => {
-                let document: unknown;
-                try {
-                  document = JSON.parse(text);
-                } catch (failure) {
-                  throw new Error(`The settings are not JSON: ${(failure as Error).message}`);
-                }
-                await api.call('/settings', { method: 'PUT', body: document });
+                // The text goes as it is: the API parses and checks it as `settings set` does.
+                await api.call('/settings', { method: 'PUT', body: { settings: text, version } });
                 setSaved(true);
                 setRound((n) => n + 1);
               });
             }}
           >
-            <label for="settings">The settings as JSON (checked as the CLI checks them)</label>
+            <label for="settings">
+              The settings as JSON (version {settings.data.version}; checked as the CLI checks them)
+            </label>
             <textarea
               id="settings"
               rows={24}
@@ -132,6 +145,7 @@ export function SettingsPage() {
               value={text}
               onInput={(e) => setText(e.currentTarget.value)}
               aria-describedby={save.error === undefined ? undefined : 'settings-error'}
+              aria-invalid={save.error === undefined ? undefined : true}
             />
             <button type="submit" disabled={save.busy}>
               Save settings
