@@ -22,6 +22,7 @@ import {
   openSection,
   overflowsSideways,
   signIn,
+  soon,
 } from './support/console.ts';
 
 let service: LocalService;
@@ -121,7 +122,7 @@ describe('[console.pages] the editor’s day in the console', () => {
     await page.getByRole('radio', { name: /Phone/ }).check();
 
     const frame = page.frameLocator('iframe.preview-frame');
-    await expect.poll(() => frame.locator('h1').textContent()).toBe('Hello {name}');
+    await soon(() => frame.locator('h1').textContent()).toBe('Hello {name}');
     expect((await page.locator('iframe.preview-frame').boundingBox())?.width).toBe(375);
     // The issue's own style block applies inside the preview; its script does not run.
     const preview = page.frames().find((each) => each.url().endsWith('/preview.html'));
@@ -143,15 +144,7 @@ describe('[console.pages] the editor’s day in the console', () => {
     await page.getByLabel(/Addresses/).fill(TESTER);
     await page.getByRole('button', { name: 'Send test' }).click();
     await page.getByText(`Test sent to ${TESTER}.`).waitFor();
-    await expect
-      .poll(
-        async () =>
-          (await service.mails()).filter((m) => m.destination.to.join().includes(TESTER)).length,
-        {
-          timeout: 20_000,
-        },
-      )
-      .toBe(1);
+    await soon(async () => (await service.mails(TESTER)).length, 20_000).toBe(1);
   });
 
   it('sends it after seeing the recipient count, and watches it reach sent', async () => {
@@ -160,7 +153,7 @@ describe('[console.pages] the editor’s day in the console', () => {
     await expectAccessible(page, 'the send confirmation');
     await page.getByRole('button', { name: 'Send to 3 subscribers' }).click();
     await page.locator('[data-status="sent"]').waitFor({ timeout: 60_000 });
-    await expect.poll(() => page.locator('dd[data-count="sent"]').textContent()).toBe('3');
+    await soon(() => page.locator('dd[data-count="sent"]').textContent()).toBe('3');
     await expectAccessible(page, 'a sent issue’s report');
   });
 
@@ -182,25 +175,18 @@ describe('[console.pages] the editor’s day in the console', () => {
     await service.stack.settled();
 
     await page.bringToFront();
-    await expect
-      .poll(
-        async () => {
-          await page.getByRole('button', { name: 'Reload the report' }).click();
-          return page.locator('dd[data-count="clicked"]').textContent();
-        },
-        { timeout: 20_000 },
-      )
-      .toMatch(/^1 /);
+    await soon(async () => {
+      await page.getByRole('button', { name: 'Reload the report' }).click();
+      return page.locator('dd[data-count="clicked"]').textContent();
+    }, 20_000).toMatch(/^1 /);
     expect(await page.locator('dd[data-count="opened"]').textContent()).toMatch(/^1 /);
     const links = page.getByRole('region', { name: 'Top links' });
     expect(await links.getByRole('row').nth(1).textContent()).toBe(
       `${siteRoot}/story?from=console1`,
     );
-    await expect
-      .poll(() =>
-        page.getByRole('img', { name: /Opens and clicks per hour/ }).getAttribute('aria-label'),
-      )
-      .toMatch(/1 opens and 1 clicks/);
+    await soon(() =>
+      page.getByRole('img', { name: /Opens and clicks per hour/ }).getAttribute('aria-label'),
+    ).toMatch(/1 opens and 1 clicks/);
     await expectAccessible(page, 'the report with opens and clicks');
   });
 

@@ -47,13 +47,15 @@ export async function overflowsSideways(page: Page): Promise<boolean> {
 
 /**
  * Signs in on the console's sign-in page; with `newPassword`, answers the first sign-in's
- * challenge (a temporary password) with it. Ends on the issues page.
+ * challenge (a temporary password) with it. Ends on the page of the address opened (the
+ * issues for `/`), whose heading is `landing`.
  */
 export async function signIn(
   page: Page,
   email: string,
   password: string,
   newPassword?: string,
+  landing = 'Issues',
 ): Promise<void> {
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await expectAccessible(page, 'the sign-in page');
@@ -67,7 +69,7 @@ export async function signIn(
     await page.getByLabel('The same again').fill(newPassword);
     await page.getByRole('button', { name: 'Set password and sign in' }).click();
   }
-  await page.getByRole('heading', { name: 'Issues', exact: true }).waitFor();
+  await page.getByRole('heading', { level: 1, name: landing, exact: true }).waitFor();
 }
 
 /** Goes to a console page by its navigation link, and checks it with axe once it settled. */
@@ -124,4 +126,9 @@ export async function addPerson(
     client.destroy();
   }
   return { email, temporaryPassword };
+}
+
+/** Polls until the page shows what is expected: pages load from the API, so not at once. */
+export function soon<T>(read: () => Promise<T> | T, timeout = 15_000) {
+  return expect.poll(read, { timeout, interval: 200 });
 }
