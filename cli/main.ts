@@ -12,6 +12,7 @@ import { registerKeysCommands } from './commands/keys.ts';
 import { registerListsCommands } from './commands/lists.ts';
 import { registerMailCommands } from './commands/mail.ts';
 import { registerNewslettersCommands } from './commands/newsletters.ts';
+import { registerPeopleCommands } from './commands/people.ts';
 import { registerSettingsCommands } from './commands/settings.ts';
 import { registerSubscribersCommands } from './commands/subscribers.ts';
 import {
@@ -111,6 +112,7 @@ function buildProgram(context: CliContext): Command {
   registerNewslettersCommands(program, context);
   registerSubscribersCommands(program, context);
   registerMailCommands(program, context);
+  registerPeopleCommands(program, context);
   return program;
 }
 

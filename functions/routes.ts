@@ -15,7 +15,12 @@ import {
   TokenRequestSchema,
   ViewRequestSchema,
 } from '../shared/domain/parameters/request-schemas.ts';
-import type { PersonRole } from '../shared/domain/person.ts';
+import {
+  AddedPersonSchema,
+  PersonEntrySchema,
+  type PersonRole,
+  PersonWriteSchema,
+} from '../shared/domain/person.ts';
 import { SubscriberSchema } from '../shared/domain/subscriber.ts';
 import {
   V2AccountSchema,
@@ -76,6 +81,14 @@ export type TableAction =
 /** The campaign engine's queues (functions/campaigns/campaign-functions.ts). */
 export type CampaignQueueName = 'plans' | 'sends';
 
+/** Cognito admin actions a function may call on the console's user pool (`people`). */
+export type PeopleAction =
+  | 'cognito-idp:AdminCreateUser'
+  | 'cognito-idp:AdminAddUserToGroup'
+  | 'cognito-idp:AdminDeleteUser'
+  | 'cognito-idp:ListUsers'
+  | 'cognito-idp:ListUsersInGroup';
+
 /** Indexes of the table a function may query. */
 export type IndexName = (typeof INDEX)[keyof typeof INDEX]['name'];
 
@@ -114,6 +127,8 @@ export interface RouteAccess {
    * scheduler role to EventBridge Scheduler (`iam:PassRole`), as `newsletters schedule` does.
    */
   readonly schedules?: boolean;
+  /** Cognito admin actions it calls on the console's user pool, on the pool's ARN only. */
+  readonly people?: readonly PeopleAction[];
 }
 
 /** One entry of the route table. */
@@ -522,6 +537,56 @@ const V2_ROUTES = [
     },
     V2ReportRequestSchema,
   ),
+  {
+    name: 'v2-people',
+    methods: ['GET', 'POST'],
+    path: '/people',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'write', POST: 'write' },
+    // A key may not add an admin: people are managed by signed-in admins (and the CLI) only.
+    clientKeys: false,
+    cors: false,
+    formPage: false,
+    summary:
+      "v2 (ours): the console's people (GET); add one with a role (POST, temporary password once)",
+    access: {
+      // No key is read; a failed token check counts in the rate limit (UpdateItem, settings).
+      table: ['dynamodb:UpdateItem'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+      people: [
+        'cognito-idp:ListUsers',
+        'cognito-idp:ListUsersInGroup',
+        'cognito-idp:AdminCreateUser',
+        'cognito-idp:AdminAddUserToGroup',
+      ],
+    },
+    request: PersonWriteSchema,
+    response: v.union([v.array(PersonEntrySchema), AddedPersonSchema]),
+  },
+  {
+    name: 'v2-person',
+    methods: ['DELETE'],
+    path: '/people/{email}',
+    version: 'v2',
+    key: 'none',
+    clientKey: { DELETE: 'write' },
+    clientKeys: false,
+    cors: false,
+    formPage: false,
+    summary: 'v2 (ours): remove a person from the console',
+    access: {
+      table: ['dynamodb:UpdateItem'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+      people: ['cognito-idp:AdminDeleteUser'],
+    },
+    request: v.looseObject({ email: v.string() }),
+    response: v.object({ email: v.string() }),
+  },
 ] as const satisfies readonly Route[];
 
 /** Every route of `{api_root}`; the first six are the interface's endpoints, then the pages. */

@@ -36,6 +36,8 @@ export interface Connection {
   readonly apiRoot?: string;
   /** Where scheduled sends go (the stack's CampaignSchedule* outputs). */
   readonly scheduler?: SchedulerConnection;
+  /** The console's user pool (the stack's ConsoleUserPoolId output), for `people`. */
+  readonly people?: { readonly endpoint?: string; readonly userPoolId: string };
   readonly apiKeyParameter: string;
   readonly settingsParameter: string;
   /** Fixed credentials for the local stand-ins; undefined: the standard credential chain. */
@@ -96,6 +98,9 @@ export async function resolveConnection(
             },
           }
         : {}),
+      ...(local.people
+        ? { people: { endpoint: local.people.endpoint, userPoolId: local.people.user_pool_id } }
+        : {}),
       apiKeyParameter:
         options.apiKeyParameter ?? local.api_key_parameter ?? ENV_DEFAULTS.apiKeyParameter,
       settingsParameter:
@@ -120,6 +125,7 @@ export async function resolveConnection(
       ? { apiRoot: options.apiRoot ?? io.env.NEWSLETTER_API_ROOT }
       : {}),
     ...schedulerFrom(io.env),
+    ...(io.env[ENV.userPoolId] ? { people: { userPoolId: io.env[ENV.userPoolId] ?? '' } } : {}),
     apiKeyParameter:
       options.apiKeyParameter ?? (io.env[ENV.apiKeyParameter] || ENV_DEFAULTS.apiKeyParameter),
     settingsParameter:

@@ -39,6 +39,10 @@ const LocalEndpointsSchema = v.looseObject({
       dead_letters: v.pipe(v.string(), v.minLength(1)),
     }),
   ),
+  /** The Cognito stand-in and the console's user pool in it (`people`). */
+  people: v.optional(
+    v.looseObject({ endpoint: url, user_pool_id: v.pipe(v.string(), v.minLength(1)) }),
+  ),
   /** Table name, `newsletter` under npm start. */
   table: v.pipe(v.string(), v.minLength(3)),
   /** `{api_root}` of the local API (informational). */

@@ -1,3 +1,4 @@
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SESClient } from '@aws-sdk/client-ses';
@@ -10,6 +11,7 @@ import {
   readSettings,
   type StoredSettings,
 } from '../../shared/adapters/parameters/settings-document.ts';
+import { CognitoPeopleDirectory } from '../../shared/adapters/people/cognito-people-directory.ts';
 import { SqsCampaignQueue } from '../../shared/adapters/queue/sqs-campaign-queue.ts';
 import { EventBridgeCampaignScheduler } from '../../shared/adapters/scheduler/eventbridge-campaign-scheduler.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
@@ -37,6 +39,7 @@ export class Services {
   #ses?: SESClient;
   #sqs?: SQSClient;
   #scheduler?: SchedulerClient;
+  #cognito?: CognitoIdentityProviderClient;
   #dynamo?: DynamoDBClient;
   #document?: DynamoDBDocumentClient;
 
@@ -143,6 +146,24 @@ export class Services {
     return new EventBridgeCampaignScheduler(this.#scheduler, target);
   }
 
+  /**
+   * The console's user pool, with the operator's own credentials (the Cognito admin actions
+   * `people` calls on the pool); throws when nothing configured it.
+   */
+  people(): CognitoPeopleDirectory {
+    const pool = this.connection.people;
+    if (!pool) {
+      throw new CliError(
+        `No user pool configured: set ${ENV.userPoolId} (the stack's ConsoleUserPoolId output), or use --local.`,
+      );
+    }
+    this.#cognito ??= new CognitoIdentityProviderClient({
+      ...this.clientConfig,
+      ...(pool.endpoint ? { endpoint: pool.endpoint } : {}),
+    });
+    return new CognitoPeopleDirectory(this.#cognito, pool.userPoolId);
+  }
+
   /** SES's quota of the account (`GetSendQuota`), for a send to say whether the issue fits. */
   sendQuota(): Pick<CampaignMailer, 'sendQuota'> {
     this.#ses ??= new SESClient({
@@ -171,6 +192,7 @@ export class Services {
     this.#ses?.destroy();
     this.#sqs?.destroy();
     this.#scheduler?.destroy();
+    this.#cognito?.destroy();
     this.#dynamo?.destroy();
   }
 }

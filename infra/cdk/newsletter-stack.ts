@@ -122,6 +122,7 @@ export class NewsletterStack extends Stack {
         arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
       }),
       region: this.region,
+      userPoolArn: this.people.userPool.userPoolArn,
     };
     // What the domain layer reads (shared/runtime/environment.ts), the same for every function.
     const environment = {

@@ -24,6 +24,8 @@ export interface AccessTargets {
   readonly region: string;
   /** The campaign engine's queues, for functions that queue campaign work. */
   readonly campaignQueueArns?: Readonly<Record<CampaignQueueName, string>>;
+  /** The console's user pool, for the functions that manage people (`access.people`). */
+  readonly userPoolArn?: string;
   /** Scheduled sends, for functions that schedule them (`access.schedules`). */
   readonly schedules?: {
     /**
@@ -181,6 +183,20 @@ export function routePolicyStatements(
         actions: ['iam:PassRole'],
         resources: [schedules.roleArn],
         conditions: { StringEquals: { 'iam:PassedToService': SCHEDULER_SERVICE } },
+      }),
+    );
+  }
+  const people = [...new Set(route.access.people ?? [])].sort();
+  if (people.length > 0) {
+    if (!targets.userPoolArn)
+      throw new Error('a function manages people, but the stack has no user pool');
+    statements.push(
+      new PolicyStatement({
+        sid: 'People',
+        effect: Effect.ALLOW,
+        // Exactly the admin calls shared/adapters/people/cognito-people-directory.ts makes.
+        actions: people,
+        resources: [targets.userPoolArn],
       }),
     );
   }

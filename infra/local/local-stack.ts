@@ -156,6 +156,8 @@ export interface LocalEndpoints {
   readonly mail_dead_letters?: string;
   /** The campaign engine's plans queue, at the SQS stand-in: where the CLI starts a send. */
   readonly campaign_queue?: string;
+  /** The Cognito stand-in and the console's user pool: where `people` adds and removes. */
+  readonly people?: { readonly endpoint: string; readonly user_pool_id: string };
   /** The local EventBridge Scheduler and what `newsletters schedule` creates schedules with. */
   readonly scheduler?: {
     readonly endpoint: string;
@@ -325,6 +327,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...optionalQueue('mail_dead_letters', queueAtStandIn(cloud, sqs, /MailerDeadLetters/)),
       ...optionalQueue('campaign_queue', queueAtStandIn(cloud, sqs, /CampaignsPlans[0-9A-F]/)),
       ...schedulerOf(cloud),
+      people: { endpoint: cognito.endpoint, user_pool_id: people.userPoolId },
       table: cloud.tableName,
       api_root: apiRoot,
     };

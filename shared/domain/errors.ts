@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   over_quota: 409,
   /** A list an issue still to be sent names cannot be deleted ([v2.lists-delete]). */
   list_in_use: 409,
+  /** A person of that address is in the console's user pool already ([people.manage]). */
+  person_exists: 409,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,

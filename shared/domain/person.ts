@@ -1,3 +1,6 @@
+import { randomInt } from 'node:crypto';
+import * as v from 'valibot';
+
 /**
  * People who run the newsletter and sign in to the console as themselves (Amazon Cognito).
  * A person's role is the Cognito group they belong to: `editor` writes and sends issues and
@@ -37,3 +40,61 @@ export interface Person {
   readonly email: string;
   readonly role: PersonRole;
 }
+
+/** A person as the user pool lists them. */
+export interface PersonEntry {
+  readonly email: string;
+  /** Their role; `none` for someone in neither group (they may do nothing). */
+  readonly role: PersonRole | 'none';
+  /** Cognito's status: FORCE_CHANGE_PASSWORD until their first sign-in, then CONFIRMED. */
+  readonly status: string;
+  /** ISO time the person was added. */
+  readonly created: string;
+}
+
+const PASSWORD_CLASSES = [
+  'ABCDEFGHJKLMNPQRSTUVWXYZ',
+  'abcdefghijkmnopqrstuvwxyz',
+  '23456789',
+  '!#%+-=?@^_',
+] as const;
+
+/**
+ * A temporary password for a person just added, shown once ([people.manage]): 20 characters,
+ * every class the pool's policy asks for (upper and lower case, a digit, a symbol), without
+ * look-alikes (O/0, l/1), about 120 bits. They choose their own at first sign-in.
+ */
+export function temporaryPassword(pick: (max: number) => number = randomInt): string {
+  const all = PASSWORD_CLASSES.join('');
+  const chars = PASSWORD_CLASSES.map((set) => set[pick(set.length)] ?? '');
+  while (chars.length < 20) chars.push(all[pick(all.length)] ?? '');
+  // Shuffle, so the classes are not always in the same places.
+  for (let i = chars.length - 1; i > 0; i -= 1) {
+    const j = pick(i + 1);
+    [chars[i], chars[j]] = [chars[j] ?? '', chars[i] ?? ''];
+  }
+  return chars.join('');
+}
+
+/** `POST /people`'s body, for the API description (manage-people.ts validates it). */
+export const PersonWriteSchema = v.looseObject({
+  email: v.string(),
+  role: v.picklist(PERSON_ROLES),
+});
+
+/** A person as `GET /people` lists them. */
+export const PersonEntrySchema = v.pipe(
+  v.object({
+    email: v.string(),
+    role: v.picklist([...PERSON_ROLES, 'none']),
+    status: v.string(),
+    created: v.string(),
+  }),
+  v.title('Person'),
+);
+
+/** `POST /people`'s answer: the temporary password, shown this once. */
+export const AddedPersonSchema = v.pipe(
+  v.object({ email: v.string(), role: v.picklist(PERSON_ROLES), temporary_password: v.string() }),
+  v.title('AddedPerson'),
+);

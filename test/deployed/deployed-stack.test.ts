@@ -12,6 +12,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  AdminAddUserToGroupCommand,
+  AdminCreateUserCommand,
+  AdminSetUserPasswordCommand,
+  CognitoIdentityProviderClient,
+} from '@aws-sdk/client-cognito-identity-provider';
+import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -237,6 +243,61 @@ async function step<T extends ApiResponse | undefined>(
 }
 
 const key = () => service.apiKey;
+
+/** A person in the console's pool, in the admin group, with a password of their own. */
+async function signedInAdmin(email: string): Promise<void> {
+  const cognito = new CognitoIdentityProviderClient({
+    endpoint: service.stack.cognito.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
+  });
+  const UserPoolId = service.stack.people.userPoolId;
+  try {
+    await cognito.send(
+      new AdminCreateUserCommand({
+        UserPoolId,
+        Username: email,
+        MessageAction: 'SUPPRESS',
+        UserAttributes: [{ Name: 'email', Value: email }],
+      }),
+    );
+    await cognito.send(
+      new AdminSetUserPasswordCommand({
+        UserPoolId,
+        Username: email,
+        Password: ADMIN_PASSWORD,
+        Permanent: true,
+      }),
+    );
+    await cognito.send(
+      new AdminAddUserToGroupCommand({ UserPoolId, Username: email, GroupName: 'admin' }),
+    );
+  } finally {
+    cognito.destroy();
+  }
+}
+
+const ADMIN_PASSWORD = 'Operator-Pass-123!';
+
+/** Signs in as the console does (USER_PASSWORD_AUTH, no credentials): the ID token. */
+async function idTokenOf(email: string): Promise<string> {
+  const response = await fetch(service.stack.cognito.endpoint, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-amz-json-1.1',
+      'X-Amz-Target': 'AWSCognitoIdentityProviderService.InitiateAuth',
+    },
+    body: JSON.stringify({
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      ClientId: service.stack.people.clientId,
+      AuthParameters: { USERNAME: email, PASSWORD: ADMIN_PASSWORD },
+    }),
+  });
+  const answer = (await response.json()) as { AuthenticationResult?: { IdToken?: string } };
+  const token = answer.AuthenticationResult?.IdToken;
+  if (!token) throw new Error(`no sign-in for ${email}: ${JSON.stringify(answer)}`);
+  return token;
+}
 const subscriberKey = (email: string) => ({ pk: `SUBSCRIBER#${email}`, sk: 'subscriber' });
 
 /** Publishes a soft bounce of `email` as SES's configuration set publishes it to its topic. */
@@ -868,6 +929,30 @@ describe('the whole scenario, from cdk.out', () => {
       '/newsletters/1',
     ]) {
       await step(`v2 GET ${path}, wrong key`, () => v2call('GET', path, wrong));
+    }
+    // The console's people: an admin signed in with Cognito adds, lists and removes someone
+    // (the people functions' Cognito grants), and a bad token on each (counted, as a wrong key).
+    const admin = 'operator-admin@example.com';
+    await signedInAdmin(admin);
+    const adminToken = await idTokenOf(admin);
+    const asAdmin = { Authorization: `Bearer ${adminToken}` };
+    await step('v2 POST /people', () =>
+      v2call('POST', '/people', '', { email: 'editor@example.com', role: 'editor' }, asAdmin),
+    );
+    await step('v2 GET /people', () => v2call('GET', '/people', '', undefined, asAdmin));
+    await step('v2 DELETE /people/{email}', () =>
+      v2call('DELETE', '/people/editor%40example.com', '', undefined, asAdmin),
+    );
+    for (const [method, path] of [
+      ['GET', '/people'],
+      ['POST', '/people'],
+      ['DELETE', '/people/editor%40example.com'],
+    ] as const) {
+      await step(`v2 ${method} ${path}, wrong token`, () =>
+        v2call(method, path, '', method === 'POST' ? {} : undefined, {
+          Authorization: 'Bearer not.a.token',
+        }),
+      );
     }
     service.resetSettings();
 
