@@ -42,11 +42,13 @@ import {
   V2SendRequestSchema,
   V2SettingsSchema,
   V2SettingsWriteSchema,
+  V2SubscriberIssuesRequestSchema,
+  V2SubscriberIssuesSchema,
   V2SubscriberQuerySchema,
   V2SubscriberWriteSchema,
   V2TestSendSchema,
 } from '../shared/domain/v2/v2-shapes.ts';
-import { V2SubscriberSchema } from '../shared/domain/v2/v2-subscriber.ts';
+import { V2SubscriberDetailSchema, V2SubscriberSchema } from '../shared/domain/v2/v2-subscriber.ts';
 import { DeleteResultSchema } from '../shared/operations/delete-subscriber.ts';
 import { PublicSubscribeResultSchema } from '../shared/operations/subscribe.ts';
 
@@ -311,7 +313,28 @@ const V2_ROUTES = [
       settings: true,
     },
     request: V2SubscriberWriteSchema,
-    response: v.union([V2SubscriberSchema, V2DeletedSchema]),
+    response: v.union([V2SubscriberDetailSchema, V2SubscriberSchema, V2DeletedSchema]),
+  },
+  {
+    name: 'v2-subscriber-issues',
+    methods: ['GET'],
+    path: '/subscribers/{id}/issues',
+    version: 'v2',
+    key: 'none',
+    clientKey: { GET: 'read' },
+    cors: false,
+    formPage: false,
+    summary: 'v2 (ours): the issues a subscriber got and how each ended, newest first, in pages',
+    access: {
+      // The subscriber as /subscribers/{id} finds it (an id through `recent`, then GetItem);
+      // the next issues that went out (Query `recent`); its record in each (BatchGetItem).
+      table: [...KEY_CHECK, 'dynamodb:BatchGetItem'],
+      queries: [INDEX.recent.name],
+      sendsMail: false,
+      settings: true,
+    },
+    request: V2SubscriberIssuesRequestSchema,
+    response: V2SubscriberIssuesSchema,
   },
   {
     ...settingsRoute(

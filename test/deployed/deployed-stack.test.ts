@@ -770,6 +770,9 @@ describe('the whole scenario, from cdk.out', () => {
     const erinV2 = await v2call('GET', '/subscribers/v2-erin@example.com', good);
     const erinId = (erinV2.json as { id: number }).id;
     await step('v2 GET /subscribers/{id}', () => v2call('GET', `/subscribers/${erinId}`, good));
+    await step('v2 GET /subscribers/{id}/issues', () =>
+      v2call('GET', `/subscribers/${erinId}/issues`, good),
+    );
     await step('v2 PUT /subscribers/{id}, a change', () =>
       v2call('PUT', `/subscribers/${erinId}`, good, { city: 'Berlin' }),
     );
@@ -925,6 +928,7 @@ describe('the whole scenario, from cdk.out', () => {
       '/extrafields/city',
       '/subscribers',
       '/subscribers/1',
+      '/subscribers/1/issues',
       '/newsletters',
       '/newsletters/1',
     ]) {

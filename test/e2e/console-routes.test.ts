@@ -398,3 +398,103 @@ describe('GET|PUT /settings', () => {
     expect((await show()).version).toBe(shown.version);
   });
 });
+
+/** Waits until an issue has finished sending. */
+async function untilSent(id: number): Promise<void> {
+  for (let tries = 0; tries < 600; tries++) {
+    const issue = (await call('GET', `/newsletters/${id}`, { credentials: reader })).json as {
+      status: string;
+    };
+    if (issue.status === 'sent') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`issue ${id} did not finish sending`);
+}
+
+describe('a subscriber: consent and issues', () => {
+  it('[v2.consent] GET /subscribers/{id} shows the consent evidence: channel, time, address, agent', async () => {
+    const email = address('consent');
+    const created = await call('POST', '/subscribers', {
+      credentials: writer,
+      body: { email },
+      headers: { 'User-Agent': 'console-test/1.0' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const { id } = created.json as { id: number };
+    // The write's answer is the original's shape; the read adds the evidence.
+    expect(created.json).not.toHaveProperty('consent');
+    for (const reference of [String(id), encodeURIComponent(email)]) {
+      const answer = await call('GET', `/subscribers/${reference}`, { credentials: reader });
+      expect(answer.status, answer.text).toBe(200);
+      const { consent } = answer.json as {
+        consent: { channel: string; subscribed: { at: string; ip?: string; user_agent?: string } };
+      };
+      expect(consent.channel).toBe('api');
+      expect(Date.now() - Date.parse(consent.subscribed.at)).toBeLessThan(60_000);
+      expect(consent.subscribed.user_agent).toBe('console-test/1.0');
+      expect(consent.subscribed.ip).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
+    }
+  });
+
+  it('[v2.subscriber-issues] the issues a subscriber got, newest first, with the outcome; none it did not', async () => {
+    const email = address('history');
+    const { id: subscriberId } = await add(email, [2]);
+    const first = await createIssue('History one', [2]);
+    expect(
+      (await call('POST', `/issues/${first}/send`, { credentials: writer, body: {} })).status,
+    ).toBe(200);
+    await untilSent(first);
+    // Not theirs: another list, and a draft of theirs never sent.
+    const other = await createIssue('History other list', [4]);
+    await call('POST', `/issues/${other}/send`, { credentials: writer, body: {} });
+    await untilSent(other);
+    await createIssue('History draft', [2]);
+    const second = await createIssue('History two', [2]);
+    await call('POST', `/issues/${second}/send`, { credentials: writer, body: {} });
+    await untilSent(second);
+
+    const answer = await call('GET', `/subscribers/${subscriberId}/issues`, {
+      credentials: reader,
+    });
+    expect(answer.status, answer.text).toBe(200);
+    const issues = answer.json as { id: number; subject: string; outcome: string; at: string }[];
+    expect(issues.map((issue) => [issue.id, issue.subject, issue.outcome])).toEqual([
+      [second, 'History two', 'sent'],
+      [first, 'History one', 'sent'],
+    ]);
+    for (const issue of issues) expect(Date.now() - Date.parse(issue.at)).toBeLessThan(120_000);
+    // Fewer than a page of issues: no next page.
+    expect(answer.headers.get('link')).toBeNull();
+    // By address too; `before` reads below an issue id.
+    const older = await call(
+      'GET',
+      `/subscribers/${encodeURIComponent(email)}/issues?before=${second}`,
+      { credentials: reader },
+    );
+    expect((older.json as { id: number }[]).map((issue) => issue.id)).toEqual([first]);
+  });
+
+  it('[v2.subscriber-issues] bad input is a 4xx: unknown subscriber 404, a bad before 400, no key 401', async () => {
+    const { id } = await add(address('history-bad'), [2]);
+    expectError(
+      await call('GET', '/subscribers/999999999/issues', { credentials: reader }),
+      404,
+      '-1',
+    );
+    expectError(
+      await call('GET', '/subscribers/nobody%40example.com/issues', { credentials: reader }),
+      404,
+      '-1',
+    );
+    for (const before of ['abc', '-1', '0', '1.5', '9'.repeat(20)])
+      expectError(
+        await call('GET', `/subscribers/${id}/issues?before=${before}`, { credentials: reader }),
+        400,
+        'invalid_parameter',
+      );
+    expectError(await call('GET', `/subscribers/${id}/issues`), 401, 'rest_forbidden');
+    const none = await call('GET', `/subscribers/${id}/issues`, { credentials: reader });
+    expect(none.status).toBe(200);
+    expect(none.json).toEqual([]);
+  });
+});

@@ -197,6 +197,29 @@ describe('API v2 answers as its OpenAPI description says', () => {
     expect(await v2('POST', '/issues/{id}/pause', `/issues/${id}/pause`, key, {})).toBe(409);
     expect(await v2('POST', '/issues/{id}/send', `/issues/${id}/send`, key, {})).toBe(200);
     expect(await v2('GET', '/issues/{id}/report', `/issues/${id}/report`)).toBe(200);
+    // What the web console reads and changes.
+    expect(await v2('GET', '/issues/{id}/audience', `/issues/${id}/audience`)).toBe(200);
+    expect(await v2('GET', '/issues/{id}/audience', '/issues/99999/audience')).toBe(404);
+    expect(await v2('GET', '/account', '/account')).toBe(200);
+    const settings = await fetch(`${root}/settings?${key}`);
+    const shown = (await settings.json()) as { settings: unknown; version: number };
+    expect(await v2('GET', '/settings', '/settings')).toBe(200);
+    expect(
+      await v2('PUT', '/settings', '/settings', key, {
+        settings: shown.settings,
+        version: shown.version,
+      }),
+    ).toBe(200);
+    expect(await v2('PUT', '/settings', '/settings', key, { settings: { lists: 1 } })).toBe(400);
+    expect(
+      await v2('POST', '/subscribers', '/subscribers', key, { email: 'oa2c@example.com' }),
+    ).toBe(201);
+    expect(
+      await v2('GET', '/subscribers/{id}/issues', '/subscribers/oa2c@example.com/issues'),
+    ).toBe(200);
+    expect(
+      await v2('GET', '/subscribers/{id}/issues', '/subscribers/nobody@example.com/issues'),
+    ).toBe(404);
     // Pause, resume and cancel of a send that may have ended already: each answers as described.
     for (const action of ['pause', 'resume', 'cancel']) {
       const status = await v2('POST', `/issues/{id}/${action}`, `/issues/${id}/${action}`, key, {});

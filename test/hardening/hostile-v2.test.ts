@@ -144,7 +144,17 @@ function requestArbitrary(): fc.Arbitrary<V2Request> {
   );
   const query = fc.array(
     fc.tuple(
-      fc.constantFrom('page', 'per_page', 'order', 'status', 'list', 'search', 'id', 'new_only'),
+      fc.constantFrom(
+        'page',
+        'per_page',
+        'order',
+        'status',
+        'list',
+        'search',
+        'id',
+        'new_only',
+        'before',
+      ),
       hostileText,
     ),
     { maxLength: 3 },

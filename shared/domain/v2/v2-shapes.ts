@@ -268,3 +268,35 @@ export const V2SettingsSchema = v.pipe(
   ]),
   v.title('V2Settings'),
 );
+
+/** The query of a subscriber's issues: where the page starts (v2-subscriber-issues.ts). */
+export const V2SubscriberIssuesRequestSchema = v.looseObject({
+  ...V2IdRequestSchema.entries,
+  before: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        'An issue id: the page reads issues below it, as its Link rel="next" gives it.',
+      ),
+    ),
+  ),
+});
+
+/** The issues a subscriber got, newest first (ours). */
+export const V2SubscriberIssuesSchema = v.pipe(
+  v.array(
+    v.strictObject({
+      id: v.number(),
+      subject: v.string(),
+      outcome: v.picklist(['sent', 'skipped', 'failed']),
+      at: v.nullable(v.string()),
+      reason: v.optional(v.string()),
+      opened_at: v.optional(v.string()),
+      clicked_at: v.optional(v.string()),
+      bounced_at: v.optional(v.string()),
+      complained_at: v.optional(v.string()),
+      unsubscribed_at: v.optional(v.string()),
+    }),
+  ),
+  v.title('V2SubscriberIssues'),
+);

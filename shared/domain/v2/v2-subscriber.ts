@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ConsentSchema } from '../consent.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../errors.ts';
 import { emailAddress } from '../parameters/email-address.ts';
 import { isNotGiven } from '../parameters/normalise-parameters.ts';
@@ -60,6 +61,18 @@ export const V2SubscriberSchema = v.pipe(
 
 /** The subscriber as v2 answers it. */
 export type V2Subscriber = v.InferOutput<typeof V2SubscriberSchema>;
+
+/**
+ * One subscriber as `GET /subscribers/{id}` answers it (a keyed route): the v2 subscriber and,
+ * ours, its consent evidence (null for a record saved before it was kept) ([v2.consent]).
+ */
+export const V2SubscriberDetailSchema = v.pipe(
+  v.strictObject({ ...V2SubscriberSchema.entries, consent: v.nullable(ConsentSchema) }),
+  v.title('V2SubscriberDetail'),
+);
+
+/** One subscriber with its consent evidence. */
+export type V2SubscriberDetail = v.InferOutput<typeof V2SubscriberDetailSchema>;
 
 /** A record as v2 shows it: only the lists it is on, only non-empty extra fields. */
 export function toV2Subscriber(record: SubscriberRecord, settings: Settings): V2Subscriber {

@@ -12,6 +12,7 @@ import {
   toV2Subscriber,
   type V2Subscriber,
   type V2SubscriberChange,
+  type V2SubscriberDetail,
 } from '../../domain/v2/v2-subscriber.ts';
 import { deleteSubscriber } from '../delete-subscriber.ts';
 import { type CallContext, channelOf, type Dependencies } from '../dependencies.ts';
@@ -48,10 +49,10 @@ export async function findSubscriber(
 export async function getV2Subscriber(
   deps: V2SubscriberDependencies,
   reference: string,
-): Promise<V2Subscriber | NewsletterError> {
+): Promise<V2SubscriberDetail | NewsletterError> {
   const record = await findSubscriber(deps, reference);
   if (!record) return subscriberNotFound();
-  return toV2Subscriber(record, await deps.settings());
+  return { ...toV2Subscriber(record, await deps.settings()), consent: record.consent ?? null };
 }
 
 /** A page of subscribers and what the WordPress headers say about the whole. */
