@@ -64,7 +64,7 @@ export interface Subscriber {
   readonly extra_fields: readonly { readonly id: string; readonly value: string }[];
   readonly status: string;
   /** The consent evidence (keyed `GET /subscribers/{id}`). */
-  readonly consent?: Readonly<Record<string, unknown>>;
+  readonly consent?: Readonly<Record<string, unknown>> | null;
 }
 
 export interface ReportCounts {

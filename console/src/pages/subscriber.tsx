@@ -4,6 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
+import { nextLink } from '../api.ts';
 import { useSession } from '../session/session.tsx';
 import type { ExtraField, List, Subscriber } from '../types.ts';
 import { Busy, Confirm, Done, Problem } from '../ui/feedback.tsx';
@@ -16,44 +17,101 @@ interface Received {
   readonly id: number;
   readonly subject: string;
   readonly outcome: string;
+  readonly reason?: string;
   readonly at: string;
+  readonly opened_at?: string;
+  readonly clicked_at?: string;
+  readonly bounced_at?: string;
+  readonly complained_at?: string;
+  readonly unsubscribed_at?: string;
 }
 
-function Consent(props: { consent: Readonly<Record<string, unknown>> | undefined }) {
-  if (!props.consent) return <p>No consent evidence recorded.</p>;
+/** One step of the consent evidence: when, from where, with what. */
+interface Evidence {
+  readonly at?: string;
+  readonly ip?: string;
+  readonly user_agent?: string;
+}
+
+function Consent(props: { consent: Readonly<Record<string, unknown>> | null | undefined }) {
+  if (!props.consent)
+    return <p>No consent evidence: the record is older than the evidence kept.</p>;
   return (
     <dl class="pairs">
-      {Object.entries(props.consent).map(([key, value]) => (
-        <div key={key}>
-          <dt>{key.replace(/_/g, ' ')}</dt>
-          <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
-        </div>
-      ))}
+      {Object.entries(props.consent).map(([key, value]) => {
+        const step = value as Evidence | string | null;
+        return (
+          <div key={key}>
+            <dt>{key.replace(/_/g, ' ')}</dt>
+            <dd>
+              {step === null || typeof step !== 'object'
+                ? String(step ?? '')
+                : `${when(step.at)}${step.ip ? ` from ${step.ip}` : ''}${step.user_agent ? ` (${step.user_agent})` : ''}`}
+            </dd>
+          </div>
+        );
+      })}
     </dl>
   );
 }
 
+const EVENTS: readonly [keyof Received, string][] = [
+  ['opened_at', 'opened'],
+  ['clicked_at', 'clicked'],
+  ['bounced_at', 'bounced'],
+  ['complained_at', 'complained'],
+  ['unsubscribed_at', 'unsubscribed through it'],
+];
+
 function Issues(props: { id: number }) {
   const { api } = useSession();
-  const got = useLoad(
-    () => api.call<Received[]>(`/subscribers/${props.id}/issues`).then((a) => a.body),
+  const [more, setMore] = useState<{ items: Received[]; next: string | undefined }>();
+  const first = useLoad(
+    () =>
+      api.call<Received[]>(`/subscribers/${props.id}/issues`).then((a) => {
+        setMore({ items: a.body, next: nextLink(a.headers) });
+        return a.body;
+      }),
     [props.id],
   );
+  const load = useAction();
+  const items = more?.items ?? [];
   return (
     <section aria-labelledby="got-heading">
       <h2 id="got-heading">Issues they got</h2>
-      {got.loading && <Busy label="Loading their issues…" />}
-      <Problem error={got.error} />
-      {got.data && got.data.length === 0 && <p>None yet.</p>}
-      {got.data && got.data.length > 0 && (
+      {first.loading && <Busy label="Loading their issues…" />}
+      <Problem error={first.error} />
+      {more && items.length === 0 && !more.next && <p>None yet.</p>}
+      {items.length > 0 && (
         <ul>
-          {got.data.map((issue) => (
+          {items.map((issue) => (
             <li key={issue.id}>
-              <a href={`/issues/${issue.id}`}>{issue.subject}</a>: {issue.outcome}, {when(issue.at)}
+              <a href={`/issues/${issue.id}`}>{issue.subject}</a>: {issue.outcome}
+              {issue.reason ? ` (${issue.reason})` : ''}, {when(issue.at)}
+              {EVENTS.filter(([key]) => issue[key]).map(
+                ([key, word]) => `; ${word} ${when(String(issue[key]))}`,
+              )}
             </li>
           ))}
         </ul>
       )}
+      {more?.next && (
+        <button
+          type="button"
+          class="secondary"
+          disabled={load.busy}
+          onClick={() =>
+            void load.run(async () => {
+              const answer = await api.call<Received[]>(more.next ?? '');
+              setMore({ items: [...items, ...answer.body], next: nextLink(answer.headers) });
+            })
+          }
+        >
+          Older issues
+        </button>
+      )}
+      {load.busy && <Busy label="Loading older issues…" />}
+      <Problem error={load.error} />
     </section>
   );
 }
