@@ -52,6 +52,23 @@ afterAll(async () => {
 });
 
 describe('the admin’s day in the console ([console.pages])', () => {
+  it('reaches a section with the keyboard alone, starting at the skip link', async () => {
+    // Each page focuses its heading; back from there, the first stop is the skip link.
+    const focused = () => page.evaluate<string>('document.activeElement.textContent');
+    for (let tabs = 0; tabs < 12 && (await focused()) !== 'Skip to content'; tabs++) {
+      await page.keyboard.press('Shift+Tab');
+    }
+    expect(await focused()).toBe('Skip to content');
+    // Tab on through the navigation to Subscribers, and open it with Enter.
+    for (let tabs = 0; tabs < 10 && (await focused()) !== 'Subscribers'; tabs++) {
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Subscribers' }).waitFor();
+    // Focus is on the new page's heading, not left on the link.
+    expect(await page.evaluate<string>('document.activeElement.tagName')).toBe('H1');
+  });
+
   it('finds a subscriber by address and changes their lists', async () => {
     await openSection(page, 'Subscribers');
     await page.getByLabel('Address starts with').fill('admin-day-mem');
@@ -86,6 +103,14 @@ describe('the admin’s day in the console ([console.pages])', () => {
     await page.getByText(`Deleted ${SUBSCRIBER}.`).waitFor();
     expect(await service.subscriber(SUBSCRIBER)).toBeUndefined();
     await expectAccessible(page, 'the subscribers after a deletion');
+  });
+
+  it('shows the settings and the SES account', async () => {
+    await openSection(page, 'Settings');
+    await page.getByText('Daily quota').waitFor();
+    await page.getByLabel(/The settings as JSON/).waitFor();
+    expect(await page.locator('[data-state]').count()).toBe(2);
+    await expectAccessible(page, 'the settings page');
   });
 
   it('adds a person as editor, showing the temporary password once', async () => {
