@@ -110,6 +110,12 @@ describe('[console.pages] the editor’s day in the console', () => {
     await page.getByLabel('Subject').fill(SUBJECT);
     await page.getByRole('checkbox', { name: LIST }).check();
     const html = page.getByLabel('HTML', { exact: true });
+    // A tag the renderer does not know: the API refuses, and the page says so at the HTML.
+    await html.fill('<p>Hello {nmae}</p>');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await soon(() => page.locator('#html-error').textContent()).toMatch(/\{nmae\} is not a tag/);
+    expect(await html.getAttribute('aria-invalid')).toBe('true');
+    await expectAccessible(page, 'the issue editor with a refusal');
     await html.fill(
       `<!DOCTYPE html><html><head><style>h1 { color: rgb(200, 30, 30) }</style></head><body><h1>Hello `,
     );
@@ -119,7 +125,10 @@ describe('[console.pages] the editor’s day in the console', () => {
     await html.pressSequentially(
       `</h1><p><a id="story" href="${siteRoot}/story?from=console">Read the whole story</a></p><script>document.body.dataset.ran = 'yes'</script></body></html>`,
     );
-    await page.getByRole('radio', { name: /Phone/ }).check();
+    const phone = page.getByRole('radio', { name: /Phone/ });
+    // Scrolled to first: a click Playwright scrolls to itself here lands while the page moves.
+    await phone.scrollIntoViewIfNeeded();
+    await phone.check();
 
     const frame = page.frameLocator('iframe.preview-frame');
     await soon(() => frame.locator('h1').textContent()).toBe('Hello {name}');
@@ -132,6 +141,7 @@ describe('[console.pages] the editor’s day in the console', () => {
     expect(await frame.locator('body').getAttribute('data-ran')).toBeNull();
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('Saved.').waitFor();
+    expect(await page.locator('#html-error').count()).toBe(0);
     await expectAccessible(page, 'the issue editor');
     await page.getByRole('link', { name: /Go to the issue/ }).click();
     await page.getByRole('heading', { level: 1, name: SUBJECT }).waitFor();

@@ -37,8 +37,8 @@ export function Preview(props: { html: string }) {
               type="radio"
               name="preview-width"
               value={name}
-              checked={width === name}
-              onChange={() => setWidth(name)}
+              defaultChecked={name === width}
+              onChange={(e) => e.currentTarget.checked && setWidth(name)}
             />{' '}
             {name === 'desktop' ? 'Desktop' : 'Phone'} ({PREVIEW_WIDTHS[name]} px)
           </label>
