@@ -30,6 +30,8 @@ import {
   V2EmptySchema,
   V2ExtraFieldSchema,
   V2IdRequestSchema,
+  V2ImportRequestSchema,
+  V2ImportSchema,
   V2IssueSchema,
   V2IssueWriteSchema,
   V2ListSchema,
@@ -170,6 +172,14 @@ export interface Route {
   /** The parameters (body, or query for GET), for the API description. */
   readonly request: v.GenericSchema;
   /**
+   * v2 routes that speak CSV as well: `answer` describes the `text/csv` answer of a GET asked
+   * for it (`Accept: text/csv`, in parts linked by `Link: rel="next"`); `body` the `text/csv`
+   * body a POST takes instead of JSON (its parameters then go in the query string).
+   */
+  readonly csv?: { readonly answer?: string; readonly body?: string };
+  /** A JSON answer that comes in pages linked by `Link: <…>; rel="next"`: what the link holds. */
+  readonly nextLink?: string;
+  /**
    * What a 200 carries: JSON of this schema, a link page (`html`: its errors are pages too), a
    * public HTML document whose errors are JSON as every other route's (`html-document`), or the
    * API description itself.
@@ -281,7 +291,8 @@ const V2_ROUTES = [
     clientKey: { GET: 'read', POST: 'write' },
     cors: false,
     formPage: false,
-    summary: 'v2: a page of subscribers (GET), or create or update one by address (POST)',
+    summary:
+      'v2: a page of subscribers (GET; ours: Accept: text/csv exports them in parts), or create or update one by address (POST)',
     access: {
       // The key check; GET: the page's addresses from the `recent` index, then one
       // BatchGetItem of their records; POST: read the address, take an id (UpdateItem), put.
@@ -292,6 +303,13 @@ const V2_ROUTES = [
     },
     request: V2SubscriberQuerySchema,
     response: v.union([v.array(V2SubscriberSchema), V2SubscriberSchema]),
+    csv: {
+      answer:
+        'Accept: text/csv (ours). Every subscriber, oldest first, as `npx newsletter subscribers ' +
+        'export` writes them (id,email,name,surname,gender,lists,status,created,updated,' +
+        'profile_<id>...), at most 5,000 per answer; the first part starts with the header row ' +
+        '(header=present), the next ones do not (header=absent). The filters do not apply.',
+    },
   },
   {
     name: 'v2-subscriber',
@@ -316,6 +334,33 @@ const V2_ROUTES = [
     response: v.union([V2SubscriberDetailSchema, V2SubscriberSchema, V2DeletedSchema]),
   },
   {
+    name: 'v2-subscribers-import',
+    methods: ['POST'],
+    path: '/subscribers/import',
+    version: 'v2',
+    key: 'none',
+    clientKey: { POST: 'write' },
+    cors: false,
+    formPage: false,
+    summary:
+      'v2 (ours): import a part of a subscriber CSV (text/csv, a header and at most 1,000 rows), as the CLI imports a file',
+    access: {
+      // Ids in blocks (UpdateItem of the counter); each row a conditional create of the
+      // subscriber with its list index entries (a transaction of puts).
+      table: [...KEY_CHECK, 'dynamodb:PutItem'],
+      queries: [],
+      sendsMail: false,
+      settings: true,
+    },
+    request: V2ImportRequestSchema,
+    response: V2ImportSchema,
+    csv: {
+      body:
+        'Content-Type: text/csv. A part of a subscriber file in the format of `npx newsletter ' +
+        'subscribers export`: a header row (email required) and at most 1,000 rows, 1 MiB.',
+    },
+  },
+  {
     name: 'v2-subscriber-issues',
     methods: ['GET'],
     path: '/subscribers/{id}/issues',
@@ -335,6 +380,8 @@ const V2_ROUTES = [
     },
     request: V2SubscriberIssuesRequestSchema,
     response: V2SubscriberIssuesSchema,
+    nextLink:
+      'While older issues remain: <{path}?before={issue id}>; rel="next", the next page (without credentials: send them again).',
   },
   {
     ...settingsRoute(
@@ -546,20 +593,28 @@ const V2_ROUTES = [
     'v2 (ours): cancel a scheduled, sending or paused issue',
     { table: KEY_CHECK, queries: [], sendsMail: false, settings: true },
   ),
-  issueRoute(
-    'v2-issue-report',
-    'GET',
-    '/issues/{id}/report',
-    "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV in parts of at most 5,000 rows",
-    // The issue; its recipient records (a Query of its partition); their addresses by id.
-    {
-      table: [...KEY_CHECK, 'dynamodb:Query'],
-      queries: [INDEX.recent.name],
-      sendsMail: false,
-      settings: true,
+  {
+    ...issueRoute(
+      'v2-issue-report',
+      'GET',
+      '/issues/{id}/report',
+      "v2 (ours): an issue's report, JSON or (Accept: text/csv) CSV in parts of at most 5,000 rows",
+      // The issue; its recipient records (a Query of its partition); their addresses by id.
+      {
+        table: [...KEY_CHECK, 'dynamodb:Query'],
+        queries: [INDEX.recent.name],
+        sendsMail: false,
+        settings: true,
+      },
+      V2ReportRequestSchema,
+    ),
+    csv: {
+      answer:
+        'Accept: text/csv. One row per recipient (email,subscriber_id,outcome,at,message_id), at ' +
+        'most 5,000 per answer; the first part starts with the header row (header=present), the ' +
+        'next ones do not (header=absent), so the parts concatenate into one file.',
     },
-    V2ReportRequestSchema,
-  ),
+  },
   {
     name: 'v2-people',
     methods: ['GET', 'POST'],

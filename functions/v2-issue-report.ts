@@ -1,10 +1,10 @@
-import Negotiator from 'negotiator';
 import { isNewsletterError } from '../shared/domain/errors.ts';
 import { campaignReport } from '../shared/operations/campaign/campaign-report.ts';
 import { runOperation } from '../shared/operations/run-operation.ts';
 import { issueIdOf } from '../shared/operations/v2/v2-issues.ts';
 import { v2ReportCsvPart } from '../shared/operations/v2/v2-report-csv.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
+import { csvPartAnswer, wantsCsv } from './http/v2-csv-answer.ts';
 import { v2Handler } from './http/v2-handler.ts';
 
 const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: false });
@@ -20,12 +20,7 @@ export const handler = v2Handler('v2-issue-report', runtime, keyCheck, {
   GET: async (params, caller, request) => {
     const id = issueIdOf(params.id);
     if (isNewsletterError(id)) return id;
-    const csv =
-      new Negotiator({ headers: { accept: request.accept ?? '' } }).mediaType([
-        'application/json',
-        'text/csv',
-      ]) === 'text/csv';
-    if (!csv) {
+    if (!wantsCsv(request)) {
       const report = await runOperation(deps, 'report_newsletter', () => campaignReport(deps, id));
       return isNewsletterError(report) ? report : { body: report };
     }
@@ -33,18 +28,6 @@ export const handler = v2Handler('v2-issue-report', runtime, keyCheck, {
       v2ReportCsvPart(deps, id, params.after),
     );
     if (isNewsletterError(part)) return part;
-    const report = `${(caller.apiRootPath ?? '').replace(/\/v1$/, '/v2')}/issues/${id}/report`;
-    const name = `newsletter-${id}-report${part.header ? '' : `-after-${part.after}`}.csv`;
-    return {
-      body: undefined,
-      text: part.text,
-      headers: {
-        // RFC 4180's header parameter: only the first part starts with the column names.
-        'Content-Type': `text/csv; charset=utf-8; header=${part.header ? 'present' : 'absent'}`,
-        'Content-Disposition': `attachment; filename="${name}"`,
-        // Path-absolute, and without credentials: they go with the next request as with this one.
-        ...(part.next !== undefined ? { Link: `<${report}?after=${part.next}>; rel="next"` } : {}),
-      },
-    };
+    return csvPartAnswer(part, caller, `/issues/${id}/report`, `newsletter-${id}-report`);
   },
 });

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { escapeCell } from './csv-format.ts';
+import { escapeCell } from '../../shared/domain/subscriber-csv.ts';
 
 const HEADER = ['row', 'email', 'code', 'message'];
 

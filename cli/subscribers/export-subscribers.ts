@@ -7,10 +7,10 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { type Subscriber, toSubscriber } from '../../shared/domain/subscriber.ts';
+import { exportColumns, subscriberRow } from '../../shared/domain/subscriber-csv.ts';
 import type { Services } from '../connection/services.ts';
 import type { CliIo } from '../io.ts';
 import { startProgress } from '../progress.ts';
-import { exportColumns, subscriberRow } from './csv-format.ts';
 
 /** Output formats of `subscribers export`. */
 export type ExportFormat = 'csv' | 'json';

@@ -3,14 +3,21 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Info, parse } from 'csv-parse';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
-import { type ImportContext, importSubscriber } from '../admin/import-subscriber.ts';
-import { IdBlocks } from '../admin/reserve-ids.ts';
+import {
+  importColumns,
+  importRow,
+  SubscriberCsvError,
+} from '../../shared/domain/subscriber-csv.ts';
+import { IdBlocks } from '../../shared/operations/subscribers/id-blocks.ts';
+import {
+  type ImportContext,
+  importSubscriber,
+} from '../../shared/operations/subscribers/import-subscriber.ts';
 import { CliError } from '../cli-error.ts';
 import type { Services } from '../connection/services.ts';
 import { type CliIo, writeLine } from '../io.ts';
 import { startProgress } from '../progress.ts';
 import { checkpointPath, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.ts';
-import { importColumns, importRow } from './csv-format.ts';
 import { ErrorReport } from './error-report.ts';
 
 /** Options of `subscribers import`. */
@@ -202,7 +209,12 @@ export async function importSubscribers(
       lastEmptyLines = info.empty_lines;
       bytes = info.bytes;
       if (!header) {
-        header = importColumns(record, settings);
+        try {
+          header = importColumns(record, settings);
+        } catch (error) {
+          if (error instanceof SubscriberCsvError) throw new CliError(error.message);
+          throw error;
+        }
         headerRow = row;
         if (header.ignored.length > 0) {
           writeLine(io.stderr, `Ignoring columns: ${header.ignored.join(', ')}`);

@@ -43,38 +43,32 @@ const PAGE_HEADERS = {
   'X-WP-TotalPages': { description: 'Pages of per_page items.', schema: { type: 'integer' } },
 };
 
-/** An issue's report as CSV, one part per answer ([v2.report-csv]). */
-const REPORT_CSV = {
-  schema: {
-    type: 'string',
-    description:
-      'Accept: text/csv. One row per recipient (email,subscriber_id,outcome,at,message_id), at ' +
-      'most 5,000 per answer; the first part starts with the header row (header=present), the ' +
-      'next ones do not (header=absent), so the parts concatenate into one file.',
-  },
-};
+/** The `Link` of an answer in parts or pages. */
+const linkHeader = (description: string) => ({
+  Link: { description, schema: { type: 'string' } },
+});
 
-const REPORT_HEADERS = {
-  Link: {
-    description:
-      'CSV only, while rows remain: <{path}?after={subscriber id}>; rel="next", the next part ' +
-      '(without credentials: send them again).',
-    schema: { type: 'string' },
-  },
-};
+const CSV_LINK =
+  'CSV only, while rows remain: <{path}?after={subscriber id}>; rel="next", the next part ' +
+  '(without credentials: send them again).';
 
 /** What a method of a v2 route answers; success status 201 for a creation. */
 function responses(route: Route, method: HttpMethod): Json {
   const policy = route.clientKey?.[method];
   const created = method === 'POST' || method === 'PUT';
-  const report = route.path.endsWith('/report');
+  const csv = method === 'GET' ? route.csv?.answer : undefined;
+  const paged = !route.path.includes('{id}') && method === 'GET';
+  const headers = {
+    ...(paged ? PAGE_HEADERS : {}),
+    ...(csv ? linkHeader(CSV_LINK) : {}),
+    ...(route.nextLink && method === 'GET' ? linkHeader(route.nextLink) : {}),
+  };
   const success: Json = {
     description: 'Success',
-    ...(route.path.includes('{id}') || method !== 'GET' ? {} : { headers: PAGE_HEADERS }),
-    ...(report ? { headers: REPORT_HEADERS } : {}),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: {
       'application/json': { schema: schemaOf(route.response as v.GenericSchema) },
-      ...(report ? { 'text/csv': REPORT_CSV } : {}),
+      ...(csv ? { 'text/csv': { schema: { type: 'string', description: csv } } } : {}),
     },
   };
   const out: Json = { '200': success };
@@ -114,7 +108,7 @@ function operation(route: Route, method: HttpMethod): Json {
         ? 'An id (digits) or an address.'
         : 'The id.',
     })),
-    ...(method === 'GET'
+    ...(method === 'GET' || route.csv?.body
       ? Object.entries(properties)
           .filter(([name]) => !inPath.includes(name))
           .map(([name, schema]) => ({ name, in: 'query', required: false, schema }))
@@ -122,8 +116,15 @@ function operation(route: Route, method: HttpMethod): Json {
   ];
   const anonymous = policy === 'optional' || policy === 'optional-write';
   const needs = policy === 'write' || policy === 'optional-write' ? 'write' : 'read';
-  const body =
-    method === 'POST' || method === 'PUT'
+  const csvBody = route.csv?.body;
+  const body = csvBody
+    ? {
+        requestBody: {
+          required: true,
+          content: { 'text/csv': { schema: { type: 'string', description: csvBody } } },
+        },
+      }
+    : method === 'POST' || method === 'PUT'
       ? {
           requestBody: {
             required: true,

@@ -49,7 +49,21 @@ export interface V2Caller extends CallContext {
 export interface V2Request {
   /** The `Accept` header: a report answers CSV to `text/csv`. */
   readonly accept?: string;
+  /** A `text/csv` body, on a route that takes one (`csvBody`), as text. */
+  readonly csv?: string;
 }
+
+/** What a v2 route takes beyond JSON and forms. */
+export interface V2HandlerOptions {
+  /**
+   * A `text/csv` body (up to MAX_CSV_BYTES), handed to the operation as text; the query string
+   * still gives the parameters. Other routes refuse it, as any body of another type.
+   */
+  readonly csvBody?: boolean;
+}
+
+/** The largest CSV body a route takes: a part of 1,000 rows with room for long profiles. */
+export const MAX_CSV_BYTES = 1024 * 1024;
 
 /** What one method of a v2 route does once its caller is known. */
 export type V2Operation = (
@@ -88,6 +102,7 @@ export function v2Handler(
   runtime: FunctionRuntime,
   keyCheck: CallerChecks,
   operations: Readonly<Partial<Record<HttpMethod, V2Operation>>>,
+  options: V2HandlerOptions = {},
 ): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
   const route = routeNamed(name);
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>();
@@ -101,7 +116,7 @@ export function v2Handler(
     const policy = route.clientKey?.[method];
     if (!operation || !policy) throw new Error(`${route.name} has no ${method} operation`);
     const requestId = requestIdOf(event, context);
-    const answer = await answerOf(event, route, method, keyCheck, operation);
+    const answer = await answerOf(event, route, method, keyCheck, operation, options);
     if (isNewsletterError(answer)) return v2ErrorResponse(answer, requestId);
     return {
       statusCode: answer.status ?? 200,
@@ -117,10 +132,13 @@ async function answerOf(
   method: HttpMethod,
   checks: CallerChecks,
   operation: V2Operation,
+  options: V2HandlerOptions,
 ): Promise<V2Answer | NewsletterError> {
   const routePath = route.path;
   const policy = route.clientKey?.[method] ?? 'optional';
-  const parsed = await parseRequest(event);
+  const csv = options.csvBody ? csvBodyOf(event) : undefined;
+  if (isNewsletterError(csv)) return csv;
+  const parsed = await parseRequest(csv === undefined ? event : { ...event, body: null });
   if (isNewsletterError(parsed)) return parsed;
   const params = nestBracketedFields(parsed);
   for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
@@ -170,6 +188,10 @@ async function answerOf(
   // Mails of a v2 call link to the pages of v1, which serve the links.
   const apiRoot = apiRootOf(event, routePath)?.replace(/\/v2$/, '/v1');
   const accept = header(event, 'accept');
+  const request = {
+    ...(accept === undefined ? {} : { accept }),
+    ...(csv === undefined ? {} : { csv }),
+  };
   return operation(
     params,
     {
@@ -181,6 +203,19 @@ async function answerOf(
       apiRootPath: apiRootPathOf(event, routePath).replace(/\/v2$/, '/v1'),
       ...client,
     },
-    accept === undefined ? {} : { accept },
+    request,
   );
+}
+
+/** The body as text when it is `text/csv`; undefined for any other type (parsed as usual). */
+function csvBodyOf(event: APIGatewayProxyEvent): string | undefined | NewsletterError {
+  const mediaType = (header(event, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'text/csv') return undefined;
+  const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+  if (body.length > MAX_CSV_BYTES)
+    return newsletterError(
+      'body_too_large',
+      `The CSV body is larger than ${MAX_CSV_BYTES / 1024} KiB: post the file in smaller parts.`,
+    );
+  return body.toString('utf8');
 }

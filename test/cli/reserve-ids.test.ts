@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdBlocks } from '../../cli/admin/reserve-ids.ts';
+import { IdBlocks } from '../../shared/operations/subscribers/id-blocks.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 
 describe('DynamoStore.reserveIds', () => {

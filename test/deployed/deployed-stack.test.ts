@@ -767,6 +767,16 @@ describe('the whole scenario, from cdk.out', () => {
       v2call('POST', '/subscribers', good, { email: 'v2-erin@example.com', country: 'de' }),
     );
     await step('v2 GET /subscribers, a page', () => v2call('GET', '/subscribers', good));
+    await step('v2 GET /subscribers, CSV', () =>
+      v2call('GET', '/subscribers', good, undefined, { Accept: 'text/csv' }),
+    );
+    const imported = await step('v2 POST /subscribers/import, a part of two rows', () =>
+      service.request('POST', `${v2}/subscribers/import?${good}`, {
+        headers: { 'Content-Type': 'text/csv' },
+        body: 'email,name,lists\nv2-ivy@example.com,Ivy,1\nv2-erin@example.com,Erin,1\n',
+      }),
+    );
+    expect(imported.json).toMatchObject({ imported: 1, existing: 1 });
     const erinV2 = await v2call('GET', '/subscribers/v2-erin@example.com', good);
     const erinId = (erinV2.json as { id: number }).id;
     await step('v2 GET /subscribers/{id}', () => v2call('GET', `/subscribers/${erinId}`, good));
@@ -913,6 +923,7 @@ describe('the whole scenario, from cdk.out', () => {
       ['DELETE', '/issues/1/schedule'],
       ['GET', '/issues/1/report'],
       ['GET', '/issues/1/audience'],
+      ['POST', '/subscribers/import'],
     ] as const) {
       await step(`v2 ${method} ${path}, wrong key`, () =>
         v2call(method, path, wrong, method === 'GET' ? undefined : {}),

@@ -10,6 +10,7 @@ import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { createClientKey } from '../../shared/operations/v2/manage-client-keys.ts';
 import { freshAddresses } from '../support/fixtures.ts';
 import { documentClient } from '../support/local-dynamo.ts';
+import { campaignOperator } from './support/campaign-operator.ts';
 import { type ApiResponse, type LocalService, startLocalService } from './support/local-service.ts';
 
 let service: LocalService;
@@ -496,5 +497,188 @@ describe('a subscriber: consent and issues', () => {
     const none = await call('GET', `/subscribers/${id}/issues`, { credentials: reader });
     expect(none.status).toBe(200);
     expect(none.json).toEqual([]);
+  });
+});
+
+describe('POST /subscribers/import', () => {
+  interface Imported {
+    imported: number;
+    updated: number;
+    existing: number;
+    rejected: { line: number; row: string; email: string; code: string; reason: string }[];
+  }
+  const importPart = (text: string, query = '', credentials = writer) =>
+    call('POST', `/subscribers/import${query}`, {
+      credentials,
+      text,
+      headers: { 'Content-Type': 'text/csv; charset=utf-8' },
+    });
+
+  it('[v2.subscribers-import] imports a part as the CLI imports a file: new rows, existing ones left alone, bad rows reported by line', async () => {
+    const kept = address('import-kept');
+    await add(kept, [2], 'S');
+    const fresh = address('import-new');
+    const quoted = address('import-quoted');
+    const badStatus = address('import-status');
+    const part = [
+      'email,name,lists,status,profile_city',
+      `${fresh},Nia,2 4,C,'=Rome`,
+      `${kept},Changed,1,C,`,
+      'not-an-address,Bad,2,C,',
+      '',
+      `${quoted},"Ng, Jo",2,,`,
+      `${fresh},Again,2,C,`,
+      'short@example.com,Only two',
+      `${badStatus},X,2,Z,`,
+    ].join('\r\n');
+    const answer = await importPart(part);
+    expect(answer.status, answer.text).toBe(200);
+    const result = answer.json as Imported;
+    expect(result).toMatchObject({ imported: 2, updated: 0, existing: 2 });
+    expect(result.rejected.map((row) => [row.line, row.email, row.code])).toEqual([
+      [3, kept, 'email_exists'],
+      [4, 'not-an-address', 'invalid_email'],
+      [7, fresh, 'email_exists'],
+      [8, 'short@example.com', 'invalid_row'],
+      [9, badStatus, 'invalid_parameter'],
+    ]);
+    expect(result.rejected[0]?.row).toBe(`${kept},Changed,1,C,`);
+
+    // Stored as the CLI stores an import: the row's lists only, the status cell (or C), the
+    // formula escape taken off, the consent evidence `import`; the existing one unchanged.
+    const stored = async (email: string) =>
+      (await call('GET', `/subscribers/${encodeURIComponent(email)}`, { credentials: reader }))
+        .json as {
+        first_name: string;
+        status: string;
+        lists: { id: number }[];
+        extra_fields: { id: string; value: string }[];
+        consent: { channel: string };
+      };
+    const nia = await stored(fresh);
+    expect(nia).toMatchObject({
+      first_name: 'Nia',
+      status: 'confirmed',
+      consent: { channel: 'import' },
+    });
+    expect(nia.lists.map((list) => list.id)).toEqual([2, 4]);
+    expect(nia.extra_fields).toEqual([{ id: 'city', value: '=Rome' }]);
+    expect(await stored(quoted)).toMatchObject({ first_name: 'Ng, Jo', status: 'confirmed' });
+    expect(await stored(kept)).toMatchObject({ first_name: '', status: 'not_confirmed' });
+
+    // status=S for rows without a status cell, as --status S.
+    const pending = address('import-pending');
+    const second = await importPart(`email,status\n${pending},\n`, '?status=S');
+    expect((second.json as Imported).imported).toBe(1);
+    expect((await stored(pending)).status).toBe('not_confirmed');
+  });
+
+  it('[v2.subscribers-import] a bad part is a 4xx and writes nothing: header, broken CSV, too many rows, wrong type', async () => {
+    const never = address('import-never');
+    for (const [text, status, code] of [
+      [`name,lists\nNo Address,2\n`, 400, 'invalid_parameter'],
+      [`email,profile_shoe\n${never},42\n`, 400, 'invalid_parameter'],
+      [`email,email\n${never},${never}\n`, 400, 'invalid_parameter'],
+      [`email,name\n"${never},unclosed\n`, 400, 'invalid_parameter'],
+      ['', 400, 'missing_parameter'],
+      [
+        ['email', ...Array.from({ length: 1_001 }, (_, i) => `bulk${i}-${never}`)].join('\n'),
+        400,
+        'body_too_large',
+      ],
+      [`email\n${'x'.repeat(1_100_000)}@example.com\n`, 400, 'body_too_large'],
+    ] as const) {
+      expectError(await importPart(text), status, code);
+    }
+    expectError(await importPart(`email\n${never}\n`, '?status=U'), 400, 'invalid_parameter');
+    expectError(
+      await call('POST', '/subscribers/import', { credentials: writer, body: { email: never } }),
+      400,
+      'malformed_body',
+    );
+    expectError(await importPart(`email\n${never}\n`, '', reader), 403, 'forbidden');
+    expectError(
+      await call('POST', '/subscribers/import', {
+        text: `email\n${never}\n`,
+        headers: { 'Content-Type': 'text/csv' },
+      }),
+      401,
+      'rest_forbidden',
+    );
+    expectError(
+      await call('GET', `/subscribers/${encodeURIComponent(never)}`, { credentials: reader }),
+      404,
+      '-1',
+    );
+  });
+});
+
+describe('GET /subscribers as CSV', () => {
+  it('[v2.subscribers-csv] Accept: text/csv answers the file `subscribers export` writes, and an import of it reads back', async () => {
+    await add(address('export'), [2, 4]);
+    const answer = await call('GET', '/subscribers?per_page=5', {
+      credentials: reader,
+      headers: { Accept: 'text/csv' },
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
+    expect(answer.headers.get('content-disposition')).toBe(
+      'attachment; filename="subscribers.csv"',
+    );
+    // Fewer than a part's 5,000 rows: one part, no next (paging parameters do not cut it).
+    expect(answer.headers.get('link')).toBeNull();
+    const operator = await campaignOperator(service);
+    try {
+      expect(answer.text).toBe(await operator.cliOk('subscribers', 'export'));
+    } finally {
+      await operator.close();
+    }
+    // The export is what the import reads: every row of it exists already, none is refused.
+    const reimport = await call('POST', '/subscribers/import', {
+      credentials: writer,
+      text: answer.text,
+      headers: { 'Content-Type': 'text/csv' },
+    });
+    const rows = answer.text.trim().split('\n').length - 1;
+    expect(reimport.json).toMatchObject({ imported: 0, existing: rows });
+    expect(
+      (reimport.json as { rejected: { code: string }[] }).rejected.every(
+        (row) => row.code === 'email_exists',
+      ),
+    ).toBe(true);
+    // A later part: after the last id, no header, an empty tail.
+    const ids = answer.text
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => Number(line.split(',')[0]));
+    const tail = await call('GET', `/subscribers?after=${Math.max(...ids)}`, {
+      credentials: reader,
+      headers: { Accept: 'text/csv' },
+    });
+    expect(tail.status).toBe(200);
+    expect(tail.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=absent');
+    expect(tail.text).toBe('');
+    // JSON still by default.
+    expect(
+      (await call('GET', '/subscribers', { credentials: reader })).headers.get('content-type'),
+    ).toMatch(/^application\/json/);
+  });
+
+  it('[v2.subscribers-csv] a filter or a bad after is a 400; no key 401', async () => {
+    for (const query of ['status=confirmed', 'list=2', 'search=a', 'after=x', 'after=-1'])
+      expectError(
+        await call('GET', `/subscribers?${query}`, {
+          credentials: reader,
+          headers: { Accept: 'text/csv' },
+        }),
+        400,
+        'invalid_parameter',
+      );
+    expectError(
+      await call('GET', '/subscribers', { headers: { Accept: 'text/csv' } }),
+      401,
+      'rest_forbidden',
+    );
   });
 });

@@ -39,6 +39,7 @@ async function report(): Promise<{
     clicks: number;
     opened_rate: number;
     links: { url: string; clicks: number }[];
+    hours: { hour: string; opened: number; clicks: number }[];
     note: string;
   };
 }> {
@@ -128,6 +129,14 @@ describe('[engagement.recording] through topic, queue and recorder to the report
       opened_rate: 33.3,
       links: [{ url: 'https://example.org/story?id=1&from=mail', clicks: 2 }],
     });
+    // [engagement.hours] the same first open and clicks, in the hours they happened (now).
+    const hours = read.engagement.hours;
+    expect(hours.reduce((sum, hour) => sum + hour.opened, 0)).toBe(1);
+    expect(hours.reduce((sum, hour) => sum + hour.clicks, 0)).toBe(2);
+    for (const { hour } of hours) {
+      expect(hour).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00\.000Z$/);
+      expect(Date.now() - Date.parse(hour)).toBeLessThan(2 * 3_600_000);
+    }
     expect(service.stack.denials).toEqual([]);
   });
 

@@ -220,6 +220,21 @@ describe('API v2 answers as its OpenAPI description says', () => {
     expect(
       await v2('GET', '/subscribers/{id}/issues', '/subscribers/nobody@example.com/issues'),
     ).toBe(404);
+    // A CSV part in, JSON out.
+    for (const [text, status] of [
+      ['email\noa2d@example.com\n', 200],
+      ['name\nNo address\n', 400],
+    ] as const) {
+      const imported = await fetch(`${root}/subscribers/import?${key}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'text/csv' },
+        body: text,
+      });
+      expect(imported.status).toBe(status);
+      const json = await imported.json();
+      expect(validateV2('/subscribers/import', 'POST', imported.status, json)).toEqual([]);
+      if (imported.status < 300) seen.add('POST /subscribers/import');
+    }
     // Pause, resume and cancel of a send that may have ended already: each answers as described.
     for (const action of ['pause', 'resume', 'cancel']) {
       const status = await v2('POST', `/issues/{id}/${action}`, `/issues/${id}/${action}`, key, {});

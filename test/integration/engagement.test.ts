@@ -373,3 +373,72 @@ describe('[engagement.batch] a burst', () => {
     });
   });
 });
+
+describe('[engagement.hours] opens and clicks per hour, for the chart', () => {
+  const hourSums = (hours: readonly { opened: number; clicks: number }[]) =>
+    hours.reduce(
+      (sum, hour) => ({ opened: sum.opened + hour.opened, clicks: sum.clicks + hour.clicks }),
+      { opened: 0, clicks: 0 },
+    );
+
+  it('counts first opens and every click in the UTC hour SES saw them, oldest hour first', async () => {
+    const { id, readers } = await sentIssue(2);
+    const [ada, bob] = readers as [SubscriberRecord, SubscriberRecord];
+    await record([
+      message('open', id, ada.id, { at: '2026-11-22T10:01:00.000Z' }),
+      message('click', id, ada.id, { at: '2026-11-22T10:02:00.000Z' }),
+      // A zone other than UTC: 12:30 in +01:00 is 11:30 UTC.
+      message('click', id, ada.id, { at: '2026-11-22T12:30:00+01:00' }),
+      message('open', id, bob.id, { at: '2026-11-22T11:10:00.000Z' }),
+      // A later open of ada's: not a first open, in no hour.
+      message('open', id, ada.id, { at: '2026-11-22T13:00:00.000Z' }),
+    ]);
+    const { engagement } = (await report(id)).report;
+    expect(engagement?.hours).toEqual([
+      { hour: '2026-11-22T10:00:00.000Z', opened: 1, clicks: 1 },
+      { hour: '2026-11-22T11:00:00.000Z', opened: 1, clicks: 1 },
+    ]);
+  });
+
+  it('redeliveries and batches racing each other count once per hour, as the totals', async () => {
+    const { id, readers } = await sentIssue(20);
+    const batch = readers.flatMap((reader, index) => [
+      message('open', id, reader.id, {
+        at: `2026-11-22T${String(8 + (index % 3)).padStart(2, '0')}:15:00.000Z`,
+        snsId: `open-${reader.id}`,
+      }),
+      message('click', id, reader.id, {
+        at: `2026-11-22T${String(9 + (index % 2)).padStart(2, '0')}:45:00.000Z`,
+        snsId: `click-${reader.id}`,
+      }),
+    ]);
+    // The same batch twice at once (two recorder invocations), then again later (a retry).
+    await Promise.all([record(batch), record(batch)]);
+    await record(batch);
+    const { engagement } = (await report(id)).report;
+    expect(engagement).toMatchObject({ opened: 20, clicks: 20 });
+    expect(engagement?.hours).toEqual([
+      { hour: '2026-11-22T08:00:00.000Z', opened: 7, clicks: 0 },
+      { hour: '2026-11-22T09:00:00.000Z', opened: 7, clicks: 10 },
+      { hour: '2026-11-22T10:00:00.000Z', opened: 6, clicks: 10 },
+    ]);
+    expect(hourSums(engagement?.hours ?? [])).toEqual({ opened: 20, clicks: 20 });
+  });
+
+  it('an earlier open arriving late moves its count to the earlier hour, once however often it comes', async () => {
+    const { id, readers } = await sentIssue(1);
+    const reader = readers[0] as SubscriberRecord;
+    await record([message('open', id, reader.id, { at: '2026-11-22T11:30:00.000Z' })]);
+    const earlier = message('open', id, reader.id, { at: '2026-11-22T09:05:00.000Z' });
+    await record([earlier]);
+    await record([earlier]);
+    // Earlier still, in the same hour: the time moves, the hour's count does not.
+    await record([message('open', id, reader.id, { at: '2026-11-22T09:01:00.000Z' })]);
+    const { report: read, rows } = await report(id, 'individual');
+    expect(read.engagement?.hours).toEqual([
+      { hour: '2026-11-22T09:00:00.000Z', opened: 1, clicks: 0 },
+    ]);
+    expect(read.engagement?.opened).toBe(1);
+    expect(rows[0]?.opened_at).toBe('2026-11-22T09:01:00.000Z');
+  });
+});

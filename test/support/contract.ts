@@ -181,6 +181,7 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
   { path: '/account', methods: { GET: 'read' }, cors: false },
   { path: '/settings', methods: { GET: 'read', PUT: 'write' }, cors: false },
   { path: '/subscribers/{id}/issues', methods: { GET: 'read' }, cors: false },
+  { path: '/subscribers/import', methods: { POST: 'write' }, cors: false },
   // The console's people: signed-in admins only, no key ([people.manage]).
   { path: '/people', methods: { GET: 'write', POST: 'write' }, cors: false },
   { path: '/people/{email}', methods: { DELETE: 'write' }, cors: false },

@@ -9,6 +9,8 @@ import {
   type EngagementEvent,
   type EngagementFigures,
   type EngagementOutcome,
+  type HourFigures,
+  hourOf,
   topLinks,
 } from '../../domain/engagement/engagement.ts';
 import { type CapacityListener, CONDITION_FAILED, DynamoRequests } from './dynamo-requests.ts';
@@ -72,18 +74,10 @@ export class DynamoEngagementStore implements EngagementStore {
     if (event.kind === 'click' && clickIds.has(event.eventId)) return 'duplicate';
     const first = recipient[field] === undefined;
     if (event.kind === 'open' && !first) {
-      // A later open changes no figure; an earlier one that arrives late moves the first open.
+      // A later open changes no figure; an earlier one that arrives late moves the first open,
+      // and its count to the earlier hour when that is another ([engagement.hours]).
       if (typeof recipient.opened_at === 'string' && event.at < recipient.opened_at)
-        await this.#requests.conditional(
-          'engagementEarlierOpen',
-          new UpdateCommand({
-            TableName: this.table,
-            Key: key,
-            UpdateExpression: 'SET opened_at = :at',
-            ConditionExpression: 'opened_at > :at',
-            ExpressionAttributeValues: { ':at': event.at },
-          }),
-        );
+        return (await this.#moveFirstOpen(event, key, recipient.opened_at)) ? 'repeat' : 'conflict';
       return 'repeat';
     }
     // A click earlier than the first one recorded (events of a batch land in any order) moves
@@ -109,6 +103,56 @@ export class DynamoEngagementStore implements EngagementStore {
       if (reasons.some((code) => code === 'ValidationError')) throw error;
       return 'conflict';
     }
+  }
+
+  /**
+   * Moves a recipient's first open to an earlier time. In the same hour it is the record's
+   * time alone; across hours, one transaction also takes the open from the later hour and gives
+   * it to the earlier, on condition the record still holds the time read, so the hours keep
+   * summing to `opened` however often the event is delivered. False: the record moved on.
+   */
+  async #moveFirstOpen(event: EngagementEvent, key: Item, seen: string): Promise<boolean> {
+    const from = hourOf(seen);
+    const to = hourOf(event.at);
+    if (from === to) {
+      await this.#requests.conditional(
+        'engagementEarlierOpen',
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: 'SET opened_at = :at',
+          ConditionExpression: 'opened_at > :at',
+          ExpressionAttributeValues: { ':at': event.at },
+        }),
+      );
+      return true;
+    }
+    const hour = (hourKey: string, amount: number) => ({
+      Update: {
+        TableName: this.table,
+        Key: keys.engagementHour(event.newsletterId, hourKey),
+        UpdateExpression: 'ADD opened :amount',
+        ExpressionAttributeValues: { ':amount': amount },
+      },
+    });
+    return this.#requests.conditional(
+      'engagementEarlierOpen',
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.table,
+              Key: key,
+              UpdateExpression: 'SET opened_at = :at',
+              ConditionExpression: 'opened_at = :seen',
+              ExpressionAttributeValues: { ':at': event.at, ':seen': seen },
+            },
+          },
+          hour(from, -1),
+          hour(to, 1),
+        ],
+      }),
+    );
   }
 
   /**
@@ -206,6 +250,15 @@ export class DynamoEngagementStore implements EngagementStore {
           ExpressionAttributeValues: { ':one': 1 },
         },
       },
+      // The hour's count, in the same transaction as the total: exact under retries alike.
+      {
+        Update: {
+          TableName: this.table,
+          Key: keys.engagementHour(id, hourOf(event.at)),
+          UpdateExpression: `ADD ${event.kind === 'open' ? 'opened' : 'clicks'} :one`,
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
       ...link,
       // Last, so a failed condition here reads as "deleted" (see #attempt).
       {
@@ -225,6 +278,7 @@ export class DynamoEngagementStore implements EngagementStore {
     let clicked = 0;
     let clicks = 0;
     const links: { url: string; clicks: number }[] = [];
+    const hours: HourFigures[] = [];
     for await (const page of this.#requests.queryPages('engagementFigures', {
       TableName: this.table,
       KeyConditionExpression: '#pk = :pk',
@@ -238,10 +292,17 @@ export class DynamoEngagementStore implements EngagementStore {
           clicks = Number(item.clicks ?? 0);
         } else if (typeof item.url === 'string') {
           links.push({ url: item.url, clicks: Number(item.clicks ?? 0) });
+        } else if (String(item[KEY.sort]).startsWith('hour#')) {
+          const figures = { opened: Number(item.opened ?? 0), clicks: Number(item.clicks ?? 0) };
+          // An hour whose only open moved to an earlier hour holds nothing.
+          if (figures.opened > 0 || figures.clicks > 0)
+            hours.push({ hour: `${String(item[KEY.sort]).slice(5)}:00:00.000Z`, ...figures });
         }
       }
     }
-    return { opened, clicked, clicks, links: topLinks(links) };
+    // The sort keys are in hour order already; sorted again so no key layout is assumed.
+    hours.sort((a, b) => a.hour.localeCompare(b.hour));
+    return { opened, clicked, clicks, links: topLinks(links), hours };
   }
 
   async erase(subscriberId: number): Promise<number> {

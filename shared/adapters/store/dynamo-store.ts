@@ -48,6 +48,8 @@ export interface ListingOptions {
   readonly order?: 'oldest-first' | 'newest-first';
   /** Items per Query page; DynamoDB's 1 MB page limit applies either way. */
   readonly pageSize?: number;
+  /** Only items with ids above this one (oldest first: where the previous read stopped). */
+  readonly after?: number;
 }
 
 export type { CapacityListener } from './dynamo-requests.ts';
@@ -536,6 +538,7 @@ export class DynamoStore implements Store {
     {
       order = 'oldest-first',
       pageSize,
+      after,
       maxPages = Number.POSITIVE_INFINITY,
     }: ListingOptions & { maxPages?: number },
   ): AsyncGenerator<Item> {
@@ -543,9 +546,16 @@ export class DynamoStore implements Store {
     for await (const items of this.requests.queryPages(`query:${index.name}`, {
       TableName: this.table,
       IndexName: index.name,
-      KeyConditionExpression: '#kind = :kind',
-      ExpressionAttributeNames: { '#kind': index.partition },
-      ExpressionAttributeValues: { ':kind': kind },
+      KeyConditionExpression:
+        after === undefined ? '#kind = :kind' : '#kind = :kind AND #id > :after',
+      ExpressionAttributeNames: {
+        '#kind': index.partition,
+        ...(after === undefined ? {} : { '#id': INDEX.recent.sort }),
+      },
+      ExpressionAttributeValues: {
+        ':kind': kind,
+        ...(after === undefined ? {} : { ':after': after }),
+      },
       ScanIndexForward: order === 'oldest-first',
       ...(pageSize ? { Limit: pageSize } : {}),
     })) {

@@ -102,6 +102,11 @@ export const keys = {
     [KEY.partition]: `ENGAGEMENT#${newsletterId}`,
     [KEY.sort]: 'totals',
   }),
+  /** An hour's first opens and clicks of an issue (`hourKey`: `YYYY-MM-DDTHH`, UTC). */
+  engagementHour: (newsletterId: number, hourKey: string) => ({
+    [KEY.partition]: `ENGAGEMENT#${newsletterId}`,
+    [KEY.sort]: `hour#${hourKey}`,
+  }),
   engagementLink: (newsletterId: number, linkHash: string) => ({
     [KEY.partition]: `ENGAGEMENT#${newsletterId}`,
     [KEY.sort]: `link#${linkHash}`,

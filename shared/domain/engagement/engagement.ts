@@ -120,6 +120,29 @@ export interface EngagementFigures {
   readonly clicks: number;
   /** The most clicked links, most first. */
   readonly links: readonly LinkClicks[];
+  /**
+   * Opens and clicks per hour (UTC), oldest first, only hours with some: `opened` counts
+   * first opens (summing to `opened`), `clicks` every click (summing to `clicks`).
+   */
+  readonly hours: readonly HourFigures[];
+}
+
+/** What one hour of an issue's life brought ([engagement.hours]). */
+export interface HourFigures {
+  /** The hour's start, ISO 8601 UTC (`2026-11-28T10:00:00.000Z`). */
+  readonly hour: string;
+  readonly opened: number;
+  readonly clicks: number;
+}
+
+/**
+ * The UTC hour an event's time falls in, as `YYYY-MM-DDTHH`: the key of its hour's counters.
+ * SES's times are ISO 8601, with a zone; one that does not parse keeps its own first 13
+ * characters rather than failing the event.
+ */
+export function hourOf(at: string): string {
+  const time = Date.parse(at);
+  return Number.isNaN(time) ? at.slice(0, 13) : new Date(time).toISOString().slice(0, 13);
 }
 
 export interface LinkClicks {

@@ -300,3 +300,32 @@ export const V2SubscriberIssuesSchema = v.pipe(
   ),
   v.title('V2SubscriberIssues'),
 );
+
+/** The query of a CSV part's import (the body is the part, `text/csv`). */
+export const V2ImportRequestSchema = v.looseObject({
+  status: v.optional(
+    v.pipe(
+      v.picklist(['S', 'C']),
+      v.description('Status of rows without a status cell: C (default) or S, as the CLI.'),
+    ),
+  ),
+});
+
+/** What importing a CSV part did (ours). */
+export const V2ImportSchema = v.pipe(
+  v.strictObject({
+    imported: v.number(),
+    updated: v.literal(0),
+    existing: v.number(),
+    rejected: v.array(
+      v.strictObject({
+        line: v.number(),
+        row: v.string(),
+        email: v.string(),
+        code: v.string(),
+        reason: v.string(),
+      }),
+    ),
+  }),
+  v.title('V2Import'),
+);

@@ -12,6 +12,7 @@ const figures = (opened: number, clicked: number, clicks: number): EngagementFig
   clicked,
   clicks,
   links: [],
+  hours: [],
 });
 
 describe('[engagement.watch] opens and clicks as they come', () => {

@@ -1,6 +1,5 @@
-import type { Settings } from '../../shared/domain/settings-schema.ts';
-import type { Subscriber } from '../../shared/domain/subscriber.ts';
-import { CliError } from '../cli-error.ts';
+import type { Settings } from './settings-schema.ts';
+import type { Subscriber } from './subscriber.ts';
 
 /**
  * The subscriber CSV that `subscribers export` writes and `subscribers import` reads:
@@ -15,6 +14,11 @@ import { CliError } from '../cli-error.ts';
  * - a cell that a spreadsheet would run as a formula (starting with = + - @, tab or CR) is
  *   written with a leading `'`, and the import removes it again, so the round trip is exact.
  */
+
+/** A header no row of the file could be imported under; the message says why. */
+export class SubscriberCsvError extends Error {
+  override readonly name = 'SubscriberCsvError';
+}
 
 /** The fixed columns, in order. */
 export const BASE_COLUMNS = [
@@ -88,7 +92,7 @@ export interface ImportColumns {
  * Maps an import file's header. Fixed column names match in any case; profile field ids match
  * exactly (they are case-sensitive in the settings).
  *
- * @throws CliError when `email` is missing, a column repeats, or a `profile_<id>` column
+ * @throws SubscriberCsvError when `email` is missing, a column repeats, or a `profile_<id>` column
  * names no profile field: those would fail every row, or silently drop data.
  */
 export function importColumns(header: readonly string[], settings: Settings): ImportColumns {
@@ -100,7 +104,7 @@ export function importColumns(header: readonly string[], settings: Settings): Im
   header.forEach((raw, index) => {
     const name = raw.trim();
     const lower = name.toLowerCase();
-    if (seen.has(lower)) throw new CliError(`The header names column ${name} twice.`);
+    if (seen.has(lower)) throw new SubscriberCsvError(`The header names column ${name} twice.`);
     seen.add(lower);
     if (lower.startsWith(PROFILE_PREFIX)) {
       const id = name.slice(PROFILE_PREFIX.length);
@@ -113,13 +117,15 @@ export function importColumns(header: readonly string[], settings: Settings): Im
     }
   });
   if (unknownProfile.length > 0) {
-    throw new CliError(
+    throw new SubscriberCsvError(
       `The file has profile columns that are not profile fields in the settings: ${unknownProfile.join(', ')}. Add the fields to the settings first, or remove the columns.`,
     );
   }
   const email = fixed.get('email');
   if (email === undefined) {
-    throw new CliError('The file has no email column (the first row must be the header).');
+    throw new SubscriberCsvError(
+      'The file has no email column (the first row must be the header).',
+    );
   }
   const at = (name: string) => {
     const index = fixed.get(name);

@@ -1,18 +1,10 @@
-import type { Store } from '../../shared/adapters/store/store-port.ts';
-import { newSubscriberRecord } from '../../shared/domain/decide-subscribe.ts';
-import {
-  isNewsletterError,
-  type NewsletterError,
-  newsletterError,
-} from '../../shared/domain/errors.ts';
-import type { RawParameters } from '../../shared/domain/parameters/normalise-parameters.ts';
-import { parseAddSubscriberParameters } from '../../shared/domain/parameters/parse-parameters.ts';
-import type { Settings } from '../../shared/domain/settings-schema.ts';
-import {
-  type Subscriber,
-  type SubscriberStatus,
-  toSubscriber,
-} from '../../shared/domain/subscriber.ts';
+import type { Store } from '../../adapters/store/store-port.ts';
+import { newSubscriberRecord } from '../../domain/decide-subscribe.ts';
+import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
+import type { RawParameters } from '../../domain/parameters/normalise-parameters.ts';
+import { parseAddSubscriberParameters } from '../../domain/parameters/parse-parameters.ts';
+import type { Settings } from '../../domain/settings-schema.ts';
+import { type Subscriber, type SubscriberStatus, toSubscriber } from '../../domain/subscriber.ts';
 
 /** Statuses a bulk import may write. */
 export const IMPORT_STATUSES: readonly SubscriberStatus[] = ['S', 'C', 'U', 'B', 'P'];

@@ -1,0 +1,147 @@
+import { parse } from 'csv-parse/sync';
+import { inParallel } from '../../adapters/store/dynamo-batches.ts';
+import type { DynamoStore } from '../../adapters/store/dynamo-store.ts';
+import type { Store } from '../../adapters/store/store-port.ts';
+import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
+import type { Settings } from '../../domain/settings-schema.ts';
+import { importColumns, importRow, SubscriberCsvError } from '../../domain/subscriber-csv.ts';
+import { IdBlocks } from './id-blocks.ts';
+import { importSubscriber } from './import-subscriber.ts';
+
+/** The most data rows a part may hold (its header row not counted). */
+export const IMPORT_PART_ROWS = 1_000;
+
+/** Rows of different addresses written at once. */
+const CONCURRENCY = 8;
+
+/** A row of the part that was not imported, and why (the CLI's error report, as JSON). */
+export interface RejectedRow {
+  /** Its line in the part (the header is line 1). */
+  readonly line: number;
+  /** The row as the part gave it, its cells joined by commas. */
+  readonly row: string;
+  readonly email: string;
+  /** `email_exists` for an address already subscribed (left alone), else why it was refused. */
+  readonly code: string;
+  readonly reason: string;
+}
+
+/** What importing a part did. */
+export interface ImportPartResult {
+  readonly imported: number;
+  /** Always 0: an import never changes an existing subscriber, as the CLI's does not. */
+  readonly updated: 0;
+  /** Rows whose address was already a subscriber's: left alone, listed in `rejected`. */
+  readonly existing: number;
+  readonly rejected: RejectedRow[];
+}
+
+/** What a part's import needs. */
+export interface ImportPartDependencies {
+  readonly store: Store & Pick<DynamoStore, 'reserveIds'>;
+  readonly settings: () => Promise<Settings>;
+  readonly now: () => Date;
+}
+
+/**
+ * Imports one part of a subscriber CSV ([v2.subscribers-import]): the same file format, header
+ * and row rules as `npx newsletter subscribers import` (shared/domain/subscriber-csv.ts), each
+ * row through the same `importSubscriber` (the rules of `add_subscriber`, an existing address
+ * left alone, the consent evidence `import`). A part carries its own header row and at most
+ * IMPORT_PART_ROWS rows, so a file is posted part by part; rows of one address are taken in
+ * order (the first is imported, the later ones exist), rows of different addresses
+ * CONCURRENCY at a time. A header no row could be imported under, broken CSV, or too many rows
+ * is a 400 (413) and nothing is written.
+ */
+export async function importCsvPart(
+  deps: ImportPartDependencies,
+  text: string,
+  defaultStatus: 'S' | 'C',
+): Promise<ImportPartResult | NewsletterError> {
+  let records: { record: string[]; info: { lines: number; empty_lines: number } }[];
+  try {
+    records = parse(text, {
+      bom: true,
+      info: true,
+      // A short or long row is that row's error, as in the CLI.
+      relax_column_count: true,
+      skip_empty_lines: true,
+      // csv-parse's sync typings ignore `info: true`, which wraps each record with its lines.
+    }) as unknown as { record: string[]; info: { lines: number; empty_lines: number } }[];
+  } catch (error) {
+    return newsletterError(
+      'invalid_parameter',
+      `The CSV cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  // Where each record starts, as the CLI numbers rows: after the previous record's last line
+  // and any blank lines between.
+  let lastLine = 0;
+  let lastEmpty = 0;
+  const numbered = records.map(({ record, info }) => {
+    const line = lastLine + 1 + (info.empty_lines - lastEmpty);
+    lastLine = info.lines;
+    lastEmpty = info.empty_lines;
+    return { record, line };
+  });
+  const [first, ...rows] = numbered;
+  if (!first)
+    return newsletterError('missing_parameter', 'The CSV part is empty: it needs a header row.');
+  if (rows.length > IMPORT_PART_ROWS)
+    return newsletterError(
+      'body_too_large',
+      `A part holds at most ${IMPORT_PART_ROWS.toLocaleString('en-US')} rows after its header; this one has ${rows.length.toLocaleString('en-US')}. Post the file in smaller parts, each with the header row.`,
+    );
+  const settings = await deps.settings();
+  let header: ReturnType<typeof importColumns>;
+  try {
+    header = importColumns(first.record, settings);
+  } catch (error) {
+    if (error instanceof SubscriberCsvError)
+      return newsletterError('invalid_parameter', error.message);
+    throw error;
+  }
+  const ids = new IdBlocks(
+    (count) => deps.store.reserveIds('subscriber', count),
+    Math.min(Math.max(rows.length, 1), 64),
+  );
+  const context = { store: deps.store, settings, now: deps.now, nextId: () => ids.next() };
+  const counts = { imported: 0, existing: 0 };
+  const rejected: RejectedRow[] = [];
+  const refuse = (
+    line: number,
+    record: readonly string[],
+    email: string,
+    code: string,
+    reason: string,
+  ) => rejected.push({ line, row: record.join(','), email, code, reason });
+  // Rows of one address in file order, the addresses side by side.
+  const byAddress = new Map<string, { line: number; record: string[] }[]>();
+  for (const { record, line } of rows) {
+    if (record.length !== header.count) {
+      refuse(
+        line,
+        record,
+        record[header.email] ?? '',
+        'invalid_row',
+        `the row has ${record.length} fields; the header has ${header.count}`,
+      );
+      continue;
+    }
+    const address = importRow(record, header).email.toLowerCase();
+    byAddress.set(address, [...(byAddress.get(address) ?? []), { line, record }]);
+  }
+  await inParallel([...byAddress.values()], CONCURRENCY, async (group) => {
+    for (const { line, record } of group) {
+      const { email, parameters, status } = importRow(record, header);
+      const outcome = await importSubscriber(context, parameters, status || defaultStatus);
+      if (outcome.kind === 'created') counts.imported += 1;
+      else {
+        if (outcome.kind === 'exists') counts.existing += 1;
+        refuse(line, record, email, outcome.error.code, outcome.error.message);
+      }
+    }
+  });
+  rejected.sort((a, b) => a.line - b.line);
+  return { imported: counts.imported, updated: 0, existing: counts.existing, rejected };
+}
