@@ -17,6 +17,8 @@ interface Rejected {
 interface ImportAnswer {
   readonly imported: number;
   readonly updated: number;
+  /** Addresses already subscribed: left as they are. */
+  readonly existing?: number;
   readonly rejected: readonly Rejected[];
 }
 
@@ -29,6 +31,7 @@ export function ImportPage() {
   const [result, setResult] = useState<{
     imported: number;
     updated: number;
+    existing: number;
     rejected: Rejected[];
   }>();
   return (
@@ -52,7 +55,7 @@ export function ImportPage() {
           void action.run(async () => {
             const parts = csvParts(await file.text());
             const of = parts.reduce((sum, part) => sum + part.records, 0);
-            const total = { imported: 0, updated: 0, rejected: [] as Rejected[] };
+            const total = { imported: 0, updated: 0, existing: 0, rejected: [] as Rejected[] };
             setProgress({ done: 0, of });
             let done = 0;
             for (const part of parts) {
@@ -63,6 +66,7 @@ export function ImportPage() {
               });
               total.imported += answer.body.imported;
               total.updated += answer.body.updated;
+              total.existing += answer.body.existing ?? 0;
               // Each part numbers its lines from its own header: give the file's line numbers.
               total.rejected.push(
                 ...answer.body.rejected.map((r) => ({ ...r, line: r.line - 2 + part.firstLine })),
@@ -90,7 +94,8 @@ export function ImportPage() {
       <Problem error={action.error} />
       {result && (
         <Done>
-          Imported {result.imported}, updated {result.updated}, rejected {result.rejected.length}.
+          Imported {result.imported}, updated {result.updated}, already subscribed {result.existing}{' '}
+          (left as they were), rejected {result.rejected.length}.
         </Done>
       )}
       {result && result.rejected.length > 0 && (
