@@ -5,6 +5,7 @@
  * has no admin page and that the settings' address says they may not open it
  * ([console.admin-pages]). axe-core checks every page on the way ([console.pages]).
  */
+import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CampaignOperator, campaignOperator } from '../e2e/support/campaign-operator.ts';
@@ -15,6 +16,7 @@ import {
   expectAccessible,
   type NewPerson,
   openSection,
+  overflowsSideways,
   signIn,
   soon,
 } from './support/console.ts';
@@ -38,7 +40,10 @@ beforeAll(async () => {
   await operator.add('admin-day-other@example.net', [1]);
   await operator.add(SUBSCRIBER, [1, 2]);
   admin = await addPerson(service.stack, 'admin-day@example.org', 'admin');
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: true,
+  });
   page = await context.newPage();
   await page.goto(service.stack.consoleUrl);
   await signIn(page, admin.email, admin.temporaryPassword, 'Admin-Password-2026!');
@@ -130,6 +135,39 @@ describe('the admin’s day in the console ([console.pages])', () => {
         .count(),
     ).toBe(1);
     await expectAccessible(page, 'the people page with a person added');
+  });
+
+  it('exports the subscribers as one CSV file', async () => {
+    await openSection(page, 'Subscribers');
+    await page.getByRole('link', { name: 'Export as CSV' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Export subscribers' }).waitFor();
+    await expectAccessible(page, 'the export page');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export as CSV' }).click(),
+    ]);
+    const lines = (await readFile(await download.path(), 'utf8')).trim().split('\n');
+    expect(lines[0]?.startsWith('id,email,')).toBe(true);
+    expect(lines.some((line) => line.includes('admin-day-other@example.net'))).toBe(true);
+    expect(lines.some((line) => line.includes(SUBSCRIBER))).toBe(false);
+    await page.getByText(/Exported \d+ lines/).waitFor();
+  });
+
+  it('works at 375 px wide on the admin pages', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const name of ['Subscribers', 'Settings', 'People']) {
+      await openSection(page, name);
+      await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+      expect(await overflowsSideways(page), name).toBe(false);
+      await expectAccessible(page, `${name} at 375 px`);
+    }
+    await openSection(page, 'Subscribers');
+    await page.getByRole('link', { name: 'admin-day-other@example.net' }).click();
+    await page.getByRole('heading', { level: 1, name: 'admin-day-other@example.net' }).waitFor();
+    await page.getByText('Issues they got').waitFor();
+    expect(await overflowsSideways(page)).toBe(false);
+    await expectAccessible(page, 'a subscriber at 375 px');
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('[console.admin-pages] lets the editor see no admin page, and says so at its address', async () => {
