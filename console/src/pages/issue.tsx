@@ -15,8 +15,9 @@ import { Schedule, Send, TestSend, useAction } from './issue-actions.tsx';
 import { ReportView } from './issue-report.tsx';
 import { when } from './issues.tsx';
 
-/** How often a sending issue is read again. */
+/** How often a sending issue is read again, and a scheduled one (to see it start). */
 const LIVE_EVERY_MS = 2000;
+const SCHEDULED_EVERY_MS = 15_000;
 
 /** Sent over the last samples, as a rate per second and the time the rest would take. */
 function pace(samples: readonly { at: number; done: number }[], left: number) {
@@ -97,9 +98,10 @@ export function IssuePage(props: { id: string }) {
   const live = status === 'sending' || status === 'scheduled';
   useEffect(() => {
     if (!live) return;
-    const timer = setTimeout(() => setRound((n) => n + 1), LIVE_EVERY_MS);
+    const every = status === 'scheduled' ? SCHEDULED_EVERY_MS : LIVE_EVERY_MS;
+    const timer = setTimeout(() => setRound((n) => n + 1), every);
     return () => clearTimeout(timer);
-  }, [live, round, issue.data]);
+  }, [live, round, issue.data, status]);
   const control = useAction();
   const refresh = () => setRound((n) => n + 1);
 

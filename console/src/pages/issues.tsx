@@ -22,7 +22,8 @@ function Engagement(props: { issue: Newsletter }) {
     [props.issue.id, reached],
   );
   const engagement = report.data?.engagement;
-  if (!reached)
+  // Nothing sent, or a report without opens and clicks (tracking off): nothing to show.
+  if (!reached || (!report.loading && !report.error && !engagement))
     return (
       <>
         <td>–</td>
@@ -30,7 +31,7 @@ function Engagement(props: { issue: Newsletter }) {
       </>
     );
   if (report.error) return <td colSpan={2}>not available</td>;
-  if (!engagement)
+  if (report.loading || !engagement)
     return (
       <>
         <td>…</td>
