@@ -72,8 +72,14 @@ describe('[console.pages] the editor’s day in the console', () => {
   let issuePath = '';
 
   it('signs in with the temporary password, choosing a new one', async () => {
+    // On a phone: the sign-in pages fit 375 px too.
+    await page.setViewportSize({ width: 375, height: 800 });
     await page.goto(service.stack.consoleUrl);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await overflowsSideways(page)).toBe(false);
     await signIn(page, editor.email, editor.temporaryPassword, 'Day-Password-2026!');
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await expectAccessible(page, 'the issues page');
   });
 
@@ -231,10 +237,12 @@ describe('[console.pages] the editor’s day in the console', () => {
       expect(await overflowsSideways(page), name).toBe(false);
       await expectAccessible(page, `${name} at 375 px`);
     }
-    await page
-      .getByRole('navigation', { name: 'Sections' })
-      .getByRole('link', { name: 'Issues' })
-      .click();
+    await openSection(page, 'Issues');
+    await page.getByRole('link', { name: 'Write a new issue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'New issue' }).waitFor();
+    expect(await overflowsSideways(page)).toBe(false);
+    await expectAccessible(page, 'the issue editor at 375 px');
+    await openSection(page, 'Issues');
     await page.getByRole('link', { name: SUBJECT }).click();
     await page.getByRole('heading', { level: 1, name: SUBJECT }).waitFor();
     expect(await overflowsSideways(page)).toBe(false);
