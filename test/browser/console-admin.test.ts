@@ -185,4 +185,16 @@ describe('the admin’s day in the console ([console.pages])', () => {
     expect(await page.getByRole('button', { name: 'Create list' }).count()).toBe(0);
     await expectAccessible(page, 'the lists as an editor sees them');
   });
+
+  it('signs out, and offers a reset of a forgotten password by a mailed code', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByRole('button', { name: 'Forgot your password?' }).click();
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    await page.getByLabel('Email address').fill(EDITOR);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByText('If the address has an account, a code is on its way to it.').waitFor();
+    await page.getByLabel('Code from the mail').waitFor();
+    await expectAccessible(page, 'the password reset');
+  });
 });
