@@ -1,4 +1,8 @@
-import { isNewsletterError, newsletterError } from '../shared/domain/errors.ts';
+import {
+  isNewsletterError,
+  type NewsletterError,
+  newsletterError,
+} from '../shared/domain/errors.ts';
 import { runOperation } from '../shared/operations/run-operation.ts';
 import { replaceSettings, showSettings } from '../shared/operations/settings/manage-settings.ts';
 import { readEnvironment } from '../shared/runtime/environment.ts';
@@ -10,7 +14,7 @@ const { runtime, deps, keyCheck } = v2Function();
 const settings = { ssm: ssmClient(), parameter: readEnvironment().settingsParameter };
 
 /** A version as the body gives it: digits, or a number. */
-function versionOf(raw: unknown): number | undefined | ReturnType<typeof newsletterError> {
+function versionOf(raw: unknown): number | undefined | NewsletterError {
   if (raw === undefined || raw === null || raw === '') return undefined;
   const text = String(raw);
   return /^[1-9]\d{0,9}$/.test(text)

@@ -392,6 +392,22 @@ describe('subscribers', () => {
       409,
       'email_taken',
     );
+    // An unknown address in the path, a taken one in the body: the same 409, never a 503
+    // (found by test/hardening/hostile-v2.test.ts); an unknown id with one: a 404.
+    for (const path of [encodeURIComponent('{2f.:#'), encodeURIComponent(address('unknown'))])
+      expectError(
+        await call('PUT', `/subscribers/${path}`, { credentials: writer, body: { email: second } }),
+        409,
+        'email_taken',
+      );
+    expectError(
+      await call('PUT', '/subscribers/999999999', {
+        credentials: writer,
+        body: { email: address('never') },
+      }),
+      404,
+      '-1',
+    );
     const moved = address('moved');
     const answer = await call('PUT', `/subscribers/${a.id}`, {
       credentials: writer,

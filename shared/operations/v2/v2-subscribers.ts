@@ -182,11 +182,10 @@ async function create(
     reference !== undefined && !ID.test(reference.trim())
       ? decodeURIComponent(reference).trim().toLowerCase()
       : undefined;
+  // An unknown id names nobody: there is nothing to create ([v2.subscriber-upsert]).
+  if (reference !== undefined && ID.test(reference.trim())) return subscriberNotFound();
   const email = change.email ?? fromPath;
-  if (email === undefined)
-    return reference !== undefined && ID.test(reference.trim())
-      ? subscriberNotFound()
-      : newsletterError('missing_parameter', 'email is required');
+  if (email === undefined) return newsletterError('missing_parameter', 'email is required');
   const checked = parseV2SubscriberChange({ email }, await deps.settings());
   if (isNewsletterError(checked)) return checked;
   const settings = await deps.settings();
@@ -198,7 +197,15 @@ async function create(
     id: await deps.store.nextId('subscriber'),
     version: 1,
   };
-  if (!(await deps.store.createSubscriber(record))) return CONFLICT;
+  if (!(await deps.store.createSubscriber(record))) {
+    // The path names an unknown address and the body another, which is someone's: the answer
+    // of a move to a taken address ([v2.email-taken]). Trying again would find the path's
+    // address unknown again and fail again, until the retries ran out as a 503.
+    if (reference !== undefined && email !== fromPath)
+      return newsletterError('email_taken', 'The email is already present');
+    // Created meanwhile by another call: the next try finds it and changes it.
+    return CONFLICT;
+  }
   return { created: true, subscriber: toV2Subscriber(record, settings) };
 }
 
