@@ -2,7 +2,8 @@
  * An issue's controls in the web console, in Chromium against the local stack with a slow,
  * small SES account (1 mail a second, 15 a day): schedule a draft for a date, time and zone
  * and take it back; copy it; send it past the quota warning; watch the live view (sent, rate,
- * time left); pause, resume and cancel it ([console.pages]).
+ * time left); pause, resume and cancel it ([console.pages]). An admin imports the readers; an
+ * editor does the rest, as the roles mean it.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +41,10 @@ beforeAll(async () => {
     .setInputFiles({ name: 'readers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
   await page.getByRole('button', { name: 'Import' }).click();
   await page.getByText(/^Imported 20,/).waitFor();
+  // An editor does the rest: issues are an editor's work.
+  const editor = await addPerson(service.stack, 'controls-editor@example.org', 'editor');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signIn(page, editor.email, editor.temporaryPassword, 'Controls-Editor-2026!');
   // The draft.
   await openSection(page, 'Issues');
   await page.getByRole('link', { name: 'Write a new issue' }).click();
@@ -82,7 +87,7 @@ describe('an issue’s controls in the console ([console.pages])', () => {
     expect(page.url()).not.toBe(original);
     await soon(() => page.getByLabel('Subject').inputValue()).toContain(SUBJECT);
     await page.goto(original);
-    await signIn(page, 'controls-admin@example.org', 'Controls-Password-2026!', undefined, SUBJECT);
+    await signIn(page, 'controls-editor@example.org', 'Controls-Editor-2026!', undefined, SUBJECT);
   });
 
   it('sends past the quota warning, shows the live view, pauses, resumes and cancels', async () => {

@@ -21,7 +21,7 @@ const NAV: readonly NavItem[] = [
 /** The header and navigation around every signed-in page. */
 export function Layout(props: { children: ComponentChildren }) {
   const { person, signOut } = useSession();
-  const { path } = useLocation();
+  const { path, route } = useLocation();
   const admin = person?.role === 'admin';
   return (
     <>
@@ -43,7 +43,16 @@ export function Layout(props: { children: ComponentChildren }) {
         </nav>
         <span class="who">
           {person?.email} ({person?.role}){' '}
-          <button type="button" class="link" onClick={() => signOut()}>
+          <button
+            type="button"
+            class="link"
+            onClick={() => {
+              // Whoever signs in next starts at the issues, not on the page left behind (a
+              // session that ends by itself keeps its page, to come back to after signing in).
+              route('/issues');
+              signOut();
+            }}
+          >
             Sign out
           </button>
         </span>
