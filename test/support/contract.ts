@@ -176,13 +176,13 @@ export const V2_CONTRACT_ENDPOINTS: readonly V2ContractEndpoint[] = [
   { path: '/issues/{id}/cancel', methods: { POST: 'write' }, cors: false },
   { path: '/issues/{id}/schedule', methods: { POST: 'write', DELETE: 'write' }, cors: false },
   { path: '/issues/{id}/report', methods: { GET: 'read' }, cors: false },
-  // The console's people: signed-in admins only, no key ([people.manage]).
-  { path: '/people', methods: { GET: 'write', POST: 'write' }, cors: false },
-  { path: '/people/{email}', methods: { DELETE: 'write' }, cors: false },
   // What the web console needs beyond that (read keys for what it shows).
   { path: '/issues/{id}/audience', methods: { GET: 'read' }, cors: false },
   { path: '/account', methods: { GET: 'read' }, cors: false },
   { path: '/settings', methods: { GET: 'read', PUT: 'write' }, cors: false },
   { path: '/subscribers/{id}/issues', methods: { GET: 'read' }, cors: false },
   { path: '/subscribers/import', methods: { POST: 'write' }, cors: false },
+  // The console's people: signed-in admins only, no key ([people.manage]).
+  { path: '/people', methods: { GET: 'write', POST: 'write' }, cors: false },
+  { path: '/people/{email}', methods: { DELETE: 'write' }, cors: false },
 ];
