@@ -414,13 +414,25 @@ const V2_ROUTES = [
     access: { ...LIST_WRITE_ACCESS, queries: [INDEX.recent.name] },
     request: V2ListWriteSchema,
   },
-  settingsRoute(
-    'v2-extrafields',
-    '/extrafields',
-    'v2: every extra (profile) field',
-    v.array(V2ExtraFieldSchema),
-  ),
-  settingsRoute('v2-extrafield', '/extrafields/{id}', 'v2: one extra field', V2ExtraFieldSchema),
+  {
+    ...settingsRoute(
+      'v2-extrafields',
+      '/extrafields',
+      'v2: every extra (profile) field',
+      v.array(V2ExtraFieldSchema),
+    ),
+    // An editor's issue editor offers the profile fields' tags ({profile_<id>}).
+    roles: { GET: 'editor' },
+  },
+  {
+    ...settingsRoute(
+      'v2-extrafield',
+      '/extrafields/{id}',
+      'v2: one extra field',
+      V2ExtraFieldSchema,
+    ),
+    roles: { GET: 'editor' },
+  },
   {
     name: 'v2-newsletters',
     methods: ['GET'],

@@ -3,14 +3,18 @@ import { campaignReport } from '../shared/operations/campaign/campaign-report.ts
 import { runOperation } from '../shared/operations/run-operation.ts';
 import { issueIdOf } from '../shared/operations/v2/v2-issues.ts';
 import { v2ReportCsvPart } from '../shared/operations/v2/v2-report-csv.ts';
+import { readEnvironment } from '../shared/runtime/environment.ts';
+import { engagementStore } from '../shared/runtime/store.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { csvPartAnswer, wantsCsv } from './http/v2-csv-answer.ts';
 import { v2Handler } from './http/v2-handler.ts';
 
 const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: false });
+const engagement = engagementStore(readEnvironment());
 
 /**
- * v2 `GET /issues/{id}/report` (ours): the report `newsletters report` makes, as JSON, or
+ * v2 `GET /issues/{id}/report` (ours): the report `newsletters report` makes, opens and
+ * clicks included, as JSON, or
  * with `Accept: text/csv` one row per recipient, in parts ([v2.report-csv]): each answer reads
  * at most 5 pages of recipient records, turning each into CSV as it comes, and a
  * `Link: <…?after=ID>; rel="next"` header names the next part while rows remain. The parts
@@ -21,7 +25,16 @@ export const handler = v2Handler('v2-issue-report', runtime, keyCheck, {
     const id = issueIdOf(params.id);
     if (isNewsletterError(id)) return id;
     if (!wantsCsv(request)) {
-      const report = await runOperation(deps, 'report_newsletter', () => campaignReport(deps, id));
+      // Opens and clicks as `newsletters report` gives them ([engagement.report]).
+      const report = await runOperation(deps, 'report_newsletter', async () =>
+        campaignReport(
+          {
+            campaigns: deps.campaigns,
+            engagement: { store: engagement, tracking: (await deps.settings()).campaign.tracking },
+          },
+          id,
+        ),
+      );
       return isNewsletterError(report) ? report : { body: report };
     }
     const part = await runOperation(deps, 'report_newsletter', () =>

@@ -966,11 +966,16 @@ describe('paths, methods and bodies (part 7, decisions parts 1 and 6)', () => {
     expectError(await service.get(path), 404, 'not_found');
   });
 
-  it('a path outside the API root is a JSON 404', async () => {
+  it("[console.served] a path outside the API root is the console's, not the API's; an unknown path under it is a JSON 404", async () => {
     const origin = new URL(service.apiRoot).origin;
-    for (const url of [`${origin}/`, `${origin}/api/newsletter/v2/subscribe`, `${origin}/x`]) {
-      expectError(await service.get(url), 404, 'not_found');
+    // The console's client-side routes are its page, as CloudFront's function answers them.
+    for (const url of [`${origin}/`, `${origin}/x`]) {
+      const response = await service.get(url);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     }
+    for (const url of [`${service.apiRoot}/nothing-here`, `${origin}/api/newsletter/v2/subscribe`])
+      expectError(await service.get(url), 404, 'not_found');
   });
 
   it.each([

@@ -140,6 +140,13 @@ describe('an issue over HTTP only', () => {
     const report = await call('GET', `/issues/${issue.id}/report`, read);
     expect(report.status, report.text).toBe(200);
     expect(report.json).toMatchObject({ newsletter_id: issue.id, status: 'sent' });
+    // [engagement.report] Opens and clicks come with it over HTTP as in `newsletters report`:
+    // nobody has opened yet, and the hours the console charts are there, empty.
+    expect((report.json as { engagement?: unknown }).engagement).toMatchObject({
+      opened: 0,
+      clicked: 0,
+      hours: [],
+    });
     const csv = await call('GET', `/issues/${issue.id}/report`, read, undefined, {
       Accept: 'text/csv',
     });

@@ -14,7 +14,7 @@ import { startDeadEndpoint } from '../../support/dead-endpoint.ts';
 import { RecordingLogger } from '../../support/fixtures.ts';
 
 describe('[console.roles] the role each v2 method needs', () => {
-  it('lets an editor do the issue routes, read newsletters and lists, and see the account before a send, and nothing else', () => {
+  it("lets an editor do the issue routes, read newsletters, lists and the profile fields (the editor's tags), and see the account before a send, and nothing else", () => {
     const editor = (routes as readonly Route[])
       .filter((route) => route.version === 'v2')
       .flatMap((route) =>
@@ -42,6 +42,8 @@ describe('[console.roles] the role each v2 method needs', () => {
         'GET /newsletters/{id}',
         'GET /lists',
         'GET /lists/{id}',
+        'GET /extrafields',
+        'GET /extrafields/{id}',
       ].sort(),
     );
   });
