@@ -1,7 +1,7 @@
 /**
- * The issues as the issue routes last answered them in this session. The API has no read of
- * an issue's own fields (its lists, its web address): `GET /newsletters/{id}` gives subject,
- * content, status and counts, so the lists shown while editing come from the last answer.
+ * The issues as the issue routes last answered them in this session: what a page shows at
+ * once after an action, before `GET /newsletters/{id}` (which also gives a signed-in caller
+ * the issue's lists, schedule and web address) is read again.
  */
 import type { Issue } from './types.ts';
 

@@ -13,6 +13,10 @@ export interface Newsletter {
   readonly private?: boolean;
   readonly total?: number;
   readonly sent?: number;
+  /** With a key or a sign-in, on `GET /newsletters/{id}` only. */
+  readonly lists?: readonly number[];
+  readonly scheduled_at?: string | null;
+  readonly url?: string | null;
 }
 
 /** What the issue routes answer (`POST /issues`, `PUT /issues/{id}`, …). */

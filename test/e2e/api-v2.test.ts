@@ -559,6 +559,39 @@ describe('newsletters', () => {
       200,
     );
   });
+
+  it('[v2.newsletter-detail] by id with a key: also the lists it goes to, its start if scheduled, and its address; never without one', async () => {
+    const keyed = (
+      await call('GET', '/newsletters', { credentials: reader, query: 'per_page=100' })
+    ).json as { id: number; status: string; private: boolean }[];
+    const privateSent = keyed.find((issue) => issue.private && issue.status === 'sent');
+    const publicSent = keyed.find((issue) => !issue.private && issue.status === 'sent');
+    if (!privateSent || !publicSent) throw new Error('the demo issues changed');
+    const created = await call('POST', '/issues', {
+      credentials: writer,
+      body: { subject: 'Detail', html: '<p>Hi</p>', lists: [2, 4] },
+    });
+    const id = (created.json as { id: number }).id;
+    const at = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    await call('POST', `/issues/${id}/schedule`, { credentials: writer, body: { at } });
+    const detail = (await call('GET', `/newsletters/${id}`, { credentials: reader })).json as {
+      lists: number[];
+      scheduled_at: string | null;
+      url: string | null;
+    };
+    expect(detail.lists).toEqual([2, 4]);
+    expect(Date.parse(detail.scheduled_at ?? '')).toBe(Date.parse(at));
+    const address = (
+      (await call('GET', `/newsletters/${privateSent.id}`, { credentials: reader })).json as {
+        url: string | null;
+      }
+    ).url;
+    expect(address).toMatch(/^https:\/\//);
+    expect(detail.url).toBeNull();
+    const anonymous = (await call('GET', `/newsletters/${publicSent.id}`)).json as object;
+    expect(Object.keys(anonymous)).not.toContain('lists');
+    expect(Object.keys(anonymous)).not.toContain('url');
+  });
 });
 
 describe('subscriptions', () => {

@@ -60,7 +60,7 @@ export function IssueEditor(props: { id?: string }) {
       subject: issue.subject,
       html: issue.html_content,
       text: issue.plain_content,
-      lists: recall(given)?.lists.slice(),
+      lists: issue.lists ? [...issue.lists] : recall(given)?.lists.slice(),
       private: issue.private ?? false,
     });
     return issue;

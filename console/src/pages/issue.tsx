@@ -125,6 +125,7 @@ export function IssuePage(props: { id: string }) {
   const cached = recall(id);
   const webVersion =
     cached?.url ??
+    data.url ??
     (data.private || status !== 'sent'
       ? undefined
       : `${config.apiBase.replace(/\/v2$/, '/v1')}${webVersionPath(id)}`);
@@ -136,8 +137,8 @@ export function IssuePage(props: { id: string }) {
           {status}
         </strong>
         {data.private ? ' · private' : ''}
-        {status === 'scheduled' && cached?.scheduled_at
-          ? ` · starts ${when(cached.scheduled_at)}`
+        {status === 'scheduled' && (cached?.scheduled_at ?? data.scheduled_at)
+          ? ` · starts ${when((cached?.scheduled_at ?? data.scheduled_at) as string)}`
           : ''}
         {data.sent_on ? ` · finished ${when(data.sent_on)}` : ''}
       </p>

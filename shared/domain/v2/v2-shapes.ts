@@ -49,6 +49,26 @@ export const V2NewsletterSchema = v.pipe(
     private: v.optional(v.boolean()),
     total: v.optional(v.number()),
     sent: v.optional(v.number()),
+    lists: v.optional(
+      v.pipe(
+        v.array(v.number()),
+        v.description('Ours, keyed GET /newsletters/{id} only: the lists it goes to.'),
+      ),
+    ),
+    scheduled_at: v.optional(
+      v.pipe(
+        v.nullable(v.string()),
+        v.description('Ours, keyed GET /newsletters/{id} only: when a scheduled issue starts.'),
+      ),
+    ),
+    url: v.optional(
+      v.pipe(
+        v.nullable(v.string()),
+        v.description(
+          "Ours, keyed GET /newsletters/{id} only: the issue's own address (url), null when it has none.",
+        ),
+      ),
+    ),
   }),
   v.title('V2Newsletter'),
 );

@@ -80,5 +80,15 @@ export async function getV2Newsletter(
       return newsletterError('forbidden', 'This newsletter is private: it needs a key.');
     return notFound;
   }
-  return withContent(deps, issue, keyed);
+  const answer = await withContent(deps, issue, keyed);
+  // A keyed caller editing the issue also sees what it goes to, when, and its web address
+  // ([v2.newsletter-detail]).
+  return keyed
+    ? {
+        ...answer,
+        lists: [...issue.lists],
+        scheduled_at: issue.scheduled_at ?? null,
+        url: issue.url ?? null,
+      }
+    : answer;
 }
