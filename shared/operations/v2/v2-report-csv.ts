@@ -38,8 +38,11 @@ export interface CsvPart {
   readonly next?: number;
 }
 
-/** `after` of the query: absent (the first part) or a subscriber id as a Link gave it. */
-function afterOf(raw: unknown): number | NewsletterError {
+/**
+ * `after` of a CSV part's query (a report's, the subscribers' export): absent (the first
+ * part) or a subscriber id as a Link gave it.
+ */
+export function afterOf(raw: unknown): number | NewsletterError {
   if (raw === undefined || raw === null || raw === '') return 0;
   if (typeof raw === 'string' && /^\d{1,15}$/.test(raw)) return Number(raw);
   return newsletterError(

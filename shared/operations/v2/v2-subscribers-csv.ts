@@ -5,20 +5,10 @@ import type { RawParameters } from '../../domain/parameters/normalise-parameters
 import type { Settings } from '../../domain/settings-schema.ts';
 import { toSubscriber } from '../../domain/subscriber.ts';
 import { exportColumns, subscriberRow } from '../../domain/subscriber-csv.ts';
-import { CSV_PART_LIMITS, type CsvPart, type CsvPartLimits } from './v2-report-csv.ts';
+import { afterOf, CSV_PART_LIMITS, type CsvPart, type CsvPartLimits } from './v2-report-csv.ts';
 
 /** Subscribers read per Query page: a part reads `limits.pages` of them. */
 const PAGE = 1_000;
-
-/** `after` of the query: absent (the first part) or a subscriber id as a Link gave it. */
-function afterOf(raw: unknown): number | NewsletterError {
-  if (raw === undefined || raw === null || raw === '') return 0;
-  if (typeof raw === 'string' && /^\d{1,15}$/.test(raw)) return Number(raw);
-  return newsletterError(
-    'invalid_parameter',
-    'after must be a subscriber id (digits), as the Link header of the previous part gives it',
-  );
-}
 
 /**
  * `GET /subscribers` with `Accept: text/csv` (ours, [v2.subscribers-csv]): one part of the file
