@@ -115,3 +115,23 @@ export function messageOf(error: unknown): string {
 export function nextLink(headers: Headers): string | undefined {
   return /<([^>]+)>;\s*rel="next"/.exec(headers.get('Link') ?? '')?.[1];
 }
+
+/**
+ * Every part of a CSV the API answers in parts (the report's, the subscribers' export), each
+ * `Link: rel="next"` followed, joined into the one file; `onLines` hears the lines read so far.
+ */
+export async function readCsvParts(
+  api: Pick<Api, 'text'>,
+  first: string,
+  onLines: (lines: number) => void,
+): Promise<string> {
+  let path: string | undefined = first;
+  let text = '';
+  while (path) {
+    const part = await api.text(path, { accept: 'text/csv' });
+    text += part.body;
+    onLines(text.split('\n').filter(Boolean).length);
+    path = nextLink(part.headers);
+  }
+  return text;
+}

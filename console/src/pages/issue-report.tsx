@@ -1,6 +1,6 @@
 /** An issue's report: counts, opens and clicks over time, top links, the CSV. */
 import { useState } from 'preact/hooks';
-import { nextLink } from '../api.ts';
+import { readCsvParts } from '../api.ts';
 import { useSession } from '../session/session.tsx';
 import type { Report } from '../types.ts';
 import { download } from '../ui/download.ts';
@@ -35,14 +35,7 @@ function CsvDownload(props: { id: number }) {
           void action.run(async () => {
             setDone(false);
             setRows(0);
-            let path: string | undefined = `/issues/${props.id}/report`;
-            let text = '';
-            while (path) {
-              const part = await api.text(path, { accept: 'text/csv' });
-              text += part.body;
-              setRows(text.split('\n').filter(Boolean).length);
-              path = nextLink(part.headers);
-            }
+            const text = await readCsvParts(api, `/issues/${props.id}/report`, setRows);
             download(`newsletter-${props.id}-report.csv`, text);
             setDone(true);
           })

@@ -1,6 +1,6 @@
 /** Importing subscribers from a CSV, part by part with progress, and exporting them. */
 import { useState } from 'preact/hooks';
-import { nextLink } from '../api.ts';
+import { readCsvParts } from '../api.ts';
 import { csvParts } from '../csv-parts.ts';
 import { useSession } from '../session/session.tsx';
 import { download } from '../ui/download.ts';
@@ -143,14 +143,7 @@ export function ExportPage() {
           void action.run(async () => {
             setDone(false);
             setLines(0);
-            let path: string | undefined = '/subscribers';
-            let text = '';
-            while (path) {
-              const part = await api.text(path, { accept: 'text/csv' });
-              text += part.body;
-              setLines(text.split('\n').filter(Boolean).length);
-              path = nextLink(part.headers);
-            }
+            const text = await readCsvParts(api, '/subscribers', setLines);
             download('subscribers.csv', text);
             setDone(true);
           })
