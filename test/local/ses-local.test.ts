@@ -532,4 +532,22 @@ describe("the account's sending quota", () => {
     expect(await sendOne()).toBe('sent');
     expect(await sendOne()).toBe('Throttling 400: Daily message quota exceeded.');
   });
+
+  it('frees a place in the daily quota for a send the store refused, and for a send a day old', async () => {
+    const { sentLast24Hours } = ses.sendQuota();
+    ses.setQuota({ max24HourSend: sentLast24Hours + 1 });
+    ses.enforceQuota(true);
+    // No From header and no Source: admitted by the quota, then refused by the store.
+    const fromless = new TextEncoder().encode('To: a@example.com\r\nSubject: x\r\n\r\nbody\r\n');
+    await expect(
+      client.send(new SendRawEmailCommand({ RawMessage: { Data: fromless } })),
+    ).rejects.toThrow();
+    expect(ses.sendQuota().sentLast24Hours).toBe(sentLast24Hours);
+    expect(await sendOne()).toBe('sent');
+    expect(await sendOne()).toBe('Throttling 400: Daily message quota exceeded.');
+    ses.ageSends(86_400_000);
+    expect(ses.sendQuota().sentLast24Hours).toBe(0);
+    expect(await sendOne()).toBe('sent');
+    expect(ses.sendQuota().sentLast24Hours).toBe(1);
+  });
 });

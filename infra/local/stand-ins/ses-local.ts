@@ -210,6 +210,8 @@ const sending = {
   slow: { count: 0, ms: 0 },
   /** Accepted (or being accepted) sends: when, and how many recipients. Oldest first. */
   sent: [] as { at: number; recipients: number }[],
+  /** The recipients of `sent`, kept as it changes: the daily check must not walk a day's sends. */
+  sentTotal: 0,
   /**
    * Accepted sends as GetSendStatistics counts them, kept two weeks: when, delivery attempts
    * (recipients), and how many of them bounce or complain (the mailbox simulator's fates).
@@ -227,8 +229,9 @@ const DAY_MS = 86_400_000;
 /** Recipients sent since `since` (epoch ms), forgetting what is older than a day. */
 function sentSince(since: number, now: number): number {
   while (sending.sent.length > 0 && (sending.sent[0]?.at ?? now) <= now - DAY_MS) {
-    sending.sent.shift();
+    sending.sentTotal -= sending.sent.shift()?.recipients ?? 0;
   }
+  if (since <= now - DAY_MS) return sending.sentTotal;
   let total = 0;
   for (let i = sending.sent.length - 1; i >= 0; i -= 1) {
     const entry = sending.sent[i];
@@ -258,6 +261,7 @@ function admit(
   }
   const sent = { at: now, recipients };
   sending.sent.push(sent);
+  sending.sentTotal += recipients;
   return { sent };
 }
 
@@ -536,7 +540,10 @@ async function serveFront(
     );
   } finally {
     // A send the store refused was not sent: it does not count against the quota.
-    if (admitted && !accepted) admitted.recipients = 0;
+    if (admitted && !accepted) {
+      sending.sentTotal -= admitted.recipients;
+      admitted.recipients = 0;
+    }
     if (admitted && accepted) recordStatistics(admitted, form);
   }
 }
