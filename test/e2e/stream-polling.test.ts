@@ -1,11 +1,13 @@
 /**
  * How the local cloud reads the table's stream for its two mappings (subscribe requests and
  * the outbox): about once a second while nothing happens, at once after a write the endpoint
- * forwarded, and the outbox still worked off as soon as a test waits for it. Every idle read
+ * forwarded, four times a second while records keep coming, and the outbox still worked off as soon as a test waits for it. Every idle read
  * is a signed, IAM-checked call and a DynamoDB Local request, paid by every test stack for as
  * long as it runs; the count is the oracle, so a slower machine only makes it smaller.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from './support/local-service.ts';
 
@@ -37,6 +39,50 @@ describe('the stream mappings as pollers', () => {
     const mappings = 2;
     expect(calls).toBeLessThanOrEqual(mappings * (3 + 1));
     expect(calls).toBeGreaterThan(0);
+  });
+
+  it('while records keep coming, each mapping reads about four times a second, not once per write', async () => {
+    await service.stack.settled();
+    await sleep(1_500);
+    const { endpoint } = service.stack.cloud;
+    // Writes through the endpoint, as a campaign's workers make them: records the mappings'
+    // filters do not pass, so no delivery slows the readers down between two reads.
+    const writer = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: endpoint.url,
+        region: 'us-east-1',
+        credentials: endpoint.register({
+          name: 'busy-writer',
+          roleArn: 'arn:aws:iam::123456789012:role/BusyWriter',
+          policy: {
+            Version: '2012-10-17',
+            Statement: [{ Effect: 'Allow', Action: ['dynamodb:PutItem'], Resource: ['*'] }],
+          },
+        }),
+      }),
+    );
+    const before = dynamoCalls();
+    const started = performance.now();
+    let writes = 0;
+    while (performance.now() - started < 2_000) {
+      await writer.send(
+        new PutCommand({
+          TableName: service.stack.tableName,
+          Item: { pk: `BUSY#${writes}`, sk: 'busy' },
+        }),
+      );
+      writes += 1;
+    }
+    const elapsed = performance.now() - started;
+    writer.destroy();
+    const byReaders = dynamoCalls() - before - writes;
+    // Per mapping: a GetRecords every 250 ms, one more in flight, and a DescribeStream.
+    const mappings = 2;
+    const bound = mappings * (Math.ceil(elapsed / 250) + 2);
+    expect(byReaders).toBeLessThanOrEqual(bound);
+    // Far more writes than that: reading once per write would have exceeded it.
+    expect(writes).toBeGreaterThan(2 * bound);
+    await service.stack.settled();
   });
 
   it('a record written while the readers idle is delivered before settled() resolves', async () => {
