@@ -118,6 +118,43 @@ describe('startSesLocal', () => {
     expect(rawHeader(mail, 'Content-Transfer-Encoding')).toEqual([]);
   });
 
+  it('parses a raw send when the store is first read: through /store too, Source standing in for a missing From', async () => {
+    const client = sesClient(ses.endpoint);
+    const fromless = RAW.replace(/^From: .*\r\n/m, '');
+    expect(fromless).not.toContain('From:');
+    const sent = await client.send(
+      new SendRawEmailCommand({
+        Source: 'source@example.com',
+        RawMessage: { Data: new TextEncoder().encode(fromless) },
+      }),
+    );
+    // Cleared before anything read it: the unread send goes with the store.
+    await client.send(
+      new SendRawEmailCommand({ RawMessage: { Data: new TextEncoder().encode(RAW) } }),
+    );
+    await ses.clear();
+    const kept = await client.send(
+      new SendRawEmailCommand({
+        Source: 'source@example.com',
+        RawMessage: { Data: new TextEncoder().encode(fromless) },
+      }),
+    );
+    client.destroy();
+    expect(sent.MessageId).toMatch(/^ses-\d{9}$/);
+    const store = (await (await fetch(`${ses.endpoint}/store`)).json()) as {
+      emails: { messageId: string; from: string; subject: string; body: { text?: string } }[];
+    };
+    expect(store.emails).toEqual([
+      expect.objectContaining({
+        messageId: kept.MessageId,
+        from: 'source@example.com',
+        subject: 'Café news',
+        body: expect.objectContaining({ text: 'Plain body' }),
+      }),
+    ]);
+    await ses.clear();
+  });
+
   it('serves /store, the viewer and health check; clear() empties the store', async () => {
     const client = sesClient(ses.endpoint);
     await client.send(

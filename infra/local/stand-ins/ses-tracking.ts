@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decode as decodeQuotedPrintable } from 'libqp';
 
 /** The most links SES rewrites in one message. */
 const MAX_LINKS = 250;
@@ -60,22 +61,6 @@ function header(headers: string, name: string): string | undefined {
     .split(/\r?\n/)
     .find((each) => each.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line?.slice(name.length + 1).trim();
-}
-
-function decodeQuotedPrintable(body: string): Buffer {
-  const joined = body.replace(/=\r?\n/g, '');
-  const bytes: number[] = [];
-  for (let i = 0; i < joined.length; i += 1) {
-    const char = joined[i] as string;
-    const hex = joined.slice(i + 1, i + 3);
-    if (char === '=' && /^[0-9A-Fa-f]{2}$/.test(hex)) {
-      bytes.push(Number.parseInt(hex, 16));
-      i += 2;
-    } else {
-      bytes.push(...Buffer.from(char, 'latin1'));
-    }
-  }
-  return Buffer.from(bytes);
 }
 
 function decodeBody(body: string, encoding: string | undefined): string {
