@@ -30,6 +30,7 @@ import {
 } from './aws-requests.ts';
 import type { PolicyDocument } from './deployed-stack.ts';
 import { evaluate } from './iam-evaluator.ts';
+import { inProcessUpstream } from './in-process-upstreams.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import type { FunctionCredentials } from './lambda-host.ts';
 
@@ -497,19 +498,28 @@ function forward(
   loseAnswer: boolean,
 ): Promise<void> {
   const target = new URL(incoming.url ?? '/', upstream);
+  const headers = {
+    ...incoming.headers,
+    host: target.host,
+    // Where the caller called, for a stand-in that answers with its own URLs (SQS's
+    // queue URLs must lead back here, not around the IAM check).
+    'x-forwarded-host': incoming.headers.host ?? '',
+    'content-length': String(body.length),
+  };
+  // A lost answer needs the HTTP hop: the stand-in answers a socket the endpoint then drops.
+  const local = loseAnswer ? undefined : inProcessUpstream(upstream);
+  if (local) {
+    return local(
+      { method: incoming.method ?? 'POST', url: incoming.url ?? '/', headers, body },
+      response,
+    );
+  }
   return new Promise((resolve) => {
     const outgoing = httpRequest(
       target,
       {
         method: incoming.method,
-        headers: {
-          ...incoming.headers,
-          host: target.host,
-          // Where the caller called, for a stand-in that answers with its own URLs (SQS's
-          // queue URLs must lead back here, not around the IAM check).
-          'x-forwarded-host': incoming.headers.host ?? '',
-          'content-length': String(body.length),
-        },
+        headers,
         agent,
         timeout: 30_000,
       },

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from 'aws-ses-v2-local';
 import type { Email } from 'aws-ses-v2-local/dist/store.js';
 import { simpleParser } from 'mailparser';
+import { type ForwardedRequest, serveInProcess } from '../cloud/in-process-upstreams.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../cloud/intrinsics.ts';
 import { LOCAL_HOST } from '../local-host.ts';
 import { readBody } from '../read-body.ts';
@@ -359,15 +360,14 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
     rawMessage: (messageId) => rawByMessageId.get(messageId),
   };
   const tracking = (): string => `http://${LOCAL_HOST}:${(front.address() as AddressInfo).port}`;
+  const failed = (res: ServerResponse) => (error: unknown) => {
+    if (!res.headersSent) {
+      res.writeHead(502, { 'content-type': 'text/plain' });
+    }
+    res.end(`SesLocal: ${error instanceof Error ? error.message : String(error)}`);
+  };
   const front = createServer((req, res) => {
-    serveFront(req, res, viewer, innerPort, agent, options.publish, tracking).catch(
-      (error: unknown) => {
-        if (!res.headersSent) {
-          res.writeHead(502, { 'content-type': 'text/plain' });
-        }
-        res.end(`SesLocal: ${error instanceof Error ? error.message : String(error)}`);
-      },
-    );
+    serveFront(req, res, viewer, innerPort, agent, options.publish, tracking).catch(failed(res));
   });
   try {
     await listen(front, port);
@@ -381,6 +381,9 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
   const boundPort = (front.address() as AddressInfo).port;
   const endpoint = `http://${LOCAL_HOST}:${boundPort}`;
   const innerBase = `http://${LOCAL_HOST}:${innerPort}`;
+  const stopServingInProcess = serveInProcess(endpoint, (request, res) =>
+    serveApi(request, res, innerPort, agent, options.publish, tracking).catch(failed(res)),
+  );
   let stopping: Promise<void> | undefined;
   return {
     endpoint,
@@ -442,6 +445,7 @@ async function start(options: SesLocalOptions): Promise<SesLocal> {
         // Like SES becoming unreachable: no new connection is taken, and a send already
         // accepted gets its answer. Cutting it off would be a lost acknowledgement (a send
         // that was stored but looks failed), another fault than an outage.
+        stopServingInProcess();
         await close(front);
         await close(inner);
         agent.destroy();
@@ -503,6 +507,32 @@ async function serveFront(
   if (req.method !== 'POST') await parseStored();
   const body = await readBody(req, MAX_BODY_BYTES);
   if (!body) throw new Error('body too large');
+  await serveApi(
+    { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body },
+    res,
+    innerPort,
+    agent,
+    publish,
+    trackingBase,
+  );
+}
+
+/**
+ * SES's API: the configuration-set actions, GetSendQuota and GetSendStatistics answered here,
+ * raw sends stored here, everything else forwarded to aws-ses-v2-local; the account's state
+ * and quota applied to every send. Reached through the front's port, or in-process from the
+ * AWS endpoint (in-process-upstreams.ts).
+ */
+async function serveApi(
+  req: ForwardedRequest,
+  res: ServerResponse,
+  innerPort: number,
+  agent: Agent,
+  publish: SesPublisher | undefined,
+  trackingBase: () => string,
+): Promise<void> {
+  const { body } = req;
+  const url = new URL(req.url, 'http://ses');
   // SES v1 (query protocol): the action is a form field of the body. Unsigned requests go on
   // to aws-ses-v2-local, which refuses them as SES does.
   const signed = String(req.headers.authorization ?? '').startsWith('AWS');
@@ -923,7 +953,7 @@ function publishTracked(
 
 /** Forwards to aws-ses-v2-local; `accepted` sees a successful answer before the caller does. */
 async function forward(
-  req: IncomingMessage,
+  req: ForwardedRequest,
   res: ServerResponse,
   body: Buffer,
   innerPort: number,
@@ -971,8 +1001,8 @@ async function forward(
   res.end(answer);
 }
 
-function captureRaw(req: IncomingMessage, body: Buffer, answer: Buffer): void {
-  const path = (req.url ?? '/').split('?')[0];
+function captureRaw(req: ForwardedRequest, body: Buffer, answer: Buffer): void {
+  const path = req.url.split('?')[0];
   if (req.method !== 'POST') {
     return;
   }
