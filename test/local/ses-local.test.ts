@@ -155,6 +155,19 @@ describe('startSesLocal', () => {
     await ses.clear();
   });
 
+  it('two reads at once both see a raw send parsed', async () => {
+    const client = sesClient(ses.endpoint);
+    await client.send(
+      new SendRawEmailCommand({ RawMessage: { Data: new TextEncoder().encode(RAW) } }),
+    );
+    client.destroy();
+    const [first, second] = await Promise.all([ses.messages(), ses.messages()]);
+    for (const read of [first, second]) {
+      expect(read.map((mail) => mail.subject)).toEqual(['Café news']);
+    }
+    await ses.clear();
+  });
+
   it('serves /store, the viewer and health check; clear() empties the store', async () => {
     const client = sesClient(ses.endpoint);
     await client.send(

@@ -205,11 +205,21 @@ let activeInstance = false;
  */
 const unparsed = new Map<Email, { readonly raw: Buffer; readonly source: string | undefined }>();
 
+/** The parses under way: one pass at a time, so no reader sees a mail another pass is parsing. */
+let parsing: Promise<void> = Promise.resolve();
+
 /** Fills in what the library's SendRawEmail handler would have stored for each unparsed send. */
-async function parseStored(): Promise<void> {
+function parseStored(): Promise<void> {
+  parsing = parsing.then(parsePending);
+  return parsing;
+}
+
+async function parsePending(): Promise<void> {
   for (const [mail, { raw, source }] of [...unparsed]) {
     unparsed.delete(mail);
-    const message = await simpleParser(raw);
+    // mailparser takes any bytes; a mail it still cannot read keeps what the front stored.
+    const message = await simpleParser(raw).catch(() => undefined);
+    if (!message) continue;
     const texts = (value: typeof message.to): string[] =>
       (Array.isArray(value) ? value : value ? [value] : []).map((address) => address.text);
     Object.assign(mail, {
