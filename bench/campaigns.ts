@@ -788,12 +788,15 @@ ${parts.table}
   stand-ins, the pollers, the Lambda host, and this benchmark's 25 ms sampling), DynamoDB
   Local's JVM, and each function's execution environments. All of them share the machine's
   cores, so their sum per mail bounds the local throughput whatever the engine's concurrency.
-  Each mail costs the host three endpoint calls (the claim, the SES send, the record: a SigV4
-  check, an IAM verdict and a forward each), the SES stand-in's parse of the mail for the
-  viewer, and the stream poller's read of the two stream records the recipient's writes make;
-  DynamoDB Local spends its share mostly reading and writing JSON (a JFR profile: Jackson and
-  Jetty); a worker's share is the SDK's signing and serializing of its three calls and the
-  mail's rendering and MIME encoding.
+  Each mail costs the host two endpoint calls (the SES send and the record: a SigV4 check and
+  an IAM verdict each; a chunk's claim and release add two per 100 mails), the record's
+  forward to DynamoDB Local over HTTP, and the SES stand-in's work on the send, which the
+  endpoint hands it in its own process (infra/local/cloud/in-process-upstreams.ts): the quota,
+  the tracking emulation's rewrite of the links, the events. The stand-in parses a mail for the
+  viewer only when its store is first read, and the stream readers read the records the
+  recipients' writes make four times a second, as Lambda polls. DynamoDB Local spends its share
+  mostly reading and writing JSON (a JFR profile: Jackson and Jetty); a worker's share is the
+  SDK's signing and serializing of its two calls and the mail's rendering and MIME encoding.
 - **Pacing and pause**: \`campaign.rate\` set in the parameter store (the functions cache it for
   a second). The rate is the mails from the first to the pause over that time; the window
   figure is the largest rise of the accepted count between two samples at most one second apart
