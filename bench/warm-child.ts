@@ -7,11 +7,13 @@
  * event, and right next to it a bare SDK call doing the same DynamoDB requests with the
  * functions' client configuration; both are timed the same way, alternately.
  */
+
+import { randomUUID } from 'node:crypto';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { toProxyEvent } from '../infra/local/proxy-event.ts';
+import { proxyEvent as gatewayEvent } from '../infra/local/cloud/api-gateway.ts';
 import { INDEX, KEY, TTL_ATTRIBUTE } from '../shared/adapters/store/table-design.ts';
 import { hashToken } from '../shared/domain/tokens.ts';
 import { subscriberItem } from './dynamo.ts';
@@ -71,7 +73,7 @@ interface Scenario {
 const STAGE = 'api';
 const BASE = '/newsletter/v1';
 
-/** An API Gateway REST event as infra/local/proxy-event.ts builds it from a request. */
+/** An API Gateway REST event as the local cloud's gateway builds it from a request. */
 function proxyEvent(
   method: 'GET' | 'POST',
   path: string,
@@ -91,7 +93,15 @@ function proxyEvent(
   request.rawHeaders = Object.entries(headers).flat();
   const body = Buffer.from(options.json === undefined ? '' : JSON.stringify(options.json));
   const resource = `${BASE}${path}`;
-  const event = toProxyEvent(request, body, { stage: STAGE, resource, path: resource });
+  const event = gatewayEvent(request, body, {
+    stage: STAGE,
+    resource,
+    path: resource,
+    url: new URL(request.url, 'http://news.example.com'),
+    requestId: randomUUID(),
+    binaryMediaTypes: ['multipart/form-data'],
+    pathParameters: null,
+  });
   if (options.sourceIp) event.requestContext.identity.sourceIp = options.sourceIp;
   return event;
 }

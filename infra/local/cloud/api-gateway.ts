@@ -365,8 +365,8 @@ function isBinary(contentType: string, binaryMediaTypes: readonly string[]): boo
   });
 }
 
-/** The REST (v1) proxy event API Gateway hands a Lambda integration. */
-function proxyEvent(
+/** The REST (v1) proxy event API Gateway hands a Lambda integration (the warm bench's too). */
+export function proxyEvent(
   request: IncomingMessage,
   body: Buffer,
   route: {
