@@ -7,6 +7,7 @@ import {
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createTable } from '../infra/local/create-table.ts';
 import type { CapacityListener } from '../shared/adapters/store/dynamo-store.ts';
+import { toCountedSubscriberItem } from '../shared/adapters/store/subscriber-item.ts';
 import { INDEX, KEY, LISTED_ATTRIBUTES } from '../shared/adapters/store/table-design.ts';
 import type { NewsletterIssueRecord } from '../shared/domain/newsletter-issue.ts';
 import type { SubscriberRecord } from '../shared/domain/subscriber.ts';
@@ -318,17 +319,12 @@ export function totalUnits(units: ReadonlyMap<CapacityTarget, number>): number {
 }
 
 /**
- * The item DynamoStore writes for a subscriber record: its keys, the `recent` index
- * partition, then the record's own attributes (shared/adapters/store/dynamo-store.ts toSubscriberItem,
- * which is not exported). `checkItemShape` compares it with an item the store wrote.
+ * The item DynamoStore writes for a subscriber record (its own `toCountedSubscriberItem`);
+ * `checkItemShape` compares it with an item the store wrote. The loader writes no count items:
+ * the tables it fills have no `subscriber_counts` mark, so listings walk the index.
  */
 export function subscriberItem(record: SubscriberRecord): Record<string, unknown> {
-  return {
-    [KEY.partition]: `SUBSCRIBER#${record.email}`,
-    [KEY.sort]: 'subscriber',
-    [INDEX.recent.partition]: 'subscriber',
-    ...record,
-  };
+  return toCountedSubscriberItem(record);
 }
 
 /** Throws unless two items have the same attribute names, value kinds and DynamoDB size. */

@@ -38,6 +38,7 @@ import {
 } from './report.ts';
 import { measureScaling } from './scaling.ts';
 import { measureWarm } from './warm.ts';
+import { STACK_VARIABLES } from './warm-environment.ts';
 
 const USAGE = `Usage: tsx bench/run.ts [options]
   --init-pairs N    fresh-process pairs per bundle (default 51, at least 20)
@@ -101,6 +102,10 @@ function lambdaEnvironment(): NodeJS.ProcessEnv {
     // The functions read their environment when loaded, as the stack sets it.
     NEWSLETTER_TABLE: 'bench',
     [ENV.configurationSet]: 'bench',
+    [ENV.campaignConfigurationSet]: 'bench-campaign',
+    [ENV.trackedConfigurationSet]: 'bench-tracked',
+    [ENV.trackedDeliveriesConfigurationSet]: 'bench-tracked-deliveries',
+    ...STACK_VARIABLES,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }
@@ -316,7 +321,7 @@ ${parts.table}
   ${o.scaleReps} times per table (after 30 warm-up calls), alternating between the tables call
   by call. Units are those of every call (they never varied); latency is the median.
 - **Warm**: each function's deployed bundle is imported in one process and its handler called
-  with API Gateway REST proxy events (infra/local/proxy-event.ts), ${o.warmReps} times after
+  with API Gateway REST proxy events (the local cloud's, infra/local/cloud/api-gateway.ts), ${o.warmReps} times after
   ${WARM_UP} warm-up calls, with the stack's environment: DynamoDB Local, the parameter-store stand-in
   holding the API key (SecureString) and the settings, read through the Parameters and Secrets
   extension stand-in (infra/local/cloud/parameters-extension.ts) and cached by the function as

@@ -10,6 +10,25 @@ export interface LocalTargets {
   readonly table: string;
 }
 
+/**
+ * The variables of the stack the functions may read when loaded, besides the table, the
+ * parameters and the configuration sets: a campaign route's queues, the scheduler's targets
+ * and the console's user pool, with values of the shape the stack gives them (no call of the
+ * benchmarks reaches them).
+ */
+export const STACK_VARIABLES: Readonly<Record<string, string>> = {
+  [ENV.campaignPlans]: 'https://sqs.us-east-1.amazonaws.com/123456789012/bench-plans.fifo',
+  [ENV.campaignSends]: 'https://sqs.us-east-1.amazonaws.com/123456789012/bench-sends',
+  [ENV.campaignWorkers]: '2',
+  [ENV.scheduleGroup]: 'bench',
+  [ENV.scheduleTarget]: 'arn:aws:lambda:us-east-1:123456789012:function:bench-starter',
+  [ENV.scheduleRole]: 'arn:aws:iam::123456789012:role/bench-scheduler',
+  [ENV.scheduleDeadLetters]: 'arn:aws:sqs:us-east-1:123456789012:bench-schedule-dead-letters',
+  [ENV.userPoolId]: 'us-east-1_bench',
+  [ENV.userPoolClientId]: 'bench',
+  [ENV.cognitoIssuerDomain]: 'https://cognito-idp.us-east-1.amazonaws.com',
+};
+
 /** The session token the handlers present to the extension stand-in. */
 export const WARM_CREDENTIALS = {
   accessKeyId: 'local',
@@ -32,6 +51,7 @@ export function localEnvironment(targets: LocalTargets): Record<string, string> 
     AWS_ENDPOINT_URL_SES: targets.ses,
     [EXTENSION_PORT_VARIABLE]: String(targets.parametersExtensionPort),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...STACK_VARIABLES,
     [ENV.table]: targets.table,
     [ENV.apiKeyParameter]: ENV_DEFAULTS.apiKeyParameter,
     [ENV.settingsParameter]: ENV_DEFAULTS.settingsParameter,
