@@ -327,6 +327,27 @@ describe('configuration sets and the mailbox simulator', () => {
     published.map((notification) => JSON.parse(notification.message) as Record<string, unknown>);
   const kinds = () => events().map((event) => event.eventType);
 
+  it('while the library relays to SMTP, it takes a tracked raw send as tracking left it', async () => {
+    const set = await configurationSet(['click']);
+    // nodemailer's JSON transport: the library relays without a server.
+    process.env.SMTP_TRANSPORT = '{"jsonTransport":true}';
+    try {
+      const sent = await client.send(
+        new SendRawEmailCommand({
+          RawMessage: { Data: new TextEncoder().encode(RAW) },
+          ConfigurationSetName: set,
+        }),
+      );
+      const mail = (await ses.messages()).find((each) => each.messageId === sent.MessageId);
+      expect(mail?.body.html).toMatch(/href="http:\/\/[^"]+\/track\/click\/[^"]+"/);
+      // The captured message is the rewritten one (its HTML part now base64), not what was sent.
+      expect(mail?.raw).toMatch(/^From: "The News"/);
+      expect(mail?.raw).not.toBe(RAW);
+    } finally {
+      delete process.env.SMTP_TRANSPORT;
+    }
+  });
+
   it('publishes, per simulator address, the events SES does, in its event-publishing shape', async () => {
     const set = await configurationSet(['bounce', 'complaint', 'delivery']);
     const cases: [string, string[]][] = [

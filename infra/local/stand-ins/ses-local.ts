@@ -615,15 +615,17 @@ async function serveApi(
     }
   };
   try {
-    if (form && rawSend && storable(form, rawSend)) {
-      const answer = storeRawSend(form, rawSend);
-      onAccepted(answer);
+    const stored = form && rawSend ? storeRawSend(form, rawSend) : undefined;
+    if (stored) {
+      onAccepted(stored);
       if (holdAnswerMs > 0) await new Promise((done) => setTimeout(done, holdAnswerMs));
       res.writeHead(200, { 'content-type': 'text/xml' });
-      res.end(answer);
+      res.end(stored);
     } else {
-      // Anything else, and a raw send the library refuses (no sender), goes to the library.
-      await forward(req, res, body, innerPort, agent, onAccepted, holdAnswerMs);
+      // Anything else goes to the library, and a raw send it takes itself as tracking left it.
+      if (form && rawSend && tracked) form.set('RawMessage.Data', rawSend.data.toString('base64'));
+      const sent = form && tracked ? Buffer.from(form.toString(), 'utf8') : body;
+      await forward(req, res, sent, innerPort, agent, onAccepted, holdAnswerMs);
     }
   } finally {
     // A send the store refused was not sent: it does not count against the quota.
@@ -652,22 +654,21 @@ function withHead(data: Buffer): RawSend {
   return { data, head: data.subarray(0, end).toString('utf8') };
 }
 
-/** Whether the library would store this raw send: it needs a From header or a Source. */
-function storable(form: URLSearchParams, send: RawSend): boolean {
-  if (process.env.SMTP_TRANSPORT?.trim()) return false; // the library relays parsed mail at once
-  return Boolean(form.get('Source')) || Boolean(rawHeader({ raw: send.head }, 'From')[0]);
-}
-
 /**
  * Stores a raw send in aws-ses-v2-local's store as its SendRawEmail handler does, with the
- * parsing left for the first read (`parseStored`); the answer its handler gives.
+ * parsing left for the first read (`parseStored`); the answer its handler gives. Undefined
+ * for a send the library must take itself: one it refuses (no From header and no Source), or
+ * any while it relays to SMTP (it relays parsed mail at once).
  */
-function storeRawSend(form: URLSearchParams, send: RawSend): Buffer {
+function storeRawSend(form: URLSearchParams, send: RawSend): Buffer | undefined {
+  if (process.env.SMTP_TRANSPORT?.trim()) return undefined;
+  const source = form.get('Source') || undefined;
+  const from = source ?? rawHeader({ raw: send.head }, 'From')[0];
+  if (!from) return undefined;
   const messageId = getMessageId();
-  const source = form.get('Source') ?? undefined;
   const mail: Email = {
     messageId,
-    from: source ?? rawHeader({ raw: send.head }, 'From')[0] ?? '',
+    from,
     replyTo: [],
     destination: { to: [], cc: [], bcc: [] },
     subject: '',
