@@ -12,12 +12,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  AdminAddUserToGroupCommand,
-  AdminCreateUserCommand,
-  AdminSetUserPasswordCommand,
-  CognitoIdentityProviderClient,
-} from '@aws-sdk/client-cognito-identity-provider';
-import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -51,6 +45,7 @@ import {
   startLocalService,
   tokenOf,
 } from '../e2e/support/local-service.ts';
+import { adminIdToken } from '../support/console-admin.ts';
 import { RecordingLogger, RecordingMetrics } from '../support/fixtures.ts';
 import {
   callsFailingWithout,
@@ -244,60 +239,6 @@ async function step<T extends ApiResponse | undefined>(
 
 const key = () => service.apiKey;
 
-/** A person in the console's pool, in the admin group, with a password of their own. */
-async function signedInAdmin(email: string): Promise<void> {
-  const cognito = new CognitoIdentityProviderClient({
-    endpoint: service.stack.cognito.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
-  });
-  const UserPoolId = service.stack.people.userPoolId;
-  try {
-    await cognito.send(
-      new AdminCreateUserCommand({
-        UserPoolId,
-        Username: email,
-        MessageAction: 'SUPPRESS',
-        UserAttributes: [{ Name: 'email', Value: email }],
-      }),
-    );
-    await cognito.send(
-      new AdminSetUserPasswordCommand({
-        UserPoolId,
-        Username: email,
-        Password: ADMIN_PASSWORD,
-        Permanent: true,
-      }),
-    );
-    await cognito.send(
-      new AdminAddUserToGroupCommand({ UserPoolId, Username: email, GroupName: 'admin' }),
-    );
-  } finally {
-    cognito.destroy();
-  }
-}
-
-const ADMIN_PASSWORD = 'Operator-Pass-123!';
-
-/** Signs in as the console does (USER_PASSWORD_AUTH, no credentials): the ID token. */
-async function idTokenOf(email: string): Promise<string> {
-  const response = await fetch(service.stack.cognito.endpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'X-Amz-Target': 'AWSCognitoIdentityProviderService.InitiateAuth',
-    },
-    body: JSON.stringify({
-      AuthFlow: 'USER_PASSWORD_AUTH',
-      ClientId: service.stack.people.clientId,
-      AuthParameters: { USERNAME: email, PASSWORD: ADMIN_PASSWORD },
-    }),
-  });
-  const answer = (await response.json()) as { AuthenticationResult?: { IdToken?: string } };
-  const token = answer.AuthenticationResult?.IdToken;
-  if (!token) throw new Error(`no sign-in for ${email}: ${JSON.stringify(answer)}`);
-  return token;
-}
 const subscriberKey = (email: string) => ({ pk: `SUBSCRIBER#${email}`, sk: 'subscriber' });
 
 /** Publishes a soft bounce of `email` as SES's configuration set publishes it to its topic. */
@@ -956,8 +897,7 @@ describe('the whole scenario, from cdk.out', () => {
     // The console's people: an admin signed in with Cognito adds, lists and removes someone
     // (the people functions' Cognito grants), and a bad token on each (counted, as a wrong key).
     const admin = 'operator-admin@example.com';
-    await signedInAdmin(admin);
-    const adminToken = await idTokenOf(admin);
+    const adminToken = await adminIdToken(service.stack, admin, 'Operator-Pass-123!');
     const asAdmin = { Authorization: `Bearer ${adminToken}` };
     await step('v2 POST /people', () =>
       v2call('POST', '/people', '', { email: 'editor@example.com', role: 'editor' }, asAdmin),

@@ -1,15 +1,10 @@
-import {
-  AdminAddUserToGroupCommand,
-  AdminCreateUserCommand,
-  AdminSetUserPasswordCommand,
-  CognitoIdentityProviderClient,
-} from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiV2Document } from '../../functions/http/openapi-v2-document.ts';
 import { routes } from '../../functions/routes.ts';
 import { DynamoClientKeyStore } from '../../shared/adapters/store/dynamo-client-key-store.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { createClientKey } from '../../shared/operations/v2/manage-client-keys.ts';
+import { adminIdToken } from '../support/console-admin.ts';
 import { documentClient } from '../support/local-dynamo.ts';
 import { createResponseValidator } from '../support/openapi-validator.ts';
 import { startTestStack, type TestStack } from '../support/test-stack.ts';
@@ -121,50 +116,6 @@ describe('the local service answers as the OpenAPI description says', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
   });
 });
-
-/** An admin of the console's pool, signed in as the console signs in: the ID token. */
-async function adminToken(): Promise<string> {
-  const email = 'oa-admin@example.com';
-  const password = 'Conformance-Pass-1!';
-  const cognito = new CognitoIdentityProviderClient({
-    endpoint: stack.cognito.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'operator', secretAccessKey: 'local' },
-  });
-  const UserPoolId = stack.people.userPoolId;
-  try {
-    await cognito.send(
-      new AdminCreateUserCommand({ UserPoolId, Username: email, MessageAction: 'SUPPRESS' }),
-    );
-    await cognito.send(
-      new AdminSetUserPasswordCommand({
-        UserPoolId,
-        Username: email,
-        Password: password,
-        Permanent: true,
-      }),
-    );
-    await cognito.send(
-      new AdminAddUserToGroupCommand({ UserPoolId, Username: email, GroupName: 'admin' }),
-    );
-  } finally {
-    cognito.destroy();
-  }
-  const response = await fetch(stack.cognito.endpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'X-Amz-Target': 'AWSCognitoIdentityProviderService.InitiateAuth',
-    },
-    body: JSON.stringify({
-      AuthFlow: 'USER_PASSWORD_AUTH',
-      ClientId: stack.people.clientId,
-      AuthParameters: { USERNAME: email, PASSWORD: password },
-    }),
-  });
-  const answer = (await response.json()) as { AuthenticationResult: { IdToken: string } };
-  return answer.AuthenticationResult.IdToken;
-}
 
 describe('API v2 answers as its OpenAPI description says', () => {
   it('for every v2 route and method, on success and on error', async () => {
@@ -297,7 +248,8 @@ describe('API v2 answers as its OpenAPI description says', () => {
     expect(await v2('GET', '/test', '/test', '')).toBe(401);
     expect(await v2('POST', '/subscribers', '/subscribers', key, { email: 'bad' })).toBe(400);
     // The console's people: a signed-in admin only (a Cognito ID token, no key).
-    const admin = { Authorization: `Bearer ${await adminToken()}` };
+    const token = await adminIdToken(stack, 'oa-admin@example.com', 'Conformance-Pass-1!');
+    const admin = { Authorization: `Bearer ${token}` };
     const person = { email: 'oa-editor@example.com', role: 'editor' };
     expect(await v2('POST', '/people', '/people', '', person, admin)).toBe(201);
     expect(await v2('POST', '/people', '/people', '', person, admin)).toBe(409);
