@@ -26,6 +26,12 @@ import { type DynamoDbLocal, startDynamoDbLocal } from './stand-ins/dynamodb-loc
 import { type ParameterStore, startParameterStore } from './stand-ins/parameter-store.ts';
 import { type SesLocal, type SesPublisher, startSesLocal } from './stand-ins/ses-local.ts';
 import { type SqsLocal, startSqsLocal } from './stand-ins/sqs-local.ts';
+import {
+  type StrictDynamoDb,
+  type StrictDynamoDbOptions,
+  startStrictDynamoDb,
+  strictDynamoDbFromEnv,
+} from './stand-ins/strict-dynamodb.ts';
 import { PROJECT_ROOT, synthesize } from './synthesize.ts';
 
 /** What `npm start` (and the end-to-end tests) configure. */
@@ -104,6 +110,12 @@ export interface LocalStackOptions {
    */
   readonly sharedDynamoDb?: string;
   /**
+   * How DynamoDB behaves at its limits: by default the strict front (stand-ins/strict-dynamodb.ts)
+   * stands before DynamoDB Local, with the settings of `DYNAMODB_STRICT`, `DYNAMODB_HOLD_MS`
+   * and `DYNAMODB_SCALE`; `{ enabled: false }` leaves DynamoDB Local as it is.
+   */
+  readonly strictDynamoDb?: StrictDynamoDbOptions;
+  /**
    * The built console to serve at `/` when the stack deploys none; by default the files the
    * synth staged for the stack's BucketDeployment (what a deployment puts in the bucket).
    */
@@ -120,8 +132,13 @@ export interface LocalStack {
   readonly apiRoot: string;
   readonly apiKey: string;
   readonly mailViewer: string;
-  /** The DynamoDB Local the stack runs on (its own, or the shared one it borrowed). */
+  /**
+   * The DynamoDB the stack runs on: the strict front before its DynamoDB Local (its own, or the
+   * shared one it borrowed), or DynamoDB Local itself when the front is off.
+   */
   readonly dynamo: StackDynamoDb;
+  /** The strict front, when on (what it refused: `stats`). */
+  readonly strictDynamoDb: StrictDynamoDb | undefined;
   readonly ses: SesLocal;
   readonly parameters: ParameterStore;
   readonly sqs: SqsLocal;
@@ -187,13 +204,31 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     started.length = 0;
   };
   try {
-    const dynamo = options.sharedDynamoDb
+    const local = options.sharedDynamoDb
       ? sharedDynamoDb(options.sharedDynamoDb)
       : await startDynamoDbLocal(dataDir ? { dataDir: join(dataDir, 'dynamodb') } : {});
     if (options.sharedDynamoDb && dataDir) {
       throw new Error('a shared DynamoDB Local keeps no data folder: choose one of the two');
     }
-    started.push(dynamo);
+    started.push(local);
+    // Everything the stack does with DynamoDB goes through the front: the functions (through
+    // the AWS endpoint, in process), the seed, the admin CLI's --local and the tests' clients.
+    const strict = { ...strictDynamoDbFromEnv(process.env), ...options.strictDynamoDb };
+    const front = strict.enabled
+      ? await startStrictDynamoDb({ ...strict, upstream: local.endpoint })
+      : undefined;
+    if (front) started.push(front);
+    const dynamo: StackDynamoDb = front
+      ? {
+          endpoint: front.endpoint,
+          dataDir: local.dataDir,
+          ...(local.pid === undefined ? {} : { pid: local.pid }),
+          stop: async () => {
+            await front.stop();
+            await local.stop();
+          },
+        }
+      : local;
     // SES publishes its events to the stack's topics, which exist once the cloud runs.
     let cloud: LocalCloud | undefined;
     const sesPublisher: SesPublisher = (notification) => cloud?.publishSesEvent(notification);
@@ -295,7 +330,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.sharedDynamoDb ? { tableSuffix: randomBytes(6).toString('hex') } : {}),
     });
     // Parts stop in reverse: the cloud (its stream readers) before its table is deleted.
-    if (options.sharedDynamoDb) started.push(tableRemover(dynamo.endpoint, cloud.tableName));
+    if (options.sharedDynamoDb) started.push(tableRemover(local.endpoint, cloud.tableName));
     started.push(cloud);
 
     if (options.seed !== false) {
@@ -344,6 +379,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       apiKey,
       mailViewer: ses.viewerUrl,
       dynamo,
+      strictDynamoDb: front,
       ses,
       parameters,
       sqs,

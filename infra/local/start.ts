@@ -5,10 +5,17 @@
  * (generated once and kept in DATA_DIR), STAGE (api; `wp-json` serves the original's paths),
  * LOCAL_CODE (`bundle`, the default, or `source`: the TypeScript files, faster to start),
  * SES_MAX_SEND_RATE and SES_MAX_24_HOUR_SEND (the local SES's maximum sending rate and daily
- * quota, enforced as SES enforces them).
+ * quota, enforced as SES enforces them), DYNAMODB_STRICT (`off` takes the strict DynamoDB front
+ * away, to show the difference), DYNAMODB_HOLD_MS (how long a transaction holds its items, 20)
+ * and DYNAMODB_SCALE (divides the per-partition limits, 1).
  */
 import type { CodeSource } from './cloud/lambda-host.ts';
 import { startLocalStack } from './local-stack.ts';
+import {
+  describeStrictDynamoDb,
+  type StrictDynamoDbSettings,
+  strictDynamoDbFromEnv,
+} from './stand-ins/strict-dynamodb.ts';
 
 const number = (name: string, fallback: number): number => {
   const text = process.env[name];
@@ -44,6 +51,13 @@ const positive = (name: string): number | undefined => {
 };
 const sesRate = positive('SES_MAX_SEND_RATE');
 const sesDaily = positive('SES_MAX_24_HOUR_SEND');
+let strict: StrictDynamoDbSettings;
+try {
+  strict = strictDynamoDbFromEnv(process.env);
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(2);
+}
 
 // This process seeds the table with the SDK; its Node-version notice is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -57,6 +71,7 @@ const options = {
   ...(process.env.API_KEY ? { apiKey: process.env.API_KEY } : {}),
   ...(sesRate ? { sesMaxSendRate: sesRate } : {}),
   ...(sesDaily ? { sesMax24HourSend: sesDaily } : {}),
+  strictDynamoDb: strict,
 };
 
 process.stdout.write(
@@ -81,6 +96,7 @@ process.stdout.write(
     `  API key      ${stack.apiKey}`,
     `  Mail viewer  ${stack.mailViewer}`,
     `  Sign-in      Cognito stand-in ${stack.cognito.endpoint} (pool ${stack.people.userPoolId}); add someone: npx newsletter --local people add you@example.com --role admin`,
+    `  DynamoDB     ${stack.strictDynamoDb ? `strict front ${stack.dynamo.endpoint}: ` : ''}${describeStrictDynamoDb(strict)}`,
     `  Data         ${options.dataDir}`,
     `  Functions    ${code === 'bundle' ? 'the bundles cdk synth built' : 'the TypeScript sources'}, each with its own role as synthesized`,
     '',

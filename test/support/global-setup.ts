@@ -4,11 +4,25 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildConsole } from '../../console/build.ts';
 import { startDynamoDbLocal } from '../../infra/local/stand-ins/dynamodb-local.ts';
+import {
+  startStrictDynamoDb,
+  strictDynamoDbFromEnv,
+} from '../../infra/local/stand-ins/strict-dynamodb.ts';
 import { synthesize } from '../../infra/local/synthesize.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /**
+     * The run's DynamoDB as the suites that call it with the SDK see it: the strict front
+     * before DynamoDB Local (transaction conflicts, partition throttling), or DynamoDB Local
+     * itself under `DYNAMODB_STRICT=off`.
+     */
     dynamoEndpoint: string;
+    /**
+     * DynamoDB Local itself, for what puts a front of its own before it: each local stack,
+     * and the front's own tests.
+     */
+    dynamoLocalEndpoint: string;
     /** The cloud assembly `cdk synth` wrote for this run: what the local stacks run. */
     cdkOut: string;
     /** The console built once for this run: what the local stacks serve at `/`. */
@@ -17,7 +31,10 @@ declare module 'vitest' {
 }
 
 /**
- * Starts one in-memory DynamoDB Local for every test file (each file makes its own table) and
+ * Starts one in-memory DynamoDB Local for every test file (each file makes its own table),
+ * behind the strict front (infra/local/stand-ins/strict-dynamodb.ts, as `DYNAMODB_STRICT`,
+ * `DYNAMODB_HOLD_MS` and `DYNAMODB_SCALE` say; each local stack puts a front of its own before
+ * it), and
  * synthesizes the stack once, bundles included, with `cdk synth` as a deployment would. The
  * suites that run the service run exactly these bundles, with the permissions and environment
  * this template gives them. The deployment choices made for tests: functions do not cache the
@@ -47,9 +64,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }),
   ]);
   project.provide('consoleDir', consoleDir);
-  project.provide('dynamoEndpoint', dynamo.endpoint);
+  const strict = strictDynamoDbFromEnv(process.env);
+  const front = strict.enabled
+    ? await startStrictDynamoDb({ ...strict, upstream: dynamo.endpoint })
+    : undefined;
+  project.provide('dynamoEndpoint', front?.endpoint ?? dynamo.endpoint);
+  project.provide('dynamoLocalEndpoint', dynamo.endpoint);
   project.provide('cdkOut', cdkOut);
   return async () => {
+    await front?.stop();
     await dynamo.stop();
     await rm(scratch, { recursive: true, force: true });
   };

@@ -69,8 +69,9 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
     // The suites make their own subscribers; the demo ones are for a person trying it out.
     demoSubscribers: false,
     cdkOut: inject('cdkOut'),
-    // The run's DynamoDB Local, unless the test keeps data in a folder (and stops it).
-    ...(options.dataDir === undefined ? { sharedDynamoDb: inject('dynamoEndpoint') } : {}),
+    // The run's DynamoDB Local, unless the test keeps data in a folder (and stops it); the
+    // stack puts its own strict front before it, in the functions' process.
+    ...(options.dataDir === undefined ? { sharedDynamoDb: inject('dynamoLocalEndpoint') } : {}),
     onLog: (line, fn) => {
       logLines.push(line);
       if (show) process.stderr.write(`${fn.logicalId} ${line}\n`);
