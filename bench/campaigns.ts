@@ -12,6 +12,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startLocalStack } from '../infra/local/local-stack.ts';
+import {
+  describeStrictDynamoDb,
+  strictDynamoDbFromEnv,
+} from '../infra/local/stand-ins/strict-dynamodb.ts';
 import { PROJECT_ROOT } from '../infra/local/synthesize.ts';
 import { CHUNK_SIZE } from '../shared/domain/campaign/work-messages.ts';
 import { SENDS_IN_FLIGHT } from '../shared/operations/campaign/send-recipients.ts';
@@ -764,6 +768,10 @@ the paced send at ${opts.rate}/s, ${n(opts.storm)} for the throttle storm, ${opt
 
 **Machine:** ${parts.machine}
 
+**DynamoDB:** ${describeStrictDynamoDb(strictDynamoDbFromEnv(process.env))} (the strict front
+before DynamoDB Local; \`DYNAMODB_STRICT\`, \`DYNAMODB_HOLD_MS\`, \`DYNAMODB_SCALE\`; docs/testing.md,
+"DynamoDB under contention").
+
 ${parts.table}
 
 ### How each figure is made
@@ -923,6 +931,7 @@ async function main(): Promise<void> {
   }
   const date = new Date();
   const loadAtStart = loadAverage();
+  progress(`DynamoDB: ${describeStrictDynamoDb(strictDynamoDbFromEnv(process.env))}`);
   progress('synthesizing the stack and starting the local cloud');
   const logErrors: string[] = [];
   const stack = await startLocalStack({

@@ -13,6 +13,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal } from '../infra/local/stand-ins/dynamodb-local.ts';
 import {
+  behindStrictFront,
+  strictDynamoDbFromEnv,
+} from '../infra/local/stand-ins/strict-dynamodb.ts';
+import {
   DynamoSubscriberDirectory,
   type SubscriberPageQuery,
 } from '../shared/adapters/store/dynamo-subscriber-directory.ts';
@@ -54,7 +58,10 @@ function record(index: number): SubscriberRecord {
 }
 
 async function main(): Promise<void> {
-  const dynamo = await startDynamoDbLocal();
+  const dynamo = await behindStrictFront(
+    await startDynamoDbLocal(),
+    strictDynamoDbFromEnv(process.env),
+  );
   try {
     const clients = localClients(dynamo.endpoint);
     await createBenchTable(clients, TABLE);

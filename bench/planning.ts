@@ -12,6 +12,10 @@ import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DEMO_SETTINGS } from '../infra/local/demo-data.ts';
 import { startDynamoDbLocal } from '../infra/local/stand-ins/dynamodb-local.ts';
+import {
+  behindStrictFront,
+  strictDynamoDbFromEnv,
+} from '../infra/local/stand-ins/strict-dynamodb.ts';
 import type { CampaignQueue } from '../shared/adapters/queue/campaign-queue-port.ts';
 import { DynamoCampaignStore } from '../shared/adapters/store/dynamo-campaign-store.ts';
 import { memberItems } from '../shared/adapters/store/list-index.ts';
@@ -44,7 +48,10 @@ const figure = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function main(): Promise<void> {
-  const dynamo = await startDynamoDbLocal();
+  const dynamo = await behindStrictFront(
+    await startDynamoDbLocal(),
+    strictDynamoDbFromEnv(process.env),
+  );
   try {
     const clients = localClients(dynamo.endpoint);
     await createBenchTable(clients, TABLE);

@@ -12,6 +12,10 @@ import { parseArgs } from 'node:util';
 import { routes } from '../functions/routes.ts';
 import { FUNCTION_BUNDLING } from '../infra/cdk/constructs/newsletter-function.ts';
 import { startDynamoDbLocal } from '../infra/local/stand-ins/dynamodb-local.ts';
+import {
+  behindStrictFront,
+  strictDynamoDbFromEnv,
+} from '../infra/local/stand-ins/strict-dynamodb.ts';
 import { ENV } from '../shared/runtime/environment.ts';
 import {
   type Bundle,
@@ -176,7 +180,10 @@ async function main(): Promise<void> {
   });
 
   progress('starting DynamoDB Local (in memory)');
-  const dynamo = await startDynamoDbLocal();
+  const dynamo = await behindStrictFront(
+    await startDynamoDbLocal(),
+    strictDynamoDbFromEnv(process.env),
+  );
   let capacity: RunResults['capacity'];
   let scaling: RunResults['scaling'];
   let warm: RunResults['warm'];

@@ -35,6 +35,7 @@ import { readBody } from '../read-body.ts';
 import type { Answer } from './dynamodb-answers.ts';
 import { ItemHolds } from './dynamodb-holds.ts';
 import { ItemBook, schemaOf, type TableSchema } from './dynamodb-items.ts';
+import type { DynamoDbLocal } from './dynamodb-local.ts';
 import { PARTITION_LIMITS, PartitionThroughput } from './dynamodb-partitions.ts';
 import { handleOperation, type Strictness } from './strict-dynamodb-requests.ts';
 
@@ -326,6 +327,26 @@ export async function startStrictDynamoDb(
         agent.destroy();
       });
       return stopping;
+    },
+  };
+}
+
+/**
+ * A DynamoDB Local seen through the front (unless the settings turn it off): its endpoint is
+ * the front's, and stopping it stops both. For the benches that start DynamoDB Local alone.
+ */
+export async function behindStrictFront(
+  local: DynamoDbLocal,
+  settings: StrictDynamoDbOptions,
+): Promise<DynamoDbLocal> {
+  if (settings.enabled === false) return local;
+  const front = await startStrictDynamoDb({ ...settings, upstream: local.endpoint });
+  return {
+    ...local,
+    endpoint: front.endpoint,
+    stop: async () => {
+      await front.stop();
+      await local.stop();
     },
   };
 }
