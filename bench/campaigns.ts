@@ -1000,6 +1000,12 @@ async function main(): Promise<void> {
       await stopMain();
       windows.push(...(await withWorkers(4, (other) => windowRuns(other, 4, opts.windowRates))));
     }
+    if (stack.strictDynamoDb) {
+      const refused = stack.strictDynamoDb.stats;
+      progress(
+        `strict DynamoDB front refused: ${refused.conflicts} single writes for a held item, ${refused.cancelledForConflict} transactions for a conflict, ${refused.throttledWrites} writes and ${refused.throttledReads} reads for a hot partition; ${refused.unprocessed} batch items left unprocessed`,
+      );
+    }
     const price = cost(run);
     const table = markdownTable(
       rows(run, cold, paced, stormed, killed, price, opts.kills, windows),

@@ -478,6 +478,17 @@ describe('the answer the caller asked for', () => {
     );
     expect(update.Attributes).toBeUndefined();
     expect(update.ConsumedCapacity).toBeUndefined();
+    // An index key set by a function: the front asks for UPDATED_NEW, and keeps it.
+    const opaque = await db.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: key('a'),
+        UpdateExpression: 'SET kind = if_not_exists(kind, :k)',
+        ExpressionAttributeValues: { ':k': s('other') },
+      }),
+    );
+    expect(opaque.Attributes).toBeUndefined();
+    expect(opaque.ConsumedCapacity).toBeUndefined();
     const total = await db.send(
       new UpdateItemCommand({
         TableName: table,

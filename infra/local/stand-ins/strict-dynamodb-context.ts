@@ -96,10 +96,16 @@ export async function stateBefore(
   return state;
 }
 
-/** Asks DynamoDB Local for per-index units; the caller's own ask decides what it gets back. */
-export function withCapacity(input: Input): { body: string; asked: string | undefined } {
+/**
+ * Asks DynamoDB Local for per-index units (and whatever else `extra` sets), in one
+ * serialisation; the caller's own ask decides what it gets back.
+ */
+export function withCapacity(
+  input: Input,
+  extra: Input = {},
+): { body: string; asked: string | undefined } {
   const asked = input.ReturnConsumedCapacity as string | undefined;
-  return { body: JSON.stringify({ ...input, ReturnConsumedCapacity: 'INDEXES' }), asked };
+  return { body: JSON.stringify({ ...input, ...extra, ReturnConsumedCapacity: 'INDEXES' }), asked };
 }
 
 /** The capacity as the caller asked for it (none, TOTAL or INDEXES). */
