@@ -54,7 +54,9 @@ export const streamConsumers = [
       sendsMail: false,
       settings: true,
     },
-    batchSize: 10,
+    // Many at once: the counts are one transaction per batch, and requests for different
+    // addresses are settled side by side (functions/streams/table-changes.ts).
+    batchSize: 100,
     retries: 8,
   },
   {

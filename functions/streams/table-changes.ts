@@ -53,9 +53,13 @@ export const handler = streamHandler(
     return { request_id: id, outcome };
   },
   {
-    accepts: isSubscriber,
-    handle: async (records) => ({
-      counted: await countSubscriberChanges(deps.store, records.map(changeOf), deps.now()),
-    }),
+    batchStep: {
+      accepts: isSubscriber,
+      handle: async (records) => ({
+        counted: await countSubscriberChanges(deps.store, records.map(changeOf), deps.now()),
+      }),
+    },
+    // Requests for different addresses are settled at once; two for one address in order.
+    orderKey: (record) => record.dynamodb?.NewImage?.params?.M?.email?.S ?? '',
   },
 );

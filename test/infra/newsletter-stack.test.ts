@@ -625,7 +625,7 @@ describe('[subscribe.mail-failure] the stream consumers', () => {
       if (!mapping) throw new Error(`no event source mapping for ${consumer.name}`);
       expect(mapping.Properties).toMatchObject({
         EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.table), 'StreamArn'] },
-        BatchSize: 10,
+        BatchSize: consumer.batchSize,
         BisectBatchOnFunctionError: true,
         MaximumRetryAttempts: 8,
         FunctionResponseTypes: ['ReportBatchItemFailures'],

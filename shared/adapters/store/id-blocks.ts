@@ -3,9 +3,10 @@ export interface IdBlockOptions {
   /** Ids per block; with `adaptive`, the most a block may grow to. */
   readonly size: number;
   /**
-   * Start with blocks of one id, double the next block while blocks are used up within their
-   * lifetime, halve it when one is left unfinished: one counter write per id when calls are
-   * few, about one per lifetime per process when they are many.
+   * Start with blocks of one id, double the next block when a block is used up and more ids
+   * are wanted within a quarter of its lifetime, halve it when one is left unfinished: one
+   * counter write per id, and no gaps, when calls are few; a few per lifetime per process when
+   * they are many.
    */
   readonly adaptive?: boolean;
   /**
@@ -27,8 +28,6 @@ export class IdBlocks {
   #next = 0;
   #end = 0;
   #reservedAt = 0;
-  /** When the current block's last id was handed out, if it was. */
-  #usedUpAt?: number;
   #size: number;
   #pending?: Promise<void>;
   readonly #options: IdBlockOptions;
@@ -51,7 +50,6 @@ export class IdBlocks {
     }
     const id = this.#next;
     this.#next += 1;
-    if (this.#next >= this.#end) this.#usedUpAt = this.#now();
     return id;
   }
 
@@ -67,11 +65,10 @@ export class IdBlocks {
   async #reserveBlock(): Promise<void> {
     if (this.#options.adaptive && this.#end > 0) {
       const lifetime = this.#options.lifetimeMs ?? Number.POSITIVE_INFINITY;
-      if (this.#usedUpAt === undefined) this.#size = Math.max(1, Math.floor(this.#size / 2));
-      else if (this.#usedUpAt - this.#reservedAt < lifetime)
+      if (this.#next < this.#end) this.#size = Math.max(1, Math.floor(this.#size / 2));
+      else if (this.#now() - this.#reservedAt < lifetime / 4)
         this.#size = Math.min(this.#options.size, this.#size * 2);
     }
-    this.#usedUpAt = undefined;
     const size = this.#size;
     const first = await this.reserve(size);
     this.#next = first;
