@@ -8,7 +8,7 @@ import {
   importRow,
   SubscriberCsvError,
 } from '../../shared/domain/subscriber-csv.ts';
-import { IdBlocks } from '../../shared/operations/subscribers/id-blocks.ts';
+import { IdBlocks } from '../../shared/adapters/store/id-blocks.ts';
 import {
   type ImportContext,
   importSubscriber,

@@ -9,7 +9,8 @@ import type { RouteAccess } from '../routes.ts';
 export interface StreamFilter {
   /** `pk` prefix of the items, e.g. `OUTBOX#`. */
   readonly keyPrefix: string;
-  readonly eventName: 'INSERT' | 'MODIFY';
+  /** Any of these events passes. */
+  readonly eventNames: readonly ('INSERT' | 'MODIFY' | 'REMOVE')[];
   /** Only items whose `state` attribute (a string) has one of these values. */
   readonly states?: readonly string[];
 }
@@ -31,29 +32,40 @@ export interface StreamConsumer {
   readonly retries: number;
 }
 
-/** Both consumers; DynamoDB streams allow two readers per shard, and these are the two. */
+/**
+ * Both consumers. DynamoDB streams allow two readers per shard, and these are the two: work
+ * that follows a change of the table joins one of them rather than reading the stream a third
+ * time (docs/storage.md, "The outbox and the stream").
+ */
 export const streamConsumers = [
   {
-    name: 'subscribe-requests',
-    summary: 'Applies the subscribe rules to keyless subscribe requests',
-    filters: [{ keyPrefix: 'REQUEST#', eventName: 'INSERT' }],
+    name: 'table-changes',
+    summary: 'Settles keyless subscribe requests and keeps the subscriber counts',
+    filters: [
+      { keyPrefix: 'REQUEST#', eventNames: ['INSERT'] },
+      // Every change of a subscriber, TTL's deletions of expired ones included.
+      { keyPrefix: 'SUBSCRIBER#', eventNames: ['INSERT', 'MODIFY', 'REMOVE'] },
+    ],
     access: {
-      // As the subscribe route, plus deleting the settled request.
+      // As the subscribe route, plus deleting the settled request; the counts' items and
+      // their marks are written with PutItem and UpdateItem in a transaction.
       table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       queries: [],
       sendsMail: false,
       settings: true,
     },
-    batchSize: 10,
+    // Many at once: the counts are one transaction per batch, and requests for different
+    // addresses are settled side by side (functions/streams/table-changes.ts).
+    batchSize: 100,
     retries: 8,
   },
   {
     name: 'mailer',
     summary: 'Sends the mails of the outbox through SES',
     filters: [
-      { keyPrefix: 'OUTBOX#', eventName: 'INSERT', states: ['queued'] },
+      { keyPrefix: 'OUTBOX#', eventNames: ['INSERT'], states: ['queued'] },
       // `npx newsletter mail retry` sets a failed mail to `requeued`.
-      { keyPrefix: 'OUTBOX#', eventName: 'MODIFY', states: ['requeued'] },
+      { keyPrefix: 'OUTBOX#', eventNames: ['MODIFY'], states: ['requeued'] },
     ],
     access: {
       // Read the mail and the subscriber; claim (UpdateItem the mail, PutItem the subscriber and

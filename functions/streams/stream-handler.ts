@@ -21,6 +21,18 @@ export function itemIdOf(record: DynamoDBRecord, prefix: string): string {
 /** What one record's work reports back: a log line's fields. */
 export type RecordOutcome = Readonly<Record<string, string | number | boolean>>;
 
+/**
+ * Work done once for all of a batch's records of one kind instead of record by record (such
+ * as adding their changes to the counts in one transaction). It must be idempotent per
+ * record: a failure is reported at the kind's first record of the batch, and the event source
+ * mapping sends everything from there again.
+ */
+export interface BatchStep {
+  /** Whether a record is this step's, not the per-record handler's. */
+  accepts(record: DynamoDBRecord): boolean;
+  handle(records: readonly DynamoDBRecord[]): Promise<RecordOutcome>;
+}
+
 /** Longest wait between two attempts at a record. */
 const MAX_WAIT_MS = 30_000;
 
@@ -38,7 +50,18 @@ export function streamHandler(
   runtime: FunctionRuntime,
   baseMs: number,
   handle: (record: DynamoDBRecord) => Promise<RecordOutcome>,
+  options: {
+    readonly batchStep?: BatchStep;
+    /**
+     * What must stay in stream order (the address a record is about): records with the same
+     * key are handled one after the other, records with different keys at once, so a batch
+     * takes about as long as its longest key's records rather than all of them in a row.
+     * Without it, the whole batch is handled in order.
+     */
+    readonly orderKey?: (record: DynamoDBRecord) => string;
+  } = {},
 ): (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse> {
+  const { batchStep, orderKey } = options;
   const processor = new BatchProcessor(EventType.DynamoDBStreams);
   /** Failures so far per record (by sequence number), in this container. */
   const failuresOf = new Map<string, number>();
@@ -68,16 +91,66 @@ export function streamHandler(
     // A record given up on (dead-lettered) must not keep its count forever.
     if (failuresOf.size > 1000) failuresOf.clear();
   };
+  /** Each record after the one before it of the same key, within one batch. */
+  const inKeyOrder = (): ((item: DynamoDBRecord) => Promise<void>) => {
+    if (!orderKey) return record;
+    const last = new Map<string, Promise<void>>();
+    return (item) => {
+      const key = orderKey(item);
+      const next = (last.get(key) ?? Promise.resolve())
+        .catch(() => undefined)
+        .then(() => record(item));
+      last.set(key, next);
+      return next;
+    };
+  };
+  /** The batch step's records, handled together; the failure to report, if it failed. */
+  const batched = async (records: readonly DynamoDBRecord[]): Promise<string[]> => {
+    const first = records[0]?.dynamodb?.SequenceNumber;
+    if (!batchStep || first === undefined) return [];
+    try {
+      runtime.log.info('records', {
+        consumer: name,
+        records: records.length,
+        ...(await batchStep.handle(records)),
+      });
+      failuresOf.delete(first);
+      return [];
+    } catch (error) {
+      const failures = (failuresOf.get(first) ?? 0) + 1;
+      failuresOf.set(first, failures);
+      worstThisBatch = Math.max(worstThisBatch, failures);
+      runtime.log.error('records_failed', {
+        consumer: name,
+        failures,
+        cause: describeError(error),
+      });
+      return [first];
+    }
+  };
   return middy(async (event: DynamoDBStreamEvent, context: Context) => {
     worstThisBatch = 0;
+    const together = event.Records.filter((item) => batchStep?.accepts(item) === true);
+    const alone = event.Records.filter((item) => batchStep?.accepts(item) !== true);
     try {
-      return await processPartialResponse(event, record, processor, {
-        context,
-        // A batch that failed whole is retried (and halved) by the event source mapping.
-        throwOnFullBatchFailure: true,
-        // In stream order: the mails of one change go out as decided, one after the other.
-        processInParallel: false,
-      });
+      const failed = await batched(together);
+      const response =
+        alone.length === 0
+          ? { batchItemFailures: [] }
+          : await processPartialResponse({ Records: alone }, inKeyOrder(), processor, {
+              context,
+              // A batch that failed whole is retried (and halved) by the event source mapping.
+              throwOnFullBatchFailure: failed.length === together.length,
+              // In stream order where it matters: the mails of one change go out as decided,
+              // one after the other.
+              processInParallel: orderKey !== undefined,
+            });
+      return {
+        batchItemFailures: [
+          ...response.batchItemFailures,
+          ...failed.map((itemIdentifier) => ({ itemIdentifier })),
+        ],
+      };
     } finally {
       // Partly or wholly failed: the wait comes before the answer either way.
       await backoff(context);

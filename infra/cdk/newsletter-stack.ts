@@ -448,7 +448,7 @@ export class NewsletterStack extends Stack {
         onFailure: sendOnlyDestination(deadLetters),
         filters: consumer.filters.map((filter) =>
           FilterCriteria.filter({
-            eventName: FilterRule.isEqual(filter.eventName),
+            eventName: FilterRule.or(...filter.eventNames),
             dynamodb: {
               Keys: { pk: { S: FilterRule.beginsWith(filter.keyPrefix) } },
               ...(filter.states

@@ -8,6 +8,7 @@ import {
   INDEX,
   type IndexDesign,
   KEY,
+  STREAM_VIEW,
   TTL_ATTRIBUTE,
 } from '../../shared/adapters/store/table-design.ts';
 
@@ -44,6 +45,9 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
           { AttributeName: KEY.sort, KeyType: 'RANGE' },
         ],
         GlobalSecondaryIndexes: Object.values(INDEX).map(index),
+        // As the stack's table: the subscriber counts are kept from it (a test reads it with
+        // test/support/count-worker.ts where the stack's reader does not run).
+        StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW },
       }),
     );
   } catch (error) {

@@ -27,6 +27,13 @@ export interface CountChange {
   readonly add: Readonly<Record<string, number>>;
 }
 
+/** What one change of the table adds to the counts, and the id it is marked counted by. */
+export interface CountedChange {
+  /** The stream record's `eventID`: the same for every delivery of the record. */
+  readonly eventId: string;
+  readonly changes: readonly CountChange[];
+}
+
 /** What a page filters on, as far as counts can tell it. */
 export interface CountFilter {
   readonly status?: SubscriberStatus;
@@ -80,19 +87,33 @@ export function countChanges(
   before: Counted | undefined,
   after: Counted | undefined,
 ): CountChange[] {
-  const changes = new Map<string, { cell: CountCell; add: Record<string, number> }>();
+  const changes: CountChange[] = [];
   const apply = (record: Counted | undefined, sign: number): void => {
     if (!record) return;
-    const cell = cellOf(record);
-    const key = cellKey(cell);
-    const change = changes.get(key) ?? { cell, add: {} };
-    for (const attribute of attributesOf(record))
-      change.add[attribute] = (change.add[attribute] ?? 0) + sign;
-    changes.set(key, change);
+    changes.push({
+      cell: cellOf(record),
+      add: Object.fromEntries(attributesOf(record).map((attribute) => [attribute, sign])),
+    });
   };
   apply(before, -1);
   apply(after, 1);
-  return [...changes.values()]
+  return mergeCountChanges(changes);
+}
+
+/**
+ * Many changes as one per cell, summed: what a batch of subscriber changes adds to the counts.
+ * Attributes that cancel out are left out, and so are cells left with nothing to add.
+ */
+export function mergeCountChanges(changes: readonly CountChange[]): CountChange[] {
+  const merged = new Map<string, { cell: CountCell; add: Record<string, number> }>();
+  for (const change of changes) {
+    const key = cellKey(change.cell);
+    const into = merged.get(key) ?? { cell: change.cell, add: {} };
+    for (const [attribute, amount] of Object.entries(change.add))
+      into.add[attribute] = (into.add[attribute] ?? 0) + amount;
+    merged.set(key, into);
+  }
+  return [...merged.values()]
     .map(({ cell, add }) => ({
       cell,
       add: Object.fromEntries(Object.entries(add).filter(([, value]) => value !== 0)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdBlocks } from '../../shared/operations/subscribers/id-blocks.ts';
+import { IdBlocks } from '../../shared/adapters/store/id-blocks.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 
 describe('DynamoStore.reserveIds', () => {

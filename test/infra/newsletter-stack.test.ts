@@ -625,7 +625,7 @@ describe('[subscribe.mail-failure] the stream consumers', () => {
       if (!mapping) throw new Error(`no event source mapping for ${consumer.name}`);
       expect(mapping.Properties).toMatchObject({
         EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.table), 'StreamArn'] },
-        BatchSize: 10,
+        BatchSize: consumer.batchSize,
         BisectBatchOnFunctionError: true,
         MaximumRetryAttempts: 8,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -636,18 +636,27 @@ describe('[subscribe.mail-failure] the stream consumers', () => {
       const patterns = (
         mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] }
       ).Filters.map((filter) => JSON.parse(filter.Pattern) as Record<string, unknown>);
-      const prefix = consumer.name === 'mailer' ? 'OUTBOX#' : 'REQUEST#';
-      for (const pattern of patterns) {
-        expect(pattern).toMatchObject({ dynamodb: { Keys: { pk: { S: [{ prefix }] } } } });
+      // Each filter of the table as the consumer's table says: its kind and events.
+      expect(patterns).toHaveLength(consumer.filters.length);
+      for (const [index, filter] of consumer.filters.entries()) {
+        expect(patterns[index]).toMatchObject({
+          eventName: [...filter.eventNames],
+          dynamodb: { Keys: { pk: { S: [{ prefix: filter.keyPrefix }] } } },
+        });
       }
       const watched = alarms.filter((alarm) =>
         JSON.stringify(alarm.Properties).includes(logicalId(entry.deadLetters)),
       );
       expect(watched).toHaveLength(1);
     }
+    // The counts need what a change changed: the image before it too.
     template.hasResourceProperties('AWS::DynamoDB::Table', {
-      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
     });
+    expect(streamConsumers.map((consumer) => consumer.filters.map((f) => f.keyPrefix))).toEqual([
+      ['REQUEST#', 'SUBSCRIBER#'],
+      ['OUTBOX#', 'OUTBOX#'],
+    ]);
   });
 });
 

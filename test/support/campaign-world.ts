@@ -253,7 +253,7 @@ export async function campaignWorld(
       const made: SubscriberRecord[] = [];
       for (let i = 0; i < count; i += 1) {
         next += 1;
-        const id = await fresh.store.nextId('subscriber');
+        const id = await fresh.store.reserveIds('subscriber', 1);
         const stamp = new Date(clock.now() - 86_400_000).toISOString();
         const record: SubscriberRecord = {
           id,

@@ -2,7 +2,8 @@
  * In-process stand-in for the table's stream consumers, for integration tests that drive the
  * operations directly (the e2e and deployed suites run the real event source mappings): after
  * a call, it settles the keyless requests and works off the outbox, as the two stream
- * functions would, by scanning the table for what they would receive.
+ * functions would, by scanning the table for what they would receive, and counts the
+ * subscriber changes from the table's own stream (test/support/count-worker.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -11,6 +12,7 @@ import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { deliverMail, MailNotSent } from '../../shared/operations/deliver-mail.ts';
 import type { Dependencies } from '../../shared/operations/dependencies.ts';
 import { settleSubscribeRequest } from '../../shared/operations/subscribe.ts';
+import { countWorker } from './count-worker.ts';
 
 /** What one round of the worker did. */
 export interface WorkedOff {
@@ -27,6 +29,7 @@ export function streamWorker(
   tableName: string,
   deps: Dependencies & { readonly mailer: MailPort },
 ): { settle(): Promise<WorkedOff> } {
+  const counts = countWorker(tableName, deps.store, deps.now);
   const pending = async () => {
     const items = (await client.send(new ScanCommand({ TableName: tableName }))).Items ?? [];
     const requests = items
@@ -53,7 +56,10 @@ export function streamWorker(
     for (;;) {
       const { requests, mails } = await pending();
       const fresh = mails.filter((id) => !tried.has(id));
-      if (requests.length === 0 && fresh.length === 0) return done;
+      if (requests.length === 0 && fresh.length === 0) {
+        await counts.catchUp();
+        return done;
+      }
       for (const id of requests) {
         const outcome = await settleSubscribeRequest(deps, id);
         if (isNewsletterError(outcome)) throw new Error(`request ${id}: ${outcome.message}`);

@@ -8,7 +8,12 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { IndexName } from '../../../functions/routes.ts';
-import { INDEX, KEY, TTL_ATTRIBUTE } from '../../../shared/adapters/store/table-design.ts';
+import {
+  INDEX,
+  KEY,
+  STREAM_VIEW,
+  TTL_ATTRIBUTE,
+} from '../../../shared/adapters/store/table-design.ts';
 
 /** Options an operator sets through context. */
 export interface NewsletterTableProps {
@@ -35,9 +40,9 @@ export class NewsletterTable extends Table {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TTL_ATTRIBUTE,
-      // The outbox and the keyless requests are processed from the stream (functions/streams/);
-      // its filters look at the new image.
-      stream: StreamViewType.NEW_IMAGE,
+      // The outbox, the keyless requests and the subscriber counts are processed from the
+      // stream (functions/streams/); the counts need the image before a change as well.
+      stream: StreamViewType[STREAM_VIEW],
       deletionProtection: props.deletionProtection,
       removalPolicy: props.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });

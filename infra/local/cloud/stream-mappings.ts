@@ -389,17 +389,42 @@ class MappingReader {
   }
 }
 
-/** Lambda gives ApproximateCreationDateTime as epoch seconds; the SDK parsed it to a Date. */
+/**
+ * A stream record's `dynamodb` part as Lambda hands it over: ApproximateCreationDateTime in
+ * epoch seconds (the SDK parsed it to a Date), and the images as DynamoDB sent them.
+ */
 function withEpochTime(
   dynamodb: NonNullable<StreamRecord['dynamodb']>,
 ): NonNullable<StreamRecord['dynamodb']> {
   const time = dynamodb.ApproximateCreationDateTime as unknown;
   return {
     ...dynamodb,
+    ...(dynamodb.NewImage ? { NewImage: wireImage(dynamodb.NewImage) } : {}),
+    ...(dynamodb.OldImage ? { OldImage: wireImage(dynamodb.OldImage) } : {}),
     ApproximateCreationDateTime: (time instanceof Date
       ? Math.floor(time.getTime() / 1000)
       : time) as unknown as Date,
   };
+}
+
+type WireValue = Record<string, unknown>;
+
+/**
+ * An image as DynamoDB sent it. The SDK's streams client reads an empty map (`{"M": {}}`) as
+ * an attribute value with no member (`{}`), which Lambda never hands over and which
+ * `unmarshall` refuses; no other attribute value is ever empty, so `{}` is always that map.
+ */
+export function wireImage<T extends Record<string, unknown>>(image: T): T {
+  const value = (attribute: WireValue): WireValue => {
+    if (Object.keys(attribute).length === 0) return { M: {} };
+    if (attribute.M && typeof attribute.M === 'object')
+      return { M: wireImage(attribute.M as Record<string, unknown>) };
+    if (Array.isArray(attribute.L)) return { L: attribute.L.map((each) => value(each)) };
+    return attribute;
+  };
+  return Object.fromEntries(
+    Object.entries(image).map(([name, attribute]) => [name, value(attribute as WireValue)]),
+  ) as T;
 }
 
 /** The sequence numbers a partial batch response names. */

@@ -3,7 +3,6 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  type QueryCommandInput,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -25,7 +24,8 @@ import { DynamoRecipientRecords } from './dynamo-recipient-records.ts';
 import { type CapacityListener, CONDITION_FAILED, DynamoRequests } from './dynamo-requests.ts';
 import { memberPartitions, memberRangeQuery } from './list-index.ts';
 import { shardFrontier } from './shard-frontier.ts';
-import { emailByIdQuery, fromSubscriberItem } from './subscriber-item.ts';
+import { emailById, SUBSCRIBER_INDEX_SHARDS, subscribersInIdOrder } from './subscriber-index.ts';
+import { fromSubscriberItem } from './subscriber-item.ts';
 import { INDEX, KEY, keys, MEMBER_SHARDS } from './table-design.ts';
 
 type Item = Record<string, unknown>;
@@ -375,22 +375,6 @@ export class DynamoCampaignStore implements CampaignStore {
     return output.Item === undefined || output.Item.list_index === true;
   }
 
-  /** A Query of the `recent` index: the subscribers with ids `from` to `to`, their id and `fields`. */
-  #subscriberRange(from: number, to: number, fields: readonly string[]): QueryCommandInput {
-    return {
-      TableName: this.table,
-      IndexName: INDEX.recent.name,
-      KeyConditionExpression: '#kind = :kind AND #id BETWEEN :from AND :to',
-      ExpressionAttributeNames: {
-        '#kind': INDEX.recent.partition,
-        '#id': INDEX.recent.sort,
-        ...Object.fromEntries(fields.map((field) => [`#${field}`, field])),
-      },
-      ExpressionAttributeValues: { ':kind': 'subscriber', ':from': from, ':to': to },
-      ProjectionExpression: ['#id', ...fields.map((field) => `#${field}`)].join(', '),
-    };
-  }
-
   async emailsOf(subscriberIds: readonly number[]): Promise<Map<number, string>> {
     const emails = new Map<number, string>();
     if (subscriberIds.length === 0) return emails;
@@ -398,27 +382,24 @@ export class DynamoCampaignStore implements CampaignStore {
     const from = sorted[0] ?? 0;
     const to = sorted.at(-1) ?? 0;
     const wanted = new Set(sorted);
-    // A dense run of ids is one ranged Query; ids scattered over many other subscribers are
-    // looked up one by one rather than read past.
+    // A dense run of ids is one ranged read of each index partition; ids scattered over many
+    // other subscribers are looked up one by one rather than read past.
     if (to - from + 1 <= 4 * sorted.length) {
-      for await (const items of this.#requests.queryPages(
-        'query:recent',
-        this.#subscriberRange(from, to, ['email']),
-      )) {
-        for (const item of items) {
-          const id = Number(item.id);
-          if (wanted.has(id)) emails.set(id, String(item.email));
-        }
+      for await (const item of subscribersInIdOrder(this.#requests, this.table, {
+        order: 'asc',
+        from,
+        to,
+        fields: ['email'],
+        perQuery: Math.ceil((to - from + 1) / SUBSCRIBER_INDEX_SHARDS) + 2,
+      })) {
+        const id = Number(item.id);
+        if (wanted.has(id)) emails.set(id, String(item.email));
       }
       return emails;
     }
     await inParallel(sorted, 8, async (id) => {
-      const output = await this.#requests.send<{ Items?: Item[] }>(
-        'query:recent',
-        new QueryCommand(emailByIdQuery(this.table, id)),
-      );
-      const item = output.Items?.[0];
-      if (item) emails.set(id, String(item.email));
+      const email = await emailById(this.#requests, this.table, id);
+      if (email !== undefined) emails.set(id, email);
     });
     return emails;
   }

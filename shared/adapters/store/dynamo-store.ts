@@ -10,6 +10,7 @@ import {
 import { isPublicIssue, type NewsletterIssueRecord } from '../../domain/newsletter-issue.ts';
 import type { OnConfirm, OutboxMail, SubscribeRequest } from '../../domain/outbox.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
+import type { CountedChange } from '../../domain/subscriber-counts.ts';
 import {
   type CapacityListener,
   CONDITION_FAILED,
@@ -17,6 +18,7 @@ import {
   DynamoRequests,
   epochSeconds,
 } from './dynamo-requests.ts';
+import { IdBlocks } from './id-blocks.ts';
 import { membershipWrites } from './list-index.ts';
 import type {
   IdSequence,
@@ -26,15 +28,23 @@ import type {
   TokenChanges,
   TokenRecord,
 } from './store-port.ts';
-import { countedCondition, countWrites } from './subscriber-counts.ts';
+import { applyCountChanges } from './subscriber-counts.ts';
+import {
+  newestSubscribers,
+  SUBSCRIBER_INDEX_SHARDS,
+  subscriberIndexPartition,
+  subscribersInIdOrder,
+} from './subscriber-index.ts';
 import { fromSubscriberItem, toCountedSubscriberItem } from './subscriber-item.ts';
 import { COUNTED, INDEX, KEY, keys, TTL_ATTRIBUTE } from './table-design.ts';
 
 type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 type Item = Record<string, unknown>;
 
-const SUBSCRIBER = 'subscriber';
 const NEWSLETTER = 'newsletter';
+/** The most subscriber ids one store reserves at once, and how long it uses a block. */
+const SUBSCRIBER_ID_BLOCK = 64;
+const SUBSCRIBER_ID_BLOCK_LIFETIME_MS = 1_000;
 
 /** `recent` index partition of mails whose last attempt failed (sparse; the CLI lists them). */
 const FAILED_MAIL = 'mail_failed';
@@ -47,7 +57,10 @@ const CLAIM_LIFETIME_MS = 90_000;
 /** Which end of the id order a full listing starts at, and how many items per Query page. */
 export interface ListingOptions {
   readonly order?: 'oldest-first' | 'newest-first';
-  /** Items per Query page; DynamoDB's 1 MB page limit applies either way. */
+  /**
+   * About how many items the caller takes at a time: each partition a listing reads is asked
+   * for its share of them per Query, so a caller that stops reads little past where it stopped.
+   */
   readonly pageSize?: number;
   /** Only items with ids above this one (oldest first: where the previous read stopped). */
   readonly after?: number;
@@ -75,9 +88,23 @@ export class DynamoStore implements Store {
     return this.requests.conditional(operation, command);
   }
 
+  /**
+   * The next id. Subscriber ids come from blocks this store reserves as sign-ups come in
+   * (one id at a time when they are few, up to 64 when they are many, each block used for at
+   * most a second), so a launch's thousands of sign-ups a second are tens of writes a second to
+   * the counter item, not thousands (docs/storage.md, "Ids").
+   */
   async nextId(sequence: IdSequence): Promise<number> {
+    if (sequence === 'subscriber') return this.subscriberIds.next();
     return this.reserveIds(sequence, 1);
   }
+
+  // Not a #private field: tests stand in for one method of a store with Object.create(store).
+  private readonly subscriberIds = new IdBlocks((count) => this.reserveIds('subscriber', count), {
+    size: SUBSCRIBER_ID_BLOCK,
+    adaptive: true,
+    lifetimeMs: SUBSCRIBER_ID_BLOCK_LIFETIME_MS,
+  });
 
   /**
    * Reserves `count` consecutive ids with one atomic counter write and returns the first, so
@@ -105,41 +132,35 @@ export class DynamoStore implements Store {
   }
 
   /**
-   * Writes a subscriber's list index entries, if the subscriber is still as read (one
-   * transaction): a change meanwhile wrote its own entries, and a stale one is not put back.
-   * For indexing subscribers written before the index existed.
+   * Brings a subscriber written before the list index, the counts or the index's spread up to
+   * date, if the subscriber is still as read (one transaction): their list index entries, the
+   * counted mark (the stream's reader then counts them whole), and their spread index
+   * partition. A change meanwhile wrote all three itself, and a stale record is not put back.
    */
   async indexSubscriber(record: SubscriberRecord): Promise<boolean> {
-    const members = membershipWrites(this.table, undefined, record);
-    if (members.length === 0 && !record.uncounted) return true;
-    const unchanged = {
+    const update = {
       TableName: this.table,
       Key: keys.subscriber(record.email),
-      ConditionExpression: `#version = :expected AND #id = :id AND ${countedCondition(record)}`,
-      ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
-      ExpressionAttributeValues: { ':expected': record.version, ':id': record.id },
+      UpdateExpression: 'SET #counted = :true, #partition = :partition',
+      ConditionExpression: '#version = :expected AND #id = :id',
+      ExpressionAttributeNames: {
+        '#version': 'version',
+        '#id': 'id',
+        '#counted': COUNTED,
+        '#partition': INDEX.recent.partition,
+      },
+      ExpressionAttributeValues: {
+        ':expected': record.version,
+        ':id': record.id,
+        ':true': true,
+        ':partition': subscriberIndexPartition(record.id),
+      },
     };
-    // Counted once: marking the subscriber and adding them to the counts go together, and a
-    // change meanwhile (which counts them itself) makes the condition fail.
-    const counting: TransactItems = !record.uncounted
-      ? [{ ConditionCheck: unchanged }]
-      : [
-          {
-            Update: {
-              ...unchanged,
-              UpdateExpression: 'SET #counted = :true',
-              ExpressionAttributeNames: {
-                ...unchanged.ExpressionAttributeNames,
-                '#counted': COUNTED,
-              },
-              ExpressionAttributeValues: { ...unchanged.ExpressionAttributeValues, ':true': true },
-            },
-          },
-          ...countWrites(this.table, undefined, record),
-        ];
     return this.conditional(
       'indexSubscriber',
-      new TransactWriteCommand({ TransactItems: [...counting, ...members] }),
+      new TransactWriteCommand({
+        TransactItems: [{ Update: update }, ...membershipWrites(this.table, undefined, record)],
+      }),
     );
   }
 
@@ -157,6 +178,10 @@ export class DynamoStore implements Store {
         ExpressionAttributeValues: { ':ready': true },
       }),
     );
+  }
+
+  applyCountChanges(changes: readonly CountedChange[], now: Date): Promise<void> {
+    return applyCountChanges(this.requests, this.table, changes, now);
   }
 
   async getSubscriber(email: string): Promise<SubscriberRecord | undefined> {
@@ -177,12 +202,8 @@ export class DynamoStore implements Store {
       ConditionExpression: 'attribute_not_exists(#pk)',
       ExpressionAttributeNames: { '#pk': KEY.partition },
     };
-    // Never empty: a new subscriber always adds to the counts.
-    const along = [
-      ...this.writesAlong(writes),
-      ...membershipWrites(this.table, undefined, record),
-      ...countWrites(this.table, undefined, record),
-    ];
+    const along = [...this.writesAlong(writes), ...membershipWrites(this.table, undefined, record)];
+    if (along.length === 0) return this.conditional('createSubscriber', new PutCommand(put));
     return this.conditional(
       'createSubscriber',
       new TransactWriteCommand({ TransactItems: [{ Put: put }, ...along] }),
@@ -199,16 +220,12 @@ export class DynamoStore implements Store {
       Item: toCountedSubscriberItem(record),
       // The id too: a deleted address created again starts over at version 1, and a writer
       // that read the old life must not overwrite the new one.
-      ConditionExpression: `#version = :expected AND #id = :id AND ${countedCondition(current)}`,
+      ConditionExpression: `#version = :expected AND #id = :id`,
       ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
       ExpressionAttributeValues: { ':expected': current.version, ':id': current.id },
     };
-    // The condition makes `current` exactly what is stored: the index and counts change from it.
-    const along = [
-      ...this.writesAlong(writes),
-      ...membershipWrites(this.table, current, record),
-      ...countWrites(this.table, current, record),
-    ];
+    // The condition makes `current` exactly what is stored: the index changes from it.
+    const along = [...this.writesAlong(writes), ...membershipWrites(this.table, current, record)];
     if (along.length === 0) return this.conditional('replaceSubscriber', new PutCommand(put));
     return this.conditional(
       'replaceSubscriber',
@@ -242,14 +259,13 @@ export class DynamoStore implements Store {
         Delete: {
           TableName: this.table,
           Key: keys.subscriber(record.email),
-          ConditionExpression: `#version = :expected AND #id = :id AND ${countedCondition(record)}`,
+          ConditionExpression: `#version = :expected AND #id = :id`,
           ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
           ExpressionAttributeValues: { ':expected': record.version, ':id': record.id },
         },
       },
       ...this.tokenWrites({ put: [], delete: Object.keys(record.tokens) }),
       ...membershipWrites(this.table, record, undefined),
-      ...countWrites(this.table, record, undefined),
     ];
     return this.conditional('deleteSubscriber', new TransactWriteCommand({ TransactItems: items }));
   }
@@ -291,7 +307,7 @@ export class DynamoStore implements Store {
   }
 
   async recentSubscribers(limit: number): Promise<SubscriberRecord[]> {
-    const items = await this.queryRecent(INDEX.recent, SUBSCRIBER, limit);
+    const items = await newestSubscribers(this.requests, this.table, limit);
     return items.map(fromSubscriberItem);
   }
 
@@ -419,7 +435,7 @@ export class DynamoStore implements Store {
             Put: {
               TableName: this.table,
               Item: toCountedSubscriberItem(claim.subscriber),
-              ConditionExpression: `#version = :expected AND #id = :id AND ${countedCondition(claim.current)}`,
+              ConditionExpression: `#version = :expected AND #id = :id`,
               ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
               ExpressionAttributeValues: {
                 ':expected': claim.current.version,
@@ -428,9 +444,7 @@ export class DynamoStore implements Store {
             },
           },
           ...this.tokenWrites(claim.tokens),
-          // A fresh activation moves the expiry, and with it the subscriber's count cell.
           ...membershipWrites(this.table, claim.current, claim.subscriber),
-          ...countWrites(this.table, claim.current, claim.subscriber),
         ],
       }),
     );
@@ -534,7 +548,16 @@ export class DynamoStore implements Store {
    * nothing private is read. The index is eventually consistent.
    */
   async *allSubscribers(options: ListingOptions = {}): AsyncGenerator<SubscriberRecord> {
-    for await (const item of this.pages(INDEX.recent, SUBSCRIBER, options))
+    const { order = 'oldest-first', pageSize = 1_600, after } = options;
+    for await (const item of subscribersInIdOrder(this.requests, this.table, {
+      order: order === 'oldest-first' ? 'asc' : 'desc',
+      ...(after === undefined
+        ? {}
+        : order === 'oldest-first'
+          ? { from: after + 1 }
+          : { to: after - 1 }),
+      perQuery: Math.ceil(pageSize / SUBSCRIBER_INDEX_SHARDS) + 2,
+    }))
       yield fromSubscriberItem(item);
   }
 

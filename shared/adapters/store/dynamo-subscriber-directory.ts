@@ -2,8 +2,6 @@ import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  QueryCommand,
-  type QueryCommandInput,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { DependencyError } from '../../domain/errors.ts';
@@ -16,9 +14,16 @@ import {
 } from '../../domain/subscriber-counts.ts';
 import { type CapacityListener, DynamoRequests } from './dynamo-requests.ts';
 import { movedMembershipWrites } from './list-index.ts';
-import { countedCondition, countWrites, readBlockCounts } from './subscriber-counts.ts';
-import { emailByIdQuery, fromSubscriberItem, toCountedSubscriberItem } from './subscriber-item.ts';
-import { INDEX, KEY, keys } from './table-design.ts';
+import { readBlockCounts } from './subscriber-counts.ts';
+import {
+  emailById,
+  type IndexFilter,
+  SUBSCRIBER_INDEX_SHARDS,
+  subscribersByEmailPrefix,
+  subscribersInIdOrder,
+} from './subscriber-index.ts';
+import { fromSubscriberItem, toCountedSubscriberItem } from './subscriber-item.ts';
+import { KEY, keys } from './table-design.ts';
 
 /** Most index entries one request of a page reads (about 250 KB). */
 const MAX_ENTRIES_PER_READ = 1000;
@@ -60,13 +65,8 @@ export class DynamoSubscriberDirectory {
   }
 
   /** The address of the subscriber with this id, if there is one: one Query of one item. */
-  async emailOf(id: number): Promise<string | undefined> {
-    const output = await this.#requests.send<{ Items?: Record<string, unknown>[] }>(
-      'query:recent',
-      new QueryCommand(emailByIdQuery(this.table, id)),
-    );
-    const email = output.Items?.[0]?.email;
-    return typeof email === 'string' ? email : undefined;
+  emailOf(id: number): Promise<string | undefined> {
+    return emailById(this.#requests, this.table, id);
   }
 
   /**
@@ -91,45 +91,28 @@ export class DynamoSubscriberDirectory {
     const total = [...matches.values()].reduce((sum, count) => sum + count, 0);
     const start = pageStart(matches, (query.page - 1) * query.perPage, query.order);
     if (!start) return { emails: [], total };
-    const input = this.#listingInput(query);
     const from = start.block * COUNT_BLOCK_IDS;
-    const to = from + COUNT_BLOCK_IDS - 1;
-    input.KeyConditionExpression =
-      query.order === 'asc' ? '#kind = :kind AND #id >= :from' : '#kind = :kind AND #id <= :to';
-    input.ExpressionAttributeNames = {
-      ...input.ExpressionAttributeNames,
-      '#id': INDEX.recent.sort,
-    };
-    input.ExpressionAttributeValues = {
-      ...input.ExpressionAttributeValues,
-      ...(query.order === 'asc' ? { ':from': from } : { ':to': to }),
-    };
-    // Each request reads about as many entries as the rest of the page needs, by the block's
-    // share of matches: a Query without a limit would read a whole megabyte of the index.
+    // Each Query reads about its partition's share of what the rest of the page needs, by the
+    // block's share of matches: a Query without a limit would read a whole megabyte of the index.
     const block = counts.get(start.block);
     const share = block ? matchingIn(block, {}) / Math.max(1, matches.get(start.block) ?? 1) : 1;
+    const wanted = start.skip + query.perPage;
     const emails: string[] = [];
     let skip = start.skip;
-    let next: Record<string, unknown> | undefined;
-    do {
-      const wanted = skip + query.perPage - emails.length;
-      const output = await this.#requests.send<{
-        Items?: Record<string, unknown>[];
-        LastEvaluatedKey?: Record<string, unknown>;
-      }>(
-        'query:recent',
-        new QueryCommand({
-          ...input,
-          Limit: Math.min(MAX_ENTRIES_PER_READ, Math.ceil(wanted * share) + 10),
-          ...(next ? { ExclusiveStartKey: next } : {}),
-        }),
-      );
-      for (const item of output.Items ?? []) {
-        if (skip > 0) skip -= 1;
-        else if (emails.length < query.perPage) emails.push(String(item.email));
-      }
-      next = output.LastEvaluatedKey;
-    } while (next && emails.length < query.perPage);
+    for await (const item of subscribersInIdOrder(this.#requests, this.table, {
+      order: query.order,
+      ...(query.order === 'asc' ? { from } : { to: from + COUNT_BLOCK_IDS - 1 }),
+      ...this.#filter(query),
+      fields: ['email'],
+      perQuery: Math.min(
+        MAX_ENTRIES_PER_READ,
+        Math.ceil((wanted * share) / SUBSCRIBER_INDEX_SHARDS) + 2,
+      ),
+    })) {
+      if (skip > 0) skip -= 1;
+      else emails.push(String(item.email));
+      if (emails.length >= query.perPage) break;
+    }
     return { emails, total };
   }
 
@@ -159,30 +142,10 @@ export class DynamoSubscriberDirectory {
     return output.Item?.subscriber_counts === true;
   }
 
-  /** The `recent` index's Query of a listing: the kind, the filters, the address only. */
-  #listingInput(
-    query: SubscriberPageQuery,
-  ): QueryCommandInput & { ExpressionAttributeNames: Record<string, string> } {
-    const names: Record<string, string> = { '#kind': INDEX.recent.partition, '#email': 'email' };
-    const values: Record<string, unknown> = { ':kind': 'subscriber' };
-    const filters = this.#filters(query, names, values);
-    return {
-      TableName: this.table,
-      IndexName: INDEX.recent.name,
-      KeyConditionExpression: '#kind = :kind',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ProjectionExpression: '#email',
-      ScanIndexForward: query.order === 'asc',
-      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
-    };
-  }
-
-  #filters(
-    query: Pick<SubscriberPageQuery, 'status' | 'list'>,
-    names: Record<string, string>,
-    values: Record<string, unknown>,
-  ): string[] {
+  /** The status and list filters of a listing, as a filter on the index's entries. */
+  #filter(query: Pick<SubscriberPageQuery, 'status' | 'list'>): { filter?: IndexFilter } {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
     const filters: string[] = [];
     if (query.status) {
       names['#status'] = 'status';
@@ -194,7 +157,9 @@ export class DynamoSubscriberDirectory {
       values[':list'] = query.list;
       filters.push('contains(#lists, :list)');
     }
-    return filters;
+    return filters.length === 0
+      ? {}
+      : { filter: { expression: filters.join(' AND '), names, values } };
   }
 
   /** The walk of a table not yet counted: every match is read, to count them. */
@@ -202,14 +167,14 @@ export class DynamoSubscriberDirectory {
     const first = (query.page - 1) * query.perPage;
     const emails: string[] = [];
     let total = 0;
-    for await (const items of this.#requests.queryPages(
-      'query:recent',
-      this.#listingInput(query),
-    )) {
-      for (const item of items) {
-        if (total >= first && emails.length < query.perPage) emails.push(String(item.email));
-        total += 1;
-      }
+    for await (const item of subscribersInIdOrder(this.#requests, this.table, {
+      order: query.order,
+      ...this.#filter(query),
+      fields: ['email'],
+      perQuery: MAX_ENTRIES_PER_READ,
+    })) {
+      if (total >= first && emails.length < query.perPage) emails.push(String(item.email));
+      total += 1;
     }
     return { emails, total };
   }
@@ -219,25 +184,12 @@ export class DynamoSubscriberDirectory {
    * and list, then put in the page's id order (the cost follows the matches, not the base).
    */
   async #searchPage(query: SubscriberPageQuery, prefix: string): Promise<SubscriberPage> {
-    const names: Record<string, string> = {
-      '#kind': INDEX.byEmail.partition,
-      '#email': 'email',
-      '#id': 'id',
-    };
-    const values: Record<string, unknown> = { ':kind': 'subscriber', ':prefix': prefix };
-    const filters = this.#filters(query, names, values);
-    const found: { id: number; email: string }[] = [];
-    const input: QueryCommandInput = {
-      TableName: this.table,
-      IndexName: INDEX.byEmail.name,
-      KeyConditionExpression: '#kind = :kind AND begins_with(#email, :prefix)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ProjectionExpression: '#email, #id',
-      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
-    };
-    for await (const items of this.#requests.queryPages('query:by_email', input))
-      for (const item of items) found.push({ id: Number(item.id), email: String(item.email) });
+    const found = await subscribersByEmailPrefix(
+      this.#requests,
+      this.table,
+      prefix,
+      this.#filter(query).filter,
+    );
     found.sort((a, b) => (query.order === 'asc' ? a.id - b.id : b.id - a.id));
     const first = (query.page - 1) * query.perPage;
     return {
@@ -296,7 +248,7 @@ export class DynamoSubscriberDirectory {
             Delete: {
               TableName: this.table,
               Key: keys.subscriber(from.email),
-              ConditionExpression: `#version = :expected AND #id = :id AND ${countedCondition(from)}`,
+              ConditionExpression: `#version = :expected AND #id = :id`,
               ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
               ExpressionAttributeValues: { ':expected': from.version, ':id': from.id },
             },
@@ -304,9 +256,9 @@ export class DynamoSubscriberDirectory {
           ...Object.keys(from.tokens).map((hash) => ({
             Delete: { TableName: this.table, Key: keys.token(hash) },
           })),
-          // The same id: the list index entries and the counts change as for any change.
+          // The same id: the list index entries change as for any change (the stream's reader
+          // moves the counts: the old item's removal and the new one's insert).
           ...movedMembershipWrites(this.table, from, to),
-          ...countWrites(this.table, from, to),
         ],
       }),
     );

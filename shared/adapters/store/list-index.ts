@@ -34,9 +34,22 @@ export function membershipWrites(
         Item: { ...keys.member(list, after?.id ?? 0), email: after?.email },
       },
     })),
-    ...removed.map((list) => ({
-      Delete: { TableName: table, Key: keys.member(list, before?.id ?? 0) },
-    })),
+    ...removed.flatMap((list) => memberDeletes(table, list, before?.id ?? 0)),
+  ];
+}
+
+/**
+ * The deletes of a subscriber's entry on a list: where it is written now, and where it was
+ * written before the index was spread further (deleting an absent item changes nothing).
+ */
+function memberDeletes(table: string, list: number, subscriberId: number): TransactItems {
+  const now = keys.member(list, subscriberId);
+  const before = keys.legacyMember(list, subscriberId);
+  return [
+    { Delete: { TableName: table, Key: now } },
+    ...(before[KEY.partition] === now[KEY.partition]
+      ? []
+      : [{ Delete: { TableName: table, Key: before } }]),
   ];
 }
 
@@ -52,9 +65,11 @@ export function movedMembershipWrites(
   const kept = listsPlannedUnder(to);
   return [
     ...memberItems(to).map((item) => ({ Put: { TableName: table, Item: item } })),
+    // An entry of the old layout would keep the old address beside the new one.
+    ...kept.flatMap((list) => memberDeletes(table, list, from.id).slice(1)),
     ...listsPlannedUnder(from)
       .filter((list) => !kept.includes(list))
-      .map((list) => ({ Delete: { TableName: table, Key: keys.member(list, from.id) } })),
+      .flatMap((list) => memberDeletes(table, list, from.id)),
   ];
 }
 

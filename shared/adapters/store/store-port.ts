@@ -1,6 +1,7 @@
 import type { NewsletterIssueRecord } from '../../domain/newsletter-issue.ts';
 import type { OnConfirm, OutboxMail, SubscribeRequest } from '../../domain/outbox.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
+import type { CountedChange } from '../../domain/subscriber-counts.ts';
 
 /** What a token proves: the right to confirm, or to unsubscribe. */
 export type TokenPurpose = 'confirm' | 'unsubscribe';
@@ -55,6 +56,8 @@ export type IdSequence = 'subscriber' | 'newsletter';
  */
 export interface Store {
   nextId(sequence: IdSequence): Promise<number>;
+  /** Adds changes the table's stream reported to the subscriber counts, each change once. */
+  applyCountChanges(changes: readonly CountedChange[], now: Date): Promise<void>;
   getSubscriber(email: string): Promise<SubscriberRecord | undefined>;
   /** Creates the subscriber unless the address exists; never reads first. */
   createSubscriber(record: SubscriberRecord, writes?: SubscriberWrites): Promise<boolean>;

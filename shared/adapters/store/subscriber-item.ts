@@ -1,16 +1,16 @@
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Consent } from '../../domain/consent.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
+import { subscriberIndexPartition } from './subscriber-index.ts';
 import { COUNTED, INDEX, keys, TTL_ATTRIBUTE } from './table-design.ts';
 
 type Item = Record<string, unknown>;
 
-/** A subscriber record as its item: keys, the `recent` index partition, and the record. */
+/** A subscriber record as its item: keys, its index partition (by id), and the record. */
 export function toSubscriberItem(record: SubscriberRecord): Item {
   const { uncounted: _read, ...stored } = record;
   return {
     ...keys.subscriber(record.email),
-    [INDEX.recent.partition]: 'subscriber',
+    [INDEX.recent.partition]: subscriberIndexPartition(record.id),
     ...stored,
   };
 }
@@ -63,24 +63,5 @@ export function fromSubscriberItem(item: Item): SubscriberRecord {
       ? { place: item.place as NonNullable<SubscriberRecord['place']> }
       : {}),
     ...(typeof item.language === 'string' ? { language: item.language } : {}),
-  };
-}
-
-/**
- * The Query that reads one subscriber's address by id from the `recent` index: one item, its
- * address only. The subscriber's own item is keyed by address, so an id goes through the index.
- */
-export function emailByIdQuery(table: string, id: number): QueryCommandInput {
-  return {
-    TableName: table,
-    IndexName: INDEX.recent.name,
-    KeyConditionExpression: '#kind = :kind AND #id = :id',
-    ExpressionAttributeNames: {
-      '#kind': INDEX.recent.partition,
-      '#id': INDEX.recent.sort,
-      '#email': 'email',
-    },
-    ExpressionAttributeValues: { ':kind': 'subscriber', ':id': id },
-    ProjectionExpression: '#email',
   };
 }

@@ -75,10 +75,23 @@ export const INDEX = {
 const RECIPIENT_ID_DIGITS = 15;
 
 /**
- * Partitions a list's membership index is spread over (by subscriber id): a bulk import onto
- * one list writes to all of them, so no single partition's 1,000 writes a second bound it.
+ * What the table's stream carries: both images, so that its reader can tell what a change
+ * changed (the subscriber counts, docs/storage.md "Counts from the stream").
  */
-export const MEMBER_SHARDS = 4;
+export const STREAM_VIEW = 'NEW_AND_OLD_IMAGES' as const;
+
+/**
+ * Partitions a list's membership index is spread over (by subscriber id): an import of a
+ * million rows in ten minutes onto one list writes each of them about 100 entries a second,
+ * 210 WRU in its transactions, a fifth of a partition's 1,000 (docs/storage.md, "Hot keys").
+ */
+export const MEMBER_SHARDS = 16;
+
+/**
+ * The shards of entries written before the index was spread over sixteen: a removal deletes
+ * the entry there too. Readers read every partition of a list, so they find both.
+ */
+export const LEGACY_MEMBER_SHARDS = 4;
 
 /**
  * Partitions an issue's recipient records are spread over (by subscriber id): at a write and
@@ -88,12 +101,23 @@ export const MEMBER_SHARDS = 4;
 export const RECIPIENT_SHARDS = 8;
 
 /**
- * Partitions the subscriber counts are spread over (by subscriber id): consecutive sign-ups
- * and an import's rows change different items, so they rarely wait on each other.
+ * Partitions the subscriber counts are spread over. The stream's reader adds each batch's
+ * changes to one of them, chosen at random, so that readers of different stream shards seldom
+ * hold the same item at once; a read sums them all.
  */
 export const COUNT_SHARDS = 4;
 
-/** The attribute a subscriber item carries once the subscriber is in the counts. */
+/**
+ * How long the mark that a stream record was counted is kept: longer than DynamoDB keeps a
+ * stream record (24 hours), so a record delivered again is never counted twice.
+ */
+export const COUNTED_CHANGE_LIFETIME_SECONDS = 2 * 86_400;
+
+/**
+ * The attribute a subscriber item carries once the subscriber is in the counts: every write of
+ * a subscriber sets it, and the stream's reader counts an image only when it has it, so one
+ * stored before the counts is counted whole at its first change (or by `subscribers reindex`).
+ */
 export const COUNTED = 'counted';
 
 /** Width a block or an hour is zero-padded to in a count item's sort key. */
@@ -168,6 +192,16 @@ export const keys = {
   member: (list: number, subscriberId: number) => ({
     [KEY.partition]: memberPartition(list, subscriberId % MEMBER_SHARDS),
     [KEY.sort]: recipientSortKey(subscriberId),
+  }),
+  /** Where an entry written before the spread to MEMBER_SHARDS lies, if it does. */
+  legacyMember: (list: number, subscriberId: number) => ({
+    [KEY.partition]: memberPartition(list, subscriberId % LEGACY_MEMBER_SHARDS),
+    [KEY.sort]: recipientSortKey(subscriberId),
+  }),
+  /** The mark that a stream record's change is in the counts (TTL'd, see its lifetime). */
+  countedChange: (eventId: string) => ({
+    [KEY.partition]: `COUNTED#${eventId}`,
+    [KEY.sort]: 'counted',
   }),
   /**
    * Subscriber counts ([v2.paging-counts]): per shard, one item per block of ids for those who

@@ -1,11 +1,11 @@
 import { parse } from 'csv-parse/sync';
 import { inParallel } from '../../adapters/store/dynamo-batches.ts';
 import type { DynamoStore } from '../../adapters/store/dynamo-store.ts';
+import { IdBlocks } from '../../adapters/store/id-blocks.ts';
 import type { Store } from '../../adapters/store/store-port.ts';
 import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
 import { importColumns, importRow, SubscriberCsvError } from '../../domain/subscriber-csv.ts';
-import { IdBlocks } from './id-blocks.ts';
 import { importSubscriber } from './import-subscriber.ts';
 
 /** The most data rows a part may hold (its header row not counted). */

@@ -10,8 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DEMO_SETTINGS } from '../../../infra/local/demo-data.ts';
 import type { ParameterStore } from '../../../infra/local/stand-ins/parameter-store.ts';
+import { SUBSCRIBER_INDEX_PARTITIONS } from '../../../shared/adapters/store/subscriber-index.ts';
 import { fromSubscriberItem } from '../../../shared/adapters/store/subscriber-item.ts';
-import { COUNT_SHARDS, INDEX, keys } from '../../../shared/adapters/store/table-design.ts';
+import { INDEX, keys } from '../../../shared/adapters/store/table-design.ts';
 import type { SettingsInput } from '../../../shared/domain/settings-schema.ts';
 import { countChanges } from '../../../shared/domain/subscriber-counts.ts';
 import { ENV_DEFAULTS } from '../../../shared/runtime/environment.ts';
@@ -214,21 +215,24 @@ export async function recentIndexSubscribers(
   table: string,
 ): Promise<Item[]> {
   const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: INDEX.recent.name,
-        KeyConditionExpression: '#kind = :kind',
-        ExpressionAttributeNames: { '#kind': INDEX.recent.partition },
-        ExpressionAttributeValues: { ':kind': 'subscriber' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  // Every partition subscribers are spread over, the legacy one included.
+  for (const partition of SUBSCRIBER_INDEX_PARTITIONS) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: INDEX.recent.name,
+          KeyConditionExpression: '#kind = :kind',
+          ExpressionAttributeNames: { '#kind': INDEX.recent.partition },
+          ExpressionAttributeValues: { ':kind': partition },
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
   return items;
 }
 
@@ -316,28 +320,34 @@ export function integrityProblems(items: readonly Item[], index: readonly Item[]
 
 /**
  * [v2.paging-counts] The subscriber counts hold exactly what the counted subscribers add up
- * to, each counted from scratch: no change was lost or counted twice.
+ * to, each counted from scratch: no change was lost or counted twice. A cell is summed over
+ * the count shards, as a read sums it (the stream's reader picks a shard per batch); a caller
+ * lets the stream settle first.
  */
 function countProblems(items: readonly Item[], subscribers: ReadonlyMap<string, Item>): string[] {
-  const stored = new Map<string, Record<string, number>>();
+  const summed = new Map<string, Record<string, number>>();
   for (const item of items) {
     if (!String(item.pk).startsWith('COUNTS#')) continue;
-    const numbers = Object.entries(item).filter(
-      (entry): entry is [string, number] => typeof entry[1] === 'number' && entry[1] !== 0,
-    );
-    if (numbers.length > 0) stored.set(`${item.pk}|${item.sk}`, Object.fromEntries(numbers));
+    const cell = summed.get(String(item.sk)) ?? {};
+    for (const [attribute, value] of Object.entries(item))
+      if (typeof value === 'number') cell[attribute] = (cell[attribute] ?? 0) + value;
+    summed.set(String(item.sk), cell);
+  }
+  const stored = new Map<string, Record<string, number>>();
+  for (const [name, cell] of summed) {
+    const numbers = Object.entries(cell).filter(([, value]) => value !== 0);
+    if (numbers.length > 0) stored.set(name, Object.fromEntries(numbers));
   }
   const expected = new Map<string, Record<string, number>>();
   for (const item of subscribers.values()) {
     const record = fromSubscriberItem(item);
     if (record.uncounted) continue;
     for (const change of countChanges(undefined, record)) {
-      const shard = record.id % COUNT_SHARDS;
       const key =
         change.cell.kind === 'kept'
-          ? keys.keptCount(shard, change.cell.block)
-          : keys.expiringCount(shard, change.cell.hour, change.cell.block);
-      const name = `${key.pk}|${key.sk}`;
+          ? keys.keptCount(0, change.cell.block)
+          : keys.expiringCount(0, change.cell.hour, change.cell.block);
+      const name = key.sk;
       const cell = expected.get(name) ?? {};
       for (const [attribute, amount] of Object.entries(change.add))
         cell[attribute] = (cell[attribute] ?? 0) + amount;
