@@ -2,13 +2,13 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Info, parse } from 'csv-parse';
+import { IdBlocks } from '../../shared/adapters/store/id-blocks.ts';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
 import {
   importColumns,
   importRow,
   SubscriberCsvError,
 } from '../../shared/domain/subscriber-csv.ts';
-import { IdBlocks } from '../../shared/adapters/store/id-blocks.ts';
 import {
   type ImportContext,
   importSubscriber,
