@@ -13,10 +13,15 @@ import {
 } from '../../shared/adapters/store/table-design.ts';
 
 /**
- * Creates the table of the storage design in DynamoDB Local, as the CDK stack does on AWS.
- * Returns false when it already exists (a restart with kept data).
+ * Creates the table of the storage design in DynamoDB Local, as the CDK stack does on AWS, its
+ * stream only when asked for (a test that reads it: DynamoDB Local slows down for every table
+ * as stream records pile up). Returns false when it already exists (a restart with kept data).
  */
-export async function createTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
+export async function createTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: { readonly stream?: boolean } = {},
+): Promise<boolean> {
   const index = (design: IndexDesign) => ({
     IndexName: design.name,
     KeySchema: [
@@ -47,7 +52,9 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
         GlobalSecondaryIndexes: Object.values(INDEX).map(index),
         // As the stack's table: the subscriber counts are kept from it (a test reads it with
         // test/support/count-worker.ts where the stack's reader does not run).
-        StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW },
+        ...(options.stream
+          ? { StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW } }
+          : {}),
       }),
     );
   } catch (error) {

@@ -37,8 +37,10 @@ beforeEach(async () => {
   );
   table = async () =>
     (await fresh.client.send(new ScanCommand({ TableName: fresh.tableName }))).Items ?? [];
-  // The id counters and the subscriber counts belong to the table, not to any subscriber.
-  items = async () => (await table()).filter((item) => !/^(COUNTER|COUNTS)#/.test(String(item.pk)));
+  // The id counters and the subscriber counts (with their marks of counted changes) belong to
+  // the table, not to any subscriber.
+  items = async () =>
+    (await table()).filter((item) => !/^(COUNTER|COUNTS|COUNTED)#/.test(String(item.pk)));
   itemCount = async () => (await items()).length;
 });
 

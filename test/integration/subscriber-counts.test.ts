@@ -173,7 +173,7 @@ async function expectPagesMatch(world: CampaignWorld): Promise<void> {
 
 describe('[v2.paging-counts] the subscriber counts', () => {
   it('equal the subscribers as stored after concurrent changes, moves and deletions, and pages agree with them', async () => {
-    const world = await campaignWorld();
+    const world = await campaignWorld({}, {}, undefined, { stream: true });
     // Ids in three blocks, one of them empty between: pages cross blocks and skip the gap.
     const people = [...(await world.subscribe(4, { lists: [1, 2] }, 'a'))];
     await world.store.reserveIds('subscriber', COUNT_BLOCK_IDS + 200);
@@ -206,7 +206,7 @@ describe('[v2.paging-counts] the subscriber counts', () => {
   });
 
   it('stop counting someone asked to confirm once their expiry hour has passed, as reads treat them as gone', async () => {
-    const world = await campaignWorld();
+    const world = await campaignWorld({}, {}, undefined, { stream: true });
     const [person] = await world.subscribe(1, { lists: [2], status: 'S' });
     const current = (await world.store.getSubscriber(person?.email ?? '')) as SubscriberRecord;
     const expiresAt = Math.floor(Date.now() / 1000) + 2 * 3600;
@@ -225,7 +225,7 @@ describe('[v2.paging-counts] the subscriber counts', () => {
   });
 
   it('[v2.list-members] are built for subscribers written before them by `subscribers reindex`, once each however often it runs, and then give the lists their members', async () => {
-    const world = await campaignWorld();
+    const world = await campaignWorld({}, {}, undefined, { stream: true });
     const people = await world.subscribe(5, { lists: [1, 2] });
     await world.subscribe(2, { lists: [1], status: 'U' });
     // As an older version left them: no counted mark, no counts, no completeness mark.
@@ -293,7 +293,7 @@ describe('[v2.paging-counts] the subscriber counts', () => {
   });
 
   it('are no part of a subscriber write: a burst of creates and changes names no count item, the stream counts them after', async () => {
-    const world = await campaignWorld();
+    const world = await campaignWorld({}, {}, undefined, { stream: true });
     const people = await Promise.all(
       Array.from({ length: 40 }, (_, index) => world.subscribe(1, { lists: [1, 2] }, `c${index}`)),
     );
@@ -308,7 +308,7 @@ describe('[v2.paging-counts] the subscriber counts', () => {
   });
 
   it('count a change the stream delivers twice, or in a batch with changes already counted, once', async () => {
-    const world = await campaignWorld();
+    const world = await campaignWorld({}, {}, undefined, { stream: true });
     await world.subscribe(3, { lists: [1] });
     const reader = countWorker(world.table.name, world.store);
     const first = await reader.read();
@@ -323,7 +323,7 @@ describe('[v2.paging-counts] the subscriber counts', () => {
   });
 
   it('[campaign.plan] a subscriber moving to another address keeps their list index entries, with the new address', async () => {
-    const world = await campaignWorld();
+    const world = await campaignWorld({}, {}, undefined, { stream: true });
     const [person] = await world.subscribe(1, { lists: [1, 3] });
     const email = person?.email ?? '';
     await applyChange(world, email, { kind: 'move' });

@@ -212,8 +212,10 @@ export async function campaignWorld(
   pageSizes: { plan?: number; walk?: number; chunk?: number } = {},
   /** Told of every request the campaign store makes, by its operation's name. */
   onCapacity?: CapacityListener,
+  /** `stream`: the table's stream, for a test that counts subscribers from it. */
+  options: { readonly stream?: boolean } = {},
 ): Promise<CampaignWorld> {
-  const fresh = await freshStore();
+  const fresh = await freshStore(undefined, options);
   const campaigns = new DynamoCampaignStore(fresh.client, fresh.tableName, onCapacity);
   const clock = new VirtualClock();
   const queues = new MemoryQueues(clock);

@@ -26,6 +26,8 @@ import { LOCAL_CREDENTIALS, localDynamoClient } from './local-dynamo.ts';
 
 /** Reads a table's stream on demand and counts what it has not counted yet. */
 export interface CountWorker {
+  /** Whether the table has a stream to count from. */
+  hasStream(): Promise<boolean>;
   /** Counts every subscriber change made so far; resolves to the records counted. */
   catchUp(): Promise<number>;
   /**
@@ -65,10 +67,17 @@ export function countWorker(
   /** Where each shard was left: the iterator of its next records. */
   const iterators = new Map<string, string>();
   let streamArn: string | undefined;
-  const read = async (): Promise<SubscriberChange[]> => {
+  const hasStream = async (): Promise<boolean> => {
     streamArn ??= (await raw.send(new DescribeTableCommand({ TableName: tableName }))).Table
       ?.LatestStreamArn;
-    if (!streamArn) throw new Error(`table ${tableName} has no stream`);
+    return streamArn !== undefined;
+  };
+  const read = async (): Promise<SubscriberChange[]> => {
+    await hasStream();
+    if (!streamArn)
+      throw new Error(
+        `table ${tableName} has no stream: make it with freshStore(…, { stream: true })`,
+      );
     const shards =
       (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription
         ?.Shards ?? [];
@@ -99,6 +108,7 @@ export function countWorker(
     return changes;
   };
   return {
+    hasStream,
     read,
     catchUp: async () => countSubscriberChanges(store, await read(), now()),
   };

@@ -23,15 +23,21 @@ export function localDynamoClient(): DynamoDBClient {
   });
 }
 
-/** A new, empty table of the storage design, and a store over it. */
-export async function freshStore(onCapacity?: CapacityListener): Promise<{
+/**
+ * A new, empty table of the storage design, and a store over it; with `stream`, the table's
+ * stream too, for a test that counts subscribers from it (test/support/count-worker.ts).
+ */
+export async function freshStore(
+  onCapacity?: CapacityListener,
+  options: { readonly stream?: boolean } = {},
+): Promise<{
   store: DynamoStore;
   tableName: string;
   client: DynamoDBDocumentClient;
 }> {
   const raw = localDynamoClient();
   const tableName = `test-${randomUUID()}`;
-  await createTable(raw, tableName);
+  await createTable(raw, tableName, options);
   madeTable(tableName, (tables) => dropTables(raw, tables));
   const client = DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true },

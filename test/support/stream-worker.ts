@@ -3,7 +3,8 @@
  * operations directly (the e2e and deployed suites run the real event source mappings): after
  * a call, it settles the keyless requests and works off the outbox, as the two stream
  * functions would, by scanning the table for what they would receive, and counts the
- * subscriber changes from the table's own stream (test/support/count-worker.ts).
+ * subscriber changes from the table's own stream when it has one
+ * (test/support/count-worker.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -57,7 +58,8 @@ export function streamWorker(
       const { requests, mails } = await pending();
       const fresh = mails.filter((id) => !tried.has(id));
       if (requests.length === 0 && fresh.length === 0) {
-        await counts.catchUp();
+        // A table made without its stream (most tests) is not counted.
+        if (await counts.hasStream()) await counts.catchUp();
         return done;
       }
       for (const id of requests) {
