@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { readCsvParts } from '../api.ts';
 import { csvParts } from '../csv-parts.ts';
+import { notImportedCsv } from '../import-run.ts';
 import { useSession } from '../session/session.tsx';
 import { download } from '../ui/download.ts';
 import { Busy, Done, Problem } from '../ui/feedback.tsx';
@@ -21,8 +22,6 @@ interface ImportAnswer {
   readonly existing?: number;
   readonly rejected: readonly Rejected[];
 }
-
-const quote = (cell: string) => `"${cell.replace(/"/g, '""')}"`;
 
 export function ImportPage() {
   const { api } = useSession();
@@ -106,12 +105,7 @@ export function ImportPage() {
           </p>
           <button
             type="button"
-            onClick={() =>
-              download(
-                'rejected-rows.csv',
-                `line,reason,row\n${result.rejected.map((r) => [String(r.line), r.reason, r.row].map(quote).join(',')).join('\n')}\n`,
-              )
-            }
+            onClick={() => download('rejected-rows.csv', notImportedCsv(result.rejected))}
           >
             Download the rejected rows
           </button>
