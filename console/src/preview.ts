@@ -4,8 +4,8 @@
  * sandboxed (scripts of this page only, no same-origin, no top navigation, no popups) under
  * PREVIEW_POLICY (no script of the issue's runs, no form is sent, `<base>` is ignored); what
  * those leave, a `<meta http-equiv="refresh">` and a link followed inside the frame, is taken
- * out here: DOMPurify drops `<meta>`, `<base>`, scripts and event handlers and `target`, forms
- * lose their action, and a click on a link does nothing.
+ * out here: DOMPurify drops `<meta>`, `<base>`, scripts, event handlers, `target` and forms
+ * (their fields stay), and a click on a link does nothing.
  */
 import DOMPurify, { type Config } from 'dompurify';
 
