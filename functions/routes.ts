@@ -176,7 +176,15 @@ export interface Route {
    * for it (`Accept: text/csv`, in parts linked by `Link: rel="next"`); `body` the `text/csv`
    * body a POST takes instead of JSON (its parameters then go in the query string).
    */
-  readonly csv?: { readonly answer?: string; readonly body?: string };
+  readonly csv?: {
+    readonly answer?: string;
+    readonly body?: string;
+    /**
+     * The least role for the CSV answer where it reveals more than the JSON one: a report's
+     * rows name every recipient, which only an admin may read ([report.editor]).
+     */
+    readonly answerRole?: PersonRole;
+  };
   /** A JSON answer that comes in pages linked by `Link: <…>; rel="next"`: what the link holds. */
   readonly nextLink?: string;
   /**
@@ -628,7 +636,9 @@ const V2_ROUTES = [
       answer:
         'Accept: text/csv. One row per recipient (email,subscriber_id,outcome,at,message_id), at ' +
         'most 5,000 per answer; the first part starts with the header row (header=present), the ' +
-        'next ones do not (header=absent), so the parts concatenate into one file.',
+        'next ones do not (header=absent), so the parts concatenate into one file. ' +
+        'A signed-in editor gets the JSON (counts and rates) only: the rows are for admins.',
+      answerRole: 'admin',
     },
   },
   {
@@ -873,9 +883,11 @@ export type RouteName = (typeof routes)[number]['name'];
 
 /**
  * The least role a signed-in person needs for a method of a v2 route ([console.roles]): what
- * the route table says, else `admin`. The one place roles are decided.
+ * the route table says, else `admin`; for a GET answered as CSV, its `csv.answerRole` when it
+ * names one ([report.editor]). The one place roles are decided.
  */
-export function roleNeeded(route: Route, method: HttpMethod): PersonRole {
+export function roleNeeded(route: Route, method: HttpMethod, csvAnswer = false): PersonRole {
+  if (csvAnswer && method === 'GET' && route.csv?.answerRole) return route.csv.answerRole;
   return route.roles?.[method] ?? 'admin';
 }
 

@@ -32,7 +32,11 @@ export const handler = v2Handler(
         return newsletterError('invalid_parameter', 'status must be S or C');
       const csv = request.csv;
       const result = await runOperation(deps, 'import_subscribers', () =>
-        importCsvPart({ store, settings: deps.settings, now: deps.now }, csv, status),
+        importCsvPart(
+          { store, settings: deps.settings, now: deps.now, log: deps.log },
+          csv,
+          status,
+        ),
       );
       return isNewsletterError(result) ? result : { body: result };
     },

@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { CampaignStore } from '../../shared/adapters/store/campaign-store-port.ts';
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
+import { SAFE_CELLS } from '../../shared/domain/spreadsheet-cells.ts';
 import {
   type CampaignReport,
   campaignReport,
@@ -36,7 +37,7 @@ export async function writeReport(
   const rows = new PassThrough({ objectMode: true });
   const columns =
     engagement?.tracking === 'individual' ? [...COLUMNS, ...ENGAGEMENT_COLUMNS] : COLUMNS;
-  const toCsv = stringify({ header: true, columns });
+  const toCsv = stringify({ ...SAFE_CELLS, header: true, columns });
   const into = async (destination: Writable, end: boolean) => {
     const written = pipeline(rows, toCsv, destination, { end });
     const report = await campaignReport(deps, id, async (page) => {

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { escapeCell } from '../../shared/domain/subscriber-csv.ts';
+import { SAFE_CELLS, unescapeCell } from '../../shared/domain/spreadsheet-cells.ts';
 
 const HEADER = ['row', 'email', 'code', 'message'];
 
@@ -39,10 +39,14 @@ export class ErrorReport {
         skip_empty_lines: true,
         skip_records_with_error: true,
       }) as string[][];
-      kept = rows.slice(1).filter((row) => Number(row[0]) <= keepUpToRow && row.length === 4);
+      // Read back as written: escaped cells are unescaped, so writing them again is exact.
+      kept = rows
+        .slice(1)
+        .filter((row) => Number(row[0]) <= keepUpToRow && row.length === 4)
+        .map((row) => row.map(unescapeCell));
     }
     const fd = openSync(path, 'w', 0o600);
-    writeSync(fd, stringify([HEADER, ...kept]));
+    writeSync(fd, stringify([HEADER, ...kept], SAFE_CELLS));
     return new ErrorReport(path, fd, kept.length);
   }
 
@@ -53,8 +57,8 @@ export class ErrorReport {
 
   /** Appends one line. */
   add(row: number, email: string, code: string, message: string): void {
-    // The email cell comes from the input file: neutralise formulas as the export does.
-    writeSync(this.#fd, stringify([[row, escapeCell(email), code, message]]));
+    // The cells come from the input file (the message quotes it): formulas neutralised.
+    writeSync(this.#fd, stringify([[row, email, code, message]], SAFE_CELLS));
     this.#entries += 1;
   }
 

@@ -6,6 +6,7 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
+import { SAFE_CELLS } from '../../shared/domain/spreadsheet-cells.ts';
 import { type Subscriber, toSubscriber } from '../../shared/domain/subscriber.ts';
 import { exportColumns, subscriberRow } from '../../shared/domain/subscriber-csv.ts';
 import type { Services } from '../connection/services.ts';
@@ -72,13 +73,14 @@ export async function exportSubscribers(
       yield toSubscriber(record);
     }
   }
-  // csv-stringify quotes cells with commas, quotes or line breaks (RFC 4180).
+  // csv-stringify quotes cells with commas, quotes or line breaks (RFC 4180); SAFE_CELLS
+  // neutralises formulas.
   const write = (destination: Writable, end: boolean): Promise<void> =>
     options.format === 'json'
       ? pipeline(Readable.from(jsonChunks(counted())), destination, { end })
       : pipeline(
           Readable.from(csvRecords(counted(), settings)),
-          stringify({ header: true, columns: exportColumns(settings) }),
+          stringify({ ...SAFE_CELLS, header: true, columns: exportColumns(settings) }),
           destination,
           { end },
         );

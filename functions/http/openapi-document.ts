@@ -13,8 +13,15 @@ import { PublicSubscribeResultSchema } from '../../shared/operations/subscribe.t
 import { type HttpMethod, type Route, routes } from '../routes.ts';
 import { MAX_BODY_BYTES } from './parse-request.ts';
 
-/** The JSON error body (decisions part 6) with these codes; documents an API. */
-export function errorBodySchema(codes: readonly [string, ...string[]], description: string) {
+/**
+ * The JSON error body (decisions part 6) with these codes; documents an API. `more` names what
+ * some errors carry in `data` beside the status.
+ */
+export function errorBodySchema(
+  codes: readonly [string, ...string[]],
+  description: string,
+  more: v.ObjectEntries = {},
+) {
   return v.pipe(
     v.strictObject({
       code: v.pipe(v.picklist(codes), v.description(description)),
@@ -24,6 +31,7 @@ export function errorBodySchema(codes: readonly [string, ...string[]], descripti
         request_id: v.optional(
           v.pipe(v.string(), v.description('On 5xx: quote it when asking for help.')),
         ),
+        ...more,
       }),
     }),
     v.title('Error'),

@@ -1,7 +1,8 @@
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import { ERROR_STATUS, type ErrorCode } from '../../shared/domain/errors.ts';
 import {
   V2ExtraFieldSchema,
+  V2ImportStoppedSchema,
   V2ListSchema,
   V2NewsletterSchema,
 } from '../../shared/domain/v2/v2-shapes.ts';
@@ -21,6 +22,7 @@ import {
 const V2ErrorBodySchema = errorBodySchema(
   ['-1', ...(Object.keys(ERROR_STATUS) as ErrorCode[])],
   'Machine-readable error code; -1: no such subscriber, list, field or issue.',
+  { import: v.optional(V2ImportStoppedSchema) },
 );
 
 /** Named schemas of the v2 description. */
@@ -92,7 +94,12 @@ function responses(route: Route, method: HttpMethod): Json {
   out['405'] = error(`Wrong method; ${route.path} accepts ${route.methods.join(', ')}`);
   if (policy !== undefined) out['429'] = error('Too many failed key checks from this client');
   out['500'] = error('Unexpected failure; data.request_id identifies it');
-  out['503'] = error('DynamoDB or SSM unavailable; try again');
+  out['503'] =
+    route.name === 'v2-subscribers-import'
+      ? error(
+          'DynamoDB or SSM unavailable. Once rows were written, data.import says what the part wrote and which lines it did not: post those again',
+        )
+      : error('DynamoDB or SSM unavailable; try again');
   return out;
 }
 

@@ -18,7 +18,7 @@ export function jsonResponse(body: unknown): APIGatewayProxyResult {
  * person can quote it; its details are only in the log.
  */
 export function errorResponse(error: NewsletterError, requestId?: string): APIGatewayProxyResult {
-  const data: Record<string, unknown> = { status: error.status };
+  const data: Record<string, unknown> = { ...error.data, status: error.status };
   if (error.status >= 500 && requestId) data.request_id = requestId;
   const headers: Record<string, string> = { ...JSON_HEADERS };
   if (error.status === 503) headers['Retry-After'] = '30';

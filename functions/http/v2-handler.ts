@@ -25,6 +25,7 @@ import { nestBracketedFields } from './nested-fields.ts';
 import { observability, requestIdOf } from './observability.ts';
 import { parseRequest, type RequestParameters } from './parse-request.ts';
 import { errorResponse } from './responses.ts';
+import { wantsCsv } from './v2-csv-answer.ts';
 import type { CallerChecks } from './v2-function.ts';
 
 /** What a v2 operation answers on success: a status (200 by default), a body, headers. */
@@ -146,23 +147,21 @@ async function answerOf(
   }
   const client = requestClient(event, proxyHops);
   const token = bearerToken(event);
+  const accept = header(event, 'accept');
+  // A CSV answer may need more of a person than the method's JSON ([report.editor]).
+  const role = roleNeeded(route, method, route.csv?.answer !== undefined && wantsCsv({ accept }));
   const keyed = policy === 'read' || policy === 'write' || route.clientKeys === false;
   let key: ClientKeyRecord | undefined;
   let person: Person | undefined;
   if (token !== undefined && keyed) {
     // A signed-in person: the role the route table asks for this method ([console.roles]).
     const checked = checks.people
-      ? await checkPersonToken(
-          { ...checks, people: checks.people },
-          token,
-          roleNeeded(route, method),
-          client.clientIp,
-        )
+      ? await checkPersonToken({ ...checks, people: checks.people }, token, role, client.clientIp)
       : newsletterError('tnp_auth_error', 'This API accepts no sign-in tokens.');
     if (isNewsletterError(checked)) return checked;
     person = checked;
   } else if (token !== undefined && checks.people) {
-    person = await personOnPublicRoute({ people: checks.people }, token, roleNeeded(route, method));
+    person = await personOnPublicRoute({ people: checks.people }, token, role);
   }
   const credentials = person ? undefined : clientCredentials(event);
   if (person) {
@@ -187,7 +186,6 @@ async function answerOf(
   const trusted = key !== undefined || person !== undefined;
   // Mails of a v2 call link to the pages of v1, which serve the links.
   const apiRoot = apiRootOf(event, routePath)?.replace(/\/v2$/, '/v1');
-  const accept = header(event, 'accept');
   const request = {
     ...(accept === undefined ? {} : { accept }),
     ...(csv === undefined ? {} : { csv }),

@@ -46,13 +46,22 @@ export interface NewsletterError {
   readonly message: string;
   /** The HTTP status the REST form answers with. */
   readonly status: number;
+  /**
+   * More for the caller, answered beside `status` in the error body's `data`: what an import
+   * part wrote before a dependency failed ([v2.subscribers-import-stop]). Never a secret.
+   */
+  readonly data?: Readonly<Record<string, unknown>>;
 }
 
 const marker: unique symbol = Symbol.for('serverless-newsletter.error');
 
 /** Makes an error value; the status always follows from the code. */
-export function newsletterError(code: ErrorCode, message: string): NewsletterError {
-  const error = { code, message, status: ERROR_STATUS[code] };
+export function newsletterError(
+  code: ErrorCode,
+  message: string,
+  data?: Readonly<Record<string, unknown>>,
+): NewsletterError {
+  const error = { code, message, status: ERROR_STATUS[code], ...(data ? { data } : {}) };
   // A non-enumerable brand keeps JSON output to {code, message, status} while letting the
   // guard tell our errors from a subscriber object that happens to have a `code` field.
   Object.defineProperty(error, marker, { value: true, enumerable: false });

@@ -1,4 +1,5 @@
 import type { Settings } from './settings-schema.ts';
+import { unescapeCell } from './spreadsheet-cells.ts';
 import type { Subscriber } from './subscriber.ts';
 
 /**
@@ -11,8 +12,9 @@ import type { Subscriber } from './subscriber.ts';
  * - `status`: S, C, U, B or P;
  * - `id`, `created`, `updated` are informational: an import assigns new ids and timestamps,
  *   because ids must grow with creation time;
- * - a cell that a spreadsheet would run as a formula (starting with = + - @, tab or CR) is
- *   written with a leading `'`, and the import removes it again, so the round trip is exact.
+ * - a cell that a spreadsheet would run as a formula is written with a leading `'` by the
+ *   writer's SAFE_CELLS (spreadsheet-cells.ts), and the import removes it again, so the round
+ *   trip is exact.
  */
 
 /** A header no row of the file could be imported under; the message says why. */
@@ -38,38 +40,24 @@ const INFORMATIONAL = new Set(['id', 'created', 'updated']);
 
 const PROFILE_PREFIX = 'profile_';
 
-/** Starts a spreadsheet formula, or is the escape itself (so that it round-trips). */
-const NEEDS_ESCAPE = /^['=+\-@\t\r]/;
-const ESCAPED = /^'['=+\-@\t\r]/;
-
-/** Neutralises a cell a spreadsheet would run as a formula (CSV injection). */
-export function escapeCell(value: string): string {
-  return NEEDS_ESCAPE.test(value) ? `'${value}` : value;
-}
-
-/** Reverses `escapeCell`; other cells (even ones starting with `'`) pass unchanged. */
-export function unescapeCell(value: string): string {
-  return ESCAPED.test(value) ? value.slice(1) : value;
-}
-
 /** The export's header for these settings. */
 export function exportColumns(settings: Settings): string[] {
   return [...BASE_COLUMNS, ...settings.profile_fields.map((field) => PROFILE_PREFIX + field.id)];
 }
 
-/** One subscriber as a CSV row of `exportColumns`. */
+/** One subscriber as a CSV row of `exportColumns`, as written before SAFE_CELLS escapes it. */
 export function subscriberRow(subscriber: Subscriber, settings: Settings): string[] {
   return [
     String(subscriber.id),
-    escapeCell(subscriber.email),
-    escapeCell(subscriber.name),
-    escapeCell(subscriber.surname),
+    subscriber.email,
+    subscriber.name,
+    subscriber.surname,
     subscriber.gender,
     subscriber.lists.join(' '),
     subscriber.status,
     subscriber.created,
     subscriber.updated,
-    ...settings.profile_fields.map((field) => escapeCell(subscriber.profile[field.id] ?? '')),
+    ...settings.profile_fields.map((field) => subscriber.profile[field.id] ?? ''),
   ];
 }
 

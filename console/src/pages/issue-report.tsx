@@ -52,6 +52,7 @@ function CsvDownload(props: { id: number }) {
 
 export function ReportView(props: { report: Report; reload: () => void; loading: boolean }) {
   const { report } = props;
+  const { person } = useSession();
   const engagement = report.engagement;
   return (
     <section aria-labelledby="report-heading">
@@ -116,7 +117,14 @@ export function ReportView(props: { report: Report; reload: () => void; loading:
           )}
         </>
       )}
-      <CsvDownload id={report.newsletter_id} />
+      {person?.role === 'admin' ? (
+        <CsvDownload id={report.newsletter_id} />
+      ) : (
+        // The rows name every recipient: the API gives them to admins only ([report.editor]).
+        <p class="hint" data-recipients="admins">
+          Who got it, one row per recipient, is for admins: ask one for the recipients as CSV.
+        </p>
+      )}
     </section>
   );
 }

@@ -1,46 +1,43 @@
 /** Importing subscribers from a CSV, part by part with progress, and exporting them. */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { readCsvParts } from '../api.ts';
-import { csvParts } from '../csv-parts.ts';
+import {
+  type ImportRun,
+  lineRanges,
+  notImportedCsv,
+  PART_ROWS,
+  rejectedRows,
+  rowsDone,
+  runImport,
+  startImport,
+} from '../import-run.ts';
 import { useSession } from '../session/session.tsx';
 import { download } from '../ui/download.ts';
 import { Busy, Done, Problem } from '../ui/feedback.tsx';
 import { Page } from '../ui/layout.tsx';
 import { useAction } from './issue-actions.tsx';
 
-interface Rejected {
-  readonly line: number;
-  readonly row: string;
-  readonly reason: string;
-}
-
-interface ImportAnswer {
-  readonly imported: number;
-  readonly updated: number;
-  /** Addresses already subscribed: left as they are. */
-  readonly existing?: number;
-  readonly rejected: readonly Rejected[];
-}
-
-const quote = (cell: string) => `"${cell.replace(/"/g, '""')}"`;
-
 export function ImportPage() {
   const { api } = useSession();
   const action = useAction();
-  const [progress, setProgress] = useState<{ done: number; of: number } | undefined>(undefined);
-  const [result, setResult] = useState<{
-    imported: number;
-    updated: number;
-    existing: number;
-    rejected: Rejected[];
-  }>();
+  const run = useRef<ImportRun | undefined>(undefined);
+  // The run is changed in place as parts are answered; this redraws the page each time.
+  const [, setStep] = useState(0);
+  const redraw = () => setStep((n) => n + 1);
+  const go = () =>
+    void action.run(async () => {
+      if (run.current) await runImport(api, run.current, redraw);
+    });
+  const current = run.current;
   return (
     <Page title="Import subscribers">
       <p>
         A CSV with a header row, as <code>npx newsletter subscribers export</code> writes it (
         <code>email</code> at least; <code>name</code>, <code>surname</code>, <code>lists</code>,{' '}
-        <code>status</code>, <code>profile_…</code> when known). It is sent in parts of 1,000 rows;
-        each row is checked as the CLI's import checks it.
+        <code>status</code>, <code>profile_…</code> when known). It is sent in parts of{' '}
+        {PART_ROWS.toLocaleString('en-US')} rows; each row is checked as the CLI's import checks it.
+        The import only adds: an address already subscribed is left exactly as it is, never changed,
+        so importing a file again adds only what is missing.
       </p>
       <form
         onSubmit={(event) => {
@@ -51,30 +48,11 @@ export function ImportPage() {
             action.setError(new Error('Choose a CSV file first.'));
             return;
           }
-          setResult(undefined);
           void action.run(async () => {
-            const parts = csvParts(await file.text());
-            const of = parts.reduce((sum, part) => sum + part.records, 0);
-            const total = { imported: 0, updated: 0, existing: 0, rejected: [] as Rejected[] };
-            setProgress({ done: 0, of });
-            let done = 0;
-            for (const part of parts) {
-              const answer = await api.call<ImportAnswer>('/subscribers/import', {
-                method: 'POST',
-                body: part.text,
-                contentType: 'text/csv',
-              });
-              total.imported += answer.body.imported;
-              total.updated += answer.body.updated;
-              total.existing += answer.body.existing ?? 0;
-              // Each part numbers its lines from its own header: give the file's line numbers.
-              total.rejected.push(
-                ...answer.body.rejected.map((r) => ({ ...r, line: r.line - 2 + part.firstLine })),
-              );
-              done += part.records;
-              setProgress({ done, of });
-            }
-            setResult(total);
+            run.current = startImport(await file.text());
+            redraw();
+            if (!run.current) throw new Error('The file has no row to import after its header.');
+            await runImport(api, run.current, redraw);
           });
         }}
       >
@@ -84,39 +62,78 @@ export function ImportPage() {
           Import
         </button>
       </form>
-      {action.busy && progress && (
+      {action.busy && current && (
         <Busy
-          label={`Importing: ${progress.done} of ${progress.of} rows`}
-          value={progress.done}
-          max={progress.of}
+          label={`Importing: ${rowsDone(current)} of ${current.rows} rows`}
+          value={rowsDone(current)}
+          max={current.rows}
         />
       )}
-      <Problem error={action.error} />
-      {result && (
+      <Problem error={action.error ?? current?.failure?.error} />
+      {current && !action.busy && <Outcome run={current} resume={go} />}
+    </Page>
+  );
+}
+
+/** What the import did: the counts, and after a failure what is not in and how to go on. */
+function Outcome(props: { run: ImportRun; resume: () => void }) {
+  const { run } = props;
+  const failure = run.failure;
+  const rejected = rejectedRows(run).length;
+  const counts = `imported ${run.imported}, already subscribed ${run.existing} (left as they were), rejected ${rejected}`;
+  return (
+    <>
+      {run.pending.length === 0 ? (
         <Done>
-          Imported {result.imported}, updated {result.updated}, already subscribed {result.existing}{' '}
-          (left as they were), rejected {result.rejected.length}.
+          Imported {run.imported}, already subscribed {run.existing} (left as they were), rejected{' '}
+          {rejected}.
         </Done>
-      )}
-      {result && result.rejected.length > 0 && (
-        <section aria-labelledby="rejected-heading">
-          <h2 id="rejected-heading">Rejected rows</h2>
+      ) : (
+        <section aria-labelledby="stopped-heading" class="stopped">
+          <h2 id="stopped-heading">The import stopped</h2>
+          <p data-import="done">
+            Done: {rowsDone(run)} of {run.rows} rows: {counts}.
+          </p>
+          {failure && (
+            <p data-import="failed">
+              {failure.written === 'some'
+                ? `Lines ${failure.firstLine}–${failure.lastLine} were sent when the service failed: it wrote what it could of them and said which rows it did not.`
+                : failure.written === 'unknown'
+                  ? `Lines ${failure.firstLine}–${failure.lastLine} were sent, but no whole answer came back, so whether they are in is not known. Resuming sends them again; those already in then count as already subscribed, nothing is doubled.`
+                  : `Lines ${failure.firstLine}–${failure.lastLine} were refused as a whole: nothing of them is in.`}
+            </p>
+          )}
+          <p data-import="pending">
+            Not in yet: {run.pending.length} rows (lines {lineRanges(run.pending)}).
+          </p>
           <p>
-            Correct them in the file and import it again (rows already in are updated, not doubled).
+            <button type="button" onClick={props.resume}>
+              Resume the import
+            </button>
+          </p>
+          <p class="hint">
+            Resuming sends the rows not in yet
+            {run.partRows < PART_ROWS ? `, in parts of ${run.partRows} rows` : ''}. Leaving this
+            page loses the place; importing the whole file again later is safe all the same: what is
+            in already is left as it is and counted as already subscribed.
+          </p>
+        </section>
+      )}
+      {run.notImported.length > 0 && (
+        <section aria-labelledby="rejected-heading">
+          <h2 id="rejected-heading">Rows not imported</h2>
+          <p>
+            Rows refused, and addresses already subscribed (left as they were). Correct the refused
+            rows and import just those again: an address already in is never changed or doubled.
           </p>
           <button
             type="button"
-            onClick={() =>
-              download(
-                'rejected-rows.csv',
-                `line,reason,row\n${result.rejected.map((r) => [String(r.line), r.reason, r.row].map(quote).join(',')).join('\n')}\n`,
-              )
-            }
+            onClick={() => download('rows-not-imported.csv', notImportedCsv(run.notImported))}
           >
-            Download the rejected rows
+            Download the rows not imported
           </button>
           <ul>
-            {result.rejected.slice(0, 50).map((r) => (
+            {run.notImported.slice(0, 50).map((r) => (
               <li key={r.line}>
                 Line {r.line}: {r.reason}
               </li>
@@ -124,7 +141,7 @@ export function ImportPage() {
           </ul>
         </section>
       )}
-    </Page>
+    </>
   );
 }
 

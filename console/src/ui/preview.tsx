@@ -1,7 +1,9 @@
 /**
  * An issue's HTML shown as a mail client would, at desktop or phone width: in a sandboxed
  * frame without same-origin (the issue's markup can reach neither the console nor its
- * tokens), under the preview's own policy, receiving the HTML by postMessage.
+ * tokens), under the preview's own policy. Drafts go over the port the frame's page hands the
+ * console when it starts ([console.preview]): never by `postMessage` to the frame's window,
+ * which would reach whatever document the frame holds by then.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ScrollBox } from './scroll-box.tsx';
@@ -17,15 +19,35 @@ const REDRAW_AFTER_MS = 250;
 export function Preview(props: { html: string }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const [width, setWidth] = useState<PreviewWidth>('desktop');
-  const [loads, setLoads] = useState(0);
+  const [port, setPort] = useState<MessagePort | undefined>(undefined);
+  // Each frame element takes one port, from the first page it loads: the preview's own (no
+  // draft has reached the frame before it).
+  const [generation, setGeneration] = useState(0);
   useEffect(() => {
-    if (loads === 0) return;
-    const timer = setTimeout(() => {
-      // The frame's origin is opaque (sandboxed), so no narrower target origin can match it.
-      frame.current?.contentWindow?.postMessage({ html: props.html }, '*');
-    }, REDRAW_AFTER_MS);
+    let taken = false;
+    const listen = (event: MessageEvent) => {
+      const offered = event.ports[0];
+      if (taken || !offered || event.source !== frame.current?.contentWindow) return;
+      taken = true;
+      offered.onmessage = (said: MessageEvent<unknown>) => {
+        // The preview's page is leaving the frame: something in a draft took it elsewhere.
+        // It gets no more drafts, and a new frame takes its place.
+        if ((said.data as { gone?: unknown } | null)?.gone !== true) return;
+        offered.close();
+        setPort(undefined);
+        setGeneration((n) => n + 1);
+      };
+      setPort(offered);
+    };
+    window.addEventListener('message', listen);
+    return () => window.removeEventListener('message', listen);
+  }, [generation]);
+  useEffect(() => () => port?.close(), [port]);
+  useEffect(() => {
+    if (!port) return;
+    const timer = setTimeout(() => port.postMessage({ html: props.html }), REDRAW_AFTER_MS);
     return () => clearTimeout(timer);
-  }, [props.html, loads]);
+  }, [props.html, port]);
   return (
     <section class="preview" aria-labelledby="preview-heading">
       <h2 id="preview-heading">Preview</h2>
@@ -46,12 +68,12 @@ export function Preview(props: { html: string }) {
       </fieldset>
       <ScrollBox label="Preview frame" class="preview-box">
         <iframe
+          key={generation}
           ref={frame}
           class={`preview-frame preview-${width}`}
           title={`Preview of the issue at ${width} width`}
           src="/preview.html"
           sandbox="allow-scripts"
-          onLoad={() => setLoads((n) => n + 1)}
         />
       </ScrollBox>
     </section>

@@ -94,19 +94,30 @@ export function slices<T>(items: readonly T[], size: number): T[][] {
   return result;
 }
 
-/** Runs `work` over `items` with at most `limit` at once; the first failure rejects. */
+/**
+ * Runs `work` over `items` with at most `limit` at once. The first failure stops every lane
+ * from taking another item, and is thrown once the items already under way have settled: when
+ * the caller hears of it, nothing of this call is still writing, and what was not started
+ * never will be.
+ */
 export async function inParallel<T>(
   items: readonly T[],
   limit: number,
   work: (item: T) => Promise<void>,
 ): Promise<void> {
   let next = 0;
+  const stop: { failure?: { readonly error: unknown } } = {};
   const lane = async (): Promise<void> => {
-    while (next < items.length) {
+    while (!stop.failure && next < items.length) {
       const item = items[next] as T;
       next += 1;
-      await work(item);
+      try {
+        await work(item);
+      } catch (error) {
+        stop.failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (stop.failure) throw stop.failure.error;
 }

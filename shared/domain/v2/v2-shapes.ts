@@ -343,21 +343,38 @@ export const V2ImportRequestSchema = v.looseObject({
   ),
 });
 
+/** The rows of a CSV part not imported, and why. */
+const V2RejectedRowsSchema = v.array(
+  v.strictObject({
+    line: v.number(),
+    row: v.string(),
+    email: v.string(),
+    code: v.string(),
+    reason: v.string(),
+  }),
+);
+
 /** What importing a CSV part did (ours). */
 export const V2ImportSchema = v.pipe(
   v.strictObject({
     imported: v.number(),
     updated: v.literal(0),
     existing: v.number(),
-    rejected: v.array(
-      v.strictObject({
-        line: v.number(),
-        row: v.string(),
-        email: v.string(),
-        code: v.string(),
-        reason: v.string(),
-      }),
-    ),
+    rejected: V2RejectedRowsSchema,
   }),
   v.title('V2Import'),
+);
+
+/** What a part wrote before a dependency failed: the 503's `data.import`. */
+export const V2ImportStoppedSchema = v.pipe(
+  v.strictObject({
+    imported: v.number(),
+    existing: v.number(),
+    rejected: V2RejectedRowsSchema,
+    unprocessed: v.pipe(
+      v.array(v.number()),
+      v.description('Lines of the part (its header is line 1) not written: post them again.'),
+    ),
+  }),
+  v.title('V2ImportStopped'),
 );

@@ -3,9 +3,15 @@ import { inParallel } from '../../adapters/store/dynamo-batches.ts';
 import type { DynamoStore } from '../../adapters/store/dynamo-store.ts';
 import { IdBlocks } from '../../adapters/store/id-blocks.ts';
 import type { Store } from '../../adapters/store/store-port.ts';
-import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
+import {
+  DependencyError,
+  describeError,
+  type NewsletterError,
+  newsletterError,
+} from '../../domain/errors.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
 import { importColumns, importRow, SubscriberCsvError } from '../../domain/subscriber-csv.ts';
+import type { Dependencies } from '../dependencies.ts';
 import { importSubscriber } from './import-subscriber.ts';
 
 /** The most data rows a part may hold (its header row not counted). */
@@ -36,11 +42,25 @@ export interface ImportPartResult {
   readonly rejected: RejectedRow[];
 }
 
+/**
+ * What a part wrote before a dependency failed ([v2.subscribers-import-stop]): the counts and
+ * rejected rows of the rows it finished, and the lines it did not finish (the row in hand when
+ * DynamoDB failed may or may not be in: posted again, it then counts as existing).
+ */
+export interface StoppedPart {
+  readonly imported: number;
+  readonly existing: number;
+  readonly rejected: RejectedRow[];
+  /** Lines of the part (the header is line 1) not finished: post these rows again. */
+  readonly unprocessed: number[];
+}
+
 /** What a part's import needs. */
 export interface ImportPartDependencies {
   readonly store: Store & Pick<DynamoStore, 'reserveIds'>;
   readonly settings: () => Promise<Settings>;
   readonly now: () => Date;
+  readonly log: Dependencies['log'];
 }
 
 /**
@@ -51,7 +71,9 @@ export interface ImportPartDependencies {
  * IMPORT_PART_ROWS rows, so a file is posted part by part; rows of one address are taken in
  * order (the first is imported, the later ones exist), rows of different addresses
  * CONCURRENCY at a time. A header no row could be imported under, broken CSV, or too many rows
- * is a 400 (413) and nothing is written.
+ * is a 400 and nothing is written. When DynamoDB fails under way, no lane takes another row,
+ * the rows under way finish, and the answer is a 503 whose `data.import` says what was
+ * written and which lines were not (StoppedPart).
  */
 export async function importCsvPart(
   deps: ImportPartDependencies,
@@ -108,13 +130,18 @@ export async function importCsvPart(
   const context = { store: deps.store, settings, now: deps.now, nextId: () => ids.next() };
   const counts = { imported: 0, existing: 0 };
   const rejected: RejectedRow[] = [];
+  /** Lines with an outcome: imported, existing or rejected. */
+  const finished = new Set<number>();
   const refuse = (
     line: number,
     record: readonly string[],
     email: string,
     code: string,
     reason: string,
-  ) => rejected.push({ line, row: record.join(','), email, code, reason });
+  ) => {
+    rejected.push({ line, row: record.join(','), email, code, reason });
+    finished.add(line);
+  };
   // Rows of one address in file order, the addresses side by side.
   const byAddress = new Map<string, { line: number; record: string[] }[]>();
   for (const { record, line } of rows) {
@@ -131,17 +158,45 @@ export async function importCsvPart(
     const address = importRow(record, header).email.toLowerCase();
     byAddress.set(address, [...(byAddress.get(address) ?? []), { line, record }]);
   }
-  await inParallel([...byAddress.values()], CONCURRENCY, async (group) => {
-    for (const { line, record } of group) {
-      const { email, parameters, status } = importRow(record, header);
-      const outcome = await importSubscriber(context, parameters, status || defaultStatus);
-      if (outcome.kind === 'created') counts.imported += 1;
-      else {
-        if (outcome.kind === 'exists') counts.existing += 1;
-        refuse(line, record, email, outcome.error.code, outcome.error.message);
+  try {
+    await inParallel([...byAddress.values()], CONCURRENCY, async (group) => {
+      for (const { line, record } of group) {
+        const { email, parameters, status } = importRow(record, header);
+        const outcome = await importSubscriber(context, parameters, status || defaultStatus);
+        if (outcome.kind === 'created') {
+          counts.imported += 1;
+          finished.add(line);
+        } else {
+          if (outcome.kind === 'exists') counts.existing += 1;
+          refuse(line, record, email, outcome.error.code, outcome.error.message);
+        }
       }
-    }
-  });
+    });
+  } catch (error) {
+    if (!(error instanceof DependencyError)) throw error;
+    deps.log.error('dependency_unavailable', {
+      operation: 'import_subscribers',
+      dependency: error.dependency,
+      cause: describeError(error),
+    });
+    rejected.sort((a, b) => a.line - b.line);
+    return stopped({
+      ...counts,
+      rejected,
+      unprocessed: rows.map(({ line }) => line).filter((line) => !finished.has(line)),
+    });
+  }
   rejected.sort((a, b) => a.line - b.line);
   return { imported: counts.imported, updated: 0, existing: counts.existing, rejected };
+}
+
+/** The 503 of a part DynamoDB failed under, saying what it wrote and what it did not. */
+function stopped(part: StoppedPart): NewsletterError {
+  return newsletterError(
+    'unavailable',
+    `The service became unavailable during this part: ${part.imported} rows were imported ` +
+      `and ${part.unprocessed.length} were not; post those rows again (data.import.unprocessed ` +
+      'names their lines). Addresses already in are left as they are, so nothing is doubled.',
+    { import: part },
+  );
 }

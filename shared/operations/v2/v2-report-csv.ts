@@ -1,6 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { type CampaignStore, recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
+import { SAFE_CELLS } from '../../domain/spreadsheet-cells.ts';
 import { type ReportRow, reportRows } from '../campaign/campaign-report.ts';
 
 /** The CSV columns, as `newsletters report --csv` writes them (without opens and clicks). */
@@ -70,13 +71,19 @@ export async function v2ReportCsvPart(
   const campaign = await deps.campaigns.getCampaign(id);
   if (!campaign) return newsletterError('not_found', 'Newsletter does not exist');
   const header = after === 0;
-  const chunks: string[] = header ? [stringify([], { header, columns: REPORT_CSV_COLUMNS })] : [];
+  const chunks: string[] = header
+    ? [stringify([], { ...SAFE_CELLS, header, columns: REPORT_CSV_COLUMNS })]
+    : [];
   let bytes = chunks.reduce((sum, chunk) => sum + escapedBytes(chunk), 0);
   const end = await reportRows(deps.campaigns, recordSpaceOf(campaign), {
     after,
     maxPages: limits.pages,
     onPage: (rows: readonly ReportRow[]) => {
-      const text = stringify(rows as ReportRow[], { header: false, columns: REPORT_CSV_COLUMNS });
+      const text = stringify(rows as ReportRow[], {
+        ...SAFE_CELLS,
+        header: false,
+        columns: REPORT_CSV_COLUMNS,
+      });
       const size = escapedBytes(text);
       // The first page is always taken, so every part moves on.
       const first = chunks.length === (header ? 1 : 0);

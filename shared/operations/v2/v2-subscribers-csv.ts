@@ -3,6 +3,7 @@ import type { DynamoStore } from '../../adapters/store/dynamo-store.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import type { RawParameters } from '../../domain/parameters/normalise-parameters.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
+import { SAFE_CELLS } from '../../domain/spreadsheet-cells.ts';
 import { toSubscriber } from '../../domain/subscriber.ts';
 import { exportColumns, subscriberRow } from '../../domain/subscriber-csv.ts';
 import { afterOf, CSV_PART_LIMITS, type CsvPart, type CsvPartLimits } from './v2-report-csv.ts';
@@ -38,7 +39,7 @@ export async function v2SubscribersCsvPart(
   const settings = await deps.settings();
   const columns = exportColumns(settings);
   const header = after === 0;
-  const chunks: string[] = header ? [stringify([columns])] : [];
+  const chunks: string[] = header ? [stringify([columns], SAFE_CELLS)] : [];
   let bytes = chunks.reduce((sum, chunk) => sum + escapedBytes(chunk), 0);
   let rows: string[][] = [];
   let pages = 0;
@@ -47,7 +48,7 @@ export async function v2SubscribersCsvPart(
   // Rows are gathered a page at a time: a part ends only between pages, so the next one starts
   // after the last row it holds.
   const flush = (): boolean => {
-    const text = stringify(rows);
+    const text = stringify(rows, SAFE_CELLS);
     const size = escapedBytes(text);
     const first = chunks.length === (header ? 1 : 0);
     if (!first && bytes + size > limits.bytes) return false;

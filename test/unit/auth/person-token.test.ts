@@ -48,6 +48,16 @@ describe('[console.roles] the role each v2 method needs', () => {
     );
   });
 
+  it('[report.editor] gives a report as JSON to an editor and its CSV, every address, to admins only', () => {
+    const csvAnswers = (routes as readonly Route[])
+      .filter((route) => route.version === 'v2' && route.csv?.answer !== undefined)
+      .map((route) => `${route.path} ${roleNeeded(route, 'GET', true)}`);
+    expect(csvAnswers.sort()).toEqual(['/issues/{id}/report admin', '/subscribers admin']);
+    const report = (routes as readonly Route[]).find((route) => route.name === 'v2-issue-report');
+    if (!report) throw new Error('no report route');
+    expect(roleNeeded(report, 'GET')).toBe('editor');
+  });
+
   it('makes admin the highest group, and no group no role', () => {
     expect(roleOfGroups(['editor', 'admin'])).toBe('admin');
     expect(roleOfGroups(['editor'])).toBe('editor');

@@ -1,38 +1,25 @@
 /**
- * The console's own small pieces that hold no API rule: cutting an import file into the parts
- * `POST /subscribers/import` takes, and a wall-clock time in a zone as the instant `schedule`
- * takes.
+ * The console's own small pieces that hold no API rule: finding an import file's records, and a
+ * wall-clock time in a zone as the instant `schedule` takes.
  */
 import { describe, expect, it } from 'vitest';
-import { csvParts, csvRecords } from '../../../console/src/csv-parts.ts';
+import { csvRecords } from '../../../console/src/csv-parts.ts';
 import { instantOf } from '../../../console/src/zoned-time.ts';
 
-describe('csvParts', () => {
-  it('repeats the header in every part of at most N records, with the file line of each', () => {
-    // Arrange: five records after the header, one with a quoted line break.
-    const file =
-      'email,name\na@x.net,A\n"b@x.net","B\nsecond line"\nc@x.net,C\r\nd@x.net,D\ne@x.net,E\n';
-
-    // Act
-    const parts = csvParts(file, 2);
-
-    // Assert
-    expect(parts.map((part) => part.text)).toEqual([
-      'email,name\na@x.net,A\n"b@x.net","B\nsecond line"\n',
-      'email,name\nc@x.net,C\nd@x.net,D\n',
-      'email,name\ne@x.net,E\n',
+describe('csvRecords', () => {
+  it('finds records by quote state, with the line each starts on', () => {
+    const file = 'email,name\na@x.net,A\n"b@x.net","B\nsecond line"\nc@x.net,C\r\n\nd@x.net,D';
+    expect(csvRecords(file)).toEqual([
+      { record: 'email,name', line: 1 },
+      { record: 'a@x.net,A', line: 2 },
+      { record: '"b@x.net","B\nsecond line"', line: 3 },
+      { record: 'c@x.net,C', line: 5 },
+      { record: 'd@x.net,D', line: 7 },
     ]);
-    expect(parts.map((part) => part.firstLine)).toEqual([2, 5, 7]);
-    expect(parts.map((part) => part.records)).toEqual([2, 2, 1]);
-  });
-
-  it('gives no part for a file with only a header, and drops a byte order mark', () => {
-    expect(csvParts('\uFEFFemail\n')).toEqual([]);
     expect(csvRecords('\uFEFFemail\na@x.net').map((r) => r.record)).toEqual([
       '\uFEFFemail',
       'a@x.net',
     ]);
-    expect(csvParts('\uFEFFemail\na@x.net')[0]?.text).toBe('email\na@x.net\n');
   });
 });
 

@@ -6,6 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 import { expect, it } from 'vitest';
 import type { ListingOptions } from '../../../shared/adapters/store/dynamo-store.ts';
 import { isNewsletterError } from '../../../shared/domain/errors.ts';
+import { SAFE_CELLS } from '../../../shared/domain/spreadsheet-cells.ts';
 import { type SubscriberRecord, toSubscriber } from '../../../shared/domain/subscriber.ts';
 import { exportColumns, subscriberRow } from '../../../shared/domain/subscriber-csv.ts';
 import { v2SubscribersCsvPart } from '../../../shared/operations/v2/v2-subscribers-csv.ts';
@@ -73,10 +74,13 @@ it('[v2.subscribers-csv] parts of at most `pages` pages concatenate into the CLI
     { header: false, next: 60 },
     { header: false },
   ]);
-  const whole = stringify([
-    exportColumns(settings),
-    ...world.records.map((record) => subscriberRow(toSubscriber(record), settings)),
-  ]);
+  const whole = stringify(
+    [
+      exportColumns(settings),
+      ...world.records.map((record) => subscriberRow(toSubscriber(record), settings)),
+    ],
+    SAFE_CELLS,
+  );
   expect(texts.join('')).toBe(whole);
   // The formula escape of the CLI's export.
   expect(whole).toContain(",'=SUM(A1),");
