@@ -10,10 +10,20 @@ import type { LocalStack } from '../../infra/local/local-stack.ts';
  * Makes `email` an admin of the stack's console pool with `password` as their own, and signs
  * them in as the console does (USER_PASSWORD_AUTH, no credentials): their ID token.
  */
-export async function adminIdToken(
+export function adminIdToken(
   stack: Pick<LocalStack, 'cognito' | 'people'>,
   email: string,
   password: string,
+): Promise<string> {
+  return personIdToken(stack, email, password, 'admin');
+}
+
+/** As adminIdToken, for a person of either role ([console.roles]). */
+export async function personIdToken(
+  stack: Pick<LocalStack, 'cognito' | 'people'>,
+  email: string,
+  password: string,
+  role: 'admin' | 'editor',
 ): Promise<string> {
   const cognito = new CognitoIdentityProviderClient({
     endpoint: stack.cognito.endpoint,
@@ -39,7 +49,7 @@ export async function adminIdToken(
       }),
     );
     await cognito.send(
-      new AdminAddUserToGroupCommand({ UserPoolId, Username: email, GroupName: 'admin' }),
+      new AdminAddUserToGroupCommand({ UserPoolId, Username: email, GroupName: role }),
     );
   } finally {
     cognito.destroy();
