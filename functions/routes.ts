@@ -166,6 +166,13 @@ export interface Route {
   readonly cors: boolean;
   /** Whether a plain HTML form posted by a browser lands on a page instead of JSON. */
   readonly formPage: boolean;
+  /**
+   * Which per-client limits guard it beside the API's general ones ([http.client-limits]):
+   * `sign-up` (the public forms, the lowest limit and method throttle) or `unsubscribe` (mail
+   * links and RFC 8058 one-click, limits of their own so a flood of sign-ups never refuses
+   * them); absent: the general ones only.
+   */
+  readonly traffic?: 'sign-up' | 'unsubscribe';
   /** One line for the API description. */
   readonly summary: string;
   readonly access: RouteAccess;
@@ -271,6 +278,7 @@ const V2_ROUTES = [
     clientKey: { POST: 'optional-write' },
     cors: true,
     formPage: false,
+    traffic: 'sign-up',
     summary: 'v2: subscribe an address (the keyless subscribe; a write key makes it trusted)',
     access: {
       // As v1's subscribe (rate limit, request record; keyed: read, id, write with tokens),
@@ -702,6 +710,7 @@ export const routes = [
     key: 'optional',
     cors: true,
     formPage: true,
+    traffic: 'sign-up',
     summary: 'Subscribe an address and start the subscription process',
     access: {
       // Keyless: count the rate limit (UpdateItem) and record the request (PutItem). Keyed: read
@@ -829,6 +838,7 @@ export const routes = [
     key: 'none',
     cors: false,
     formPage: false,
+    traffic: 'unsubscribe',
     summary: 'Unsubscribe link: GET shows a button, POST (or RFC 8058 one-click) unsubscribes',
     access: {
       // Read token and subscriber, then a conditional put of the unsubscribed record, with

@@ -5,7 +5,7 @@ import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { type CallContext, required } from '../../shared/operations/dependencies.ts';
 import { type Route, type RouteName, routeNamed } from '../routes.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
-import { requestClient, trustedProxyHops } from './client-address.ts';
+import { frontDoor } from './client-address.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
 import { formAnswer, isBrowserFormPost } from './form-answer.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
@@ -77,7 +77,7 @@ export function apiHandler(
 }
 
 /** Read once per container, like the rest of the function's configuration. */
-const proxyHops = trustedProxyHops();
+const door = frontDoor();
 
 /** Parses the request, settles the key and runs the operation: its result or why not. */
 async function answerOf(
@@ -105,13 +105,13 @@ async function answerOf(
     if (isNewsletterError(check)) return check;
     trusted = check.trusted;
   }
-  const apiRoot = apiRootOf(event, route.path);
+  const apiRoot = apiRootOf(event, route.path, door.host(event));
   return operation(params, {
     trusted,
     channel: trusted ? 'api' : 'public_form',
     ...(apiRoot ? { apiRoot } : {}),
     apiRootPath: apiRootPathOf(event, route.path),
-    ...requestClient(event, proxyHops),
+    ...door.client(event),
   });
 }
 

@@ -6,7 +6,7 @@ import type { LinkOutcome } from '../../shared/operations/token-links.ts';
 import { type RouteName, routeNamed } from '../routes.ts';
 import type { ProxyHandler } from './api-handler.ts';
 import { apiRootOf } from './api-root.ts';
-import { requestClient, trustedProxyHops } from './client-address.ts';
+import { frontDoor } from './client-address.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { methodNotAllowed } from './method-guard.ts';
 import { observability, requestIdOf } from './observability.ts';
@@ -25,7 +25,7 @@ export interface LinkPage {
 }
 
 /** Read once per container, like the rest of the function's configuration. */
-const proxyHops = trustedProxyHops();
+const door = frontDoor();
 
 const OUTCOME_PAGES: Record<LinkOutcome, MessagePageKind> = {
   confirmed: 'confirmed',
@@ -68,11 +68,11 @@ export function pageHandler(
           live && typeof token === 'string' ? page.show(token) : messagePage('link-invalid'),
         );
       }
-      const apiRoot = apiRootOf(event, route.path);
+      const apiRoot = apiRootOf(event, route.path, door.host(event));
       const outcome = await page.act(token, {
         trusted: false,
         ...(apiRoot ? { apiRoot } : {}),
-        ...requestClient(event, proxyHops),
+        ...door.client(event),
       });
       if (isNewsletterError(outcome)) return failure(outcome);
       return toResponse(messagePage(OUTCOME_PAGES[outcome], { requestId }));

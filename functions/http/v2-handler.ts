@@ -15,7 +15,7 @@ import {
 } from '../../shared/operations/v2/check-person-token.ts';
 import { type HttpMethod, type Route, type RouteName, roleNeeded, routeNamed } from '../routes.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
-import { requestClient, trustedProxyHops } from './client-address.ts';
+import { frontDoor } from './client-address.ts';
 import { bearerToken, clientCredentials } from './client-credentials.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
@@ -91,7 +91,7 @@ function v2ErrorResponse(error: NewsletterError, requestId: string): APIGatewayP
 }
 
 /** Read once per container, like the rest of the function's configuration. */
-const proxyHops = trustedProxyHops();
+const door = frontDoor();
 
 /**
  * The handler of a v2 route: method guard, CORS on the public ones, parameters (query, body,
@@ -145,7 +145,7 @@ async function answerOf(
   for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
     if (value !== undefined) params[name] = value;
   }
-  const client = requestClient(event, proxyHops);
+  const client = door.client(event);
   const token = bearerToken(event);
   const accept = header(event, 'accept');
   // A CSV answer may need more of a person than the method's JSON ([report.editor]).
@@ -185,7 +185,7 @@ async function answerOf(
   }
   const trusted = key !== undefined || person !== undefined;
   // Mails of a v2 call link to the pages of v1, which serve the links.
-  const apiRoot = apiRootOf(event, routePath)?.replace(/\/v2$/, '/v1');
+  const apiRoot = apiRootOf(event, routePath, door.host(event))?.replace(/\/v2$/, '/v1');
   const request = {
     ...(accept === undefined ? {} : { accept }),
     ...(csv === undefined ? {} : { csv }),
