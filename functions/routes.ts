@@ -823,9 +823,16 @@ export const routes = [
     access: {
       // Read token and subscriber, then a conditional put of the unsubscribed record, with
       // the activation link's token item deleted in the same transaction. A campaign mail's
-      // link: its recipient record (GetItem), the subscriber's address by id (Query `recent`),
-      // and the mark on the record that the person left through it (UpdateItem).
-      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+      // link: its recipient record (GetItem), else its chunk's links (GetItem, and a Query of
+      // its claims' link items), the subscriber's address by id (Query `recent`), and the mark
+      // on the record that the person left through it (UpdateItem).
+      table: [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:Query',
+      ],
       queries: ['recent'],
       sendsMail: false,
       settings: false,

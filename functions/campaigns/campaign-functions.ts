@@ -62,8 +62,14 @@ export const campaignFunctions = [
     trigger: { queue: 'sends', batchSize: 1 },
     access: {
       // Read the campaign and its content (GetItem), the subscribers (BatchGetItem), claim,
-      // settle, skip and release recipients and count (UpdateItem); put back unsent ones.
-      table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
+      // settle, skip and release recipients and count (UpdateItem), note a claim's links
+      // (PutItem); put back unsent ones.
+      table: [
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:PutItem',
+      ],
       queries: [],
       sendsMail: true,
       settings: true,

@@ -3,10 +3,11 @@
  * writes it lets through and which it refuses (claims, leases, owners, a campaign's run and
  * plan page, an edit's status), and what those writes leave in the table.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { INDEX, keys } from '../../shared/adapters/store/table-design.ts';
+import { CHUNK_SIZE } from '../../shared/domain/campaign/work-messages.ts';
 import { campaignWorld } from '../support/campaign-world.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 
@@ -42,6 +43,20 @@ const claim = (owner: string, now: number, entries: string[] = [`1.${owner}`]) =
 });
 
 const space = (newsletterId: number) => ({ newsletterId, legacy: false });
+
+/** About an item's size as DynamoDB counts it: its names, strings, numbers and set members. */
+function itemBytes(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number') return String(value).length;
+  if (value instanceof Set)
+    return [...value].reduce((sum: number, each) => sum + itemBytes(each), 0);
+  if (value && typeof value === 'object')
+    return Object.entries(value).reduce(
+      (sum, [name, each]) => sum + Buffer.byteLength(name) + itemBytes(each),
+      0,
+    );
+  return 1;
+}
 
 describe('[campaign.claim] the store lets a chunk be claimed only when no lease holds it', () => {
   it('refuses a second claim while the lease holds, says until when, and counts the claims', async () => {
@@ -95,6 +110,60 @@ describe('[campaign.claim] the store lets a chunk be claimed only when no lease 
     await campaigns.releaseChunk(id, 1, 1, 'b', true);
     expect((await campaigns.chunkPage(id, 1, 0, 10, 10)).chunks[0]?.done).toBe(true);
     expect(await campaigns.chunkLinks(id, 1, 9)).toBeUndefined();
+  });
+
+  it('[campaign.item-sizes] a chunk claimed again and again stays the same size: each claim’s links are an item of their own, of at most a chunk’s links', async () => {
+    const { campaigns, id, fresh } = await storeWithIssue();
+    const ids = Array.from({ length: CHUNK_SIZE }, (_, index) => index + 1);
+    await campaigns.putChunks(id, 1, [{ first: 1, ids }]);
+    const entries = (claimNo: number) =>
+      ids.map((subscriber) => `${subscriber}.${String(claimNo).padStart(22, 'x')}`);
+    const chunkBytes = async () =>
+      itemBytes(
+        (
+          await fresh.client.send(
+            new GetCommand({
+              TableName: fresh.tableName,
+              Key: keys.chunk(id, 1, 1),
+              ConsistentRead: true,
+            }),
+          )
+        ).Item ?? {},
+      );
+    // A throttle storm: the chunk is claimed, mints a link for each of its people, and is
+    // given back unsent, thirty times over.
+    for (let claimNo = 1; claimNo <= 30; claimNo += 1) {
+      const owner = `worker-${claimNo}`;
+      expect(await campaigns.claimChunk(id, 1, 1, claim(owner, NOW, entries(claimNo)))).toEqual({
+        claimed: true,
+        claims: claimNo,
+      });
+      await campaigns.releaseChunk(id, 1, 1, owner, false);
+      if (claimNo === 1) expect(await chunkBytes()).toBeLessThan(1_500);
+    }
+    expect(await chunkBytes()).toBeLessThan(1_500);
+    const claimItems =
+      (
+        await fresh.client.send(
+          new QueryCommand({
+            TableName: fresh.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.chunkLinks(id) },
+            ConsistentRead: true,
+          }),
+        )
+      ).Items ?? [];
+    expect(claimItems).toHaveLength(30);
+    for (const item of claimItems) expect(itemBytes(item)).toBeLessThan(4_000);
+    // Every copy's link is still found ([campaign.every-copy-link]).
+    const links = await campaigns.chunkLinks(id, 1, 1);
+    expect(links?.entries).toHaveLength(30 * CHUNK_SIZE);
+    expect(links?.entries).toContain(entries(1)[0]);
+    // No caller makes a claim's item larger than a chunk's links.
+    await campaigns.releaseChunk(id, 1, 1, 'worker-30', false);
+    await expect(
+      campaigns.claimChunk(id, 1, 1, claim('big', NOW, [...entries(31), '101.extra'])),
+    ).rejects.toThrow(RangeError);
   });
 
   it('pages a run’s chunks by first id up to the cursor, apart from other runs', async () => {

@@ -1,10 +1,11 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   RecipientRecord,
   RecipientState,
   SkipReason,
 } from '../../domain/campaign/recipient.ts';
 import { SETTLED_STATES } from '../../domain/campaign/recipient.ts';
+import { CHUNK_SIZE } from '../../domain/campaign/work-messages.ts';
 import type {
   ChunkClaim,
   ChunkClaimResult,
@@ -59,39 +60,56 @@ export class DynamoRecipientRecords {
     first: number,
     claim: ChunkClaim,
   ): Promise<ChunkClaimResult> {
+    // A claim's links are one item of at most a chunk's recipients: no caller makes it larger.
+    if (claim.entries.length > CHUNK_SIZE)
+      throw new RangeError(
+        `a claim mints at most ${CHUNK_SIZE} links, not ${claim.entries.length}`,
+      );
+    let claims: number;
     try {
       const output = await this.requests.send<{ Attributes?: Item }>(
         'claimChunk',
         new UpdateCommand({
           TableName: this.table,
           Key: keys.chunk(newsletterId, run, first),
-          // Every link minted goes on the chunk before any mail: a copy SES took before its
-          // worker died has a working link, though its record was never written.
-          UpdateExpression:
-            'SET #owner = :owner, lease_until = :lease, link_expires_at = :expires ADD claims :one' +
-            (claim.entries.length > 0 ? ', link_hashes :entries' : ''),
+          UpdateExpression: 'SET #owner = :owner, lease_until = :lease ADD claims :one',
           ConditionExpression:
             'attribute_exists(#pk) AND (attribute_not_exists(lease_until) OR lease_until < :now)',
           ExpressionAttributeNames: { '#pk': KEY.partition, '#owner': 'owner' },
           ExpressionAttributeValues: {
             ':owner': claim.owner,
             ':lease': claim.leaseUntil,
-            ':expires': claim.linkExpiresAt,
             ':now': claim.now,
             ':one': 1,
-            ...(claim.entries.length > 0 ? { ':entries': new Set(claim.entries) } : {}),
           },
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { claimed: true, claims: Number(output.Attributes?.claims ?? 1) };
+      claims = Number(output.Attributes?.claims ?? 1);
     } catch (error) {
       if (!(error instanceof Error) || !CONDITION_FAILED.has(error.name)) throw error;
       const old = (error as { Item?: Record<string, { N?: string }> }).Item;
       const held = old?.lease_until?.N;
       return held === undefined ? { claimed: false } : { claimed: false, heldUntil: Number(held) };
     }
+    // Every link minted goes in before any mail, in an item of this claim's own: a copy SES
+    // took before its worker died has a working link though its record was never written, and
+    // the chunk is not rewritten larger at each claim. A worker that dies before this write has
+    // sent nothing of the claim.
+    if (claim.entries.length > 0)
+      await this.requests.send(
+        'putChunkLinks',
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            ...keys.chunkClaimLinks(newsletterId, run, first, claims),
+            entries: new Set(claim.entries),
+            link_expires_at: claim.linkExpiresAt,
+          },
+        }),
+      );
+    return { claimed: true, claims };
   }
 
   async releaseChunk(
@@ -151,21 +169,44 @@ export class DynamoRecipientRecords {
     run: number,
     first: number,
   ): Promise<ChunkLinks | undefined> {
-    const output = await this.requests.send<{ Item?: Item }>(
-      'getChunkLinks',
-      new GetCommand({
-        TableName: this.table,
-        Key: keys.chunk(newsletterId, run, first),
-        ProjectionExpression: 'link_hashes, link_expires_at',
-        ConsistentRead: true,
-      }),
+    const [chunk, claims] = await Promise.all([
+      // Chunks claimed before the claims had items of their own hold their entries themselves.
+      this.requests.send<{ Item?: Item }>(
+        'getChunkLinks',
+        new GetCommand({
+          TableName: this.table,
+          Key: keys.chunk(newsletterId, run, first),
+          ProjectionExpression: 'link_hashes, link_expires_at',
+          ConsistentRead: true,
+        }),
+      ),
+      this.requests.send<{ Items?: Item[] }>(
+        'query:chunkLinks',
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :chunk)',
+          ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort },
+          ExpressionAttributeValues: {
+            ':pk': keys.chunkLinks(newsletterId),
+            ':chunk': `${chunkSortKey(run, first)}#`,
+          },
+          ConsistentRead: true,
+        }),
+      ),
+    ]);
+    if (!chunk.Item) return undefined;
+    const sets = [chunk.Item, ...(claims.Items ?? [])];
+    const entries = sets.flatMap((item) =>
+      item.link_hashes instanceof Set
+        ? [...(item.link_hashes as Set<string>)]
+        : item.entries instanceof Set
+          ? [...(item.entries as Set<string>)]
+          : [],
     );
-    const item = output.Item;
-    if (!item) return undefined;
-    return {
-      entries: item.link_hashes instanceof Set ? [...(item.link_hashes as Set<string>)] : [],
-      linkExpiresAt: Number(item.link_expires_at ?? 0),
-    };
+    // A link found here lives as long as the chunk's latest claim's links (as it did when the
+    // chunk held them all).
+    const linkExpiresAt = Math.max(0, ...sets.map((item) => Number(item.link_expires_at ?? 0)));
+    return { entries, linkExpiresAt };
   }
 
   async recordOutcome(
