@@ -6,6 +6,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import { RECORD_LINK_HASHES } from '../../shared/adapters/store/dynamo-recipient-records.ts';
 import { INDEX, keys } from '../../shared/adapters/store/table-design.ts';
 import { CHUNK_SIZE } from '../../shared/domain/campaign/work-messages.ts';
 import { campaignWorld } from '../support/campaign-world.ts';
@@ -220,6 +221,25 @@ describe('[campaign.claim] the store lets a chunk be claimed only when no lease 
     expect([...(await campaigns.settledRecipients(space(id), [1, 2, 3, 4]))].sort()).toEqual([
       1, 2, 3,
     ]);
+  });
+
+  it('[campaign.item-sizes] a record keeps at most RECORD_LINK_HASHES links however many copies are recorded, and still records each copy', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    const at = new Date(NOW);
+    for (let copy = 1; copy <= RECORD_LINK_HASHES + 4; copy += 1)
+      expect(
+        await campaigns.recordOutcome(
+          id,
+          1,
+          5,
+          { state: 'sent', messageId: `m-${copy}`, tokenHash: `h-${copy}`, linkExpiresAt: 2e9 },
+          at,
+        ),
+      ).toBe(true);
+    const record = await campaigns.getRecipient(space(id), 5);
+    expect(record).toMatchObject({ state: 'sent', message_id: `m-${RECORD_LINK_HASHES + 4}` });
+    expect(record?.token_hashes).toHaveLength(RECORD_LINK_HASHES);
+    expect(record?.token_hashes).toContain('h-1');
   });
 
   it('[campaign.report] spreads the records over partitions and pages them in subscriber order, the old partition’s too', async () => {

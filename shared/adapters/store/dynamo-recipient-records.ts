@@ -1,4 +1,10 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type {
   RecipientRecord,
   RecipientState,
@@ -21,6 +27,15 @@ import { shardFrontier } from './shard-frontier.ts';
 import { chunkSortKey, KEY, keys, RECIPIENT_SHARDS, recipientSortKey } from './table-design.ts';
 
 type Item = Record<string, unknown>;
+
+/**
+ * Most link hashes a recipient record keeps (`token_hashes`): one per copy recorded, and a
+ * copy goes out again only after a crash or an unanswered call, so a record rarely holds two.
+ * A copy beyond these is still checked on its chunk's claim item: the record stays bounded.
+ */
+export const RECORD_LINK_HASHES = 8;
+/** Most characters of SES's refusal a failed record keeps. */
+const MAX_ERROR_CHARACTERS = 500;
 
 /**
  * The recipients part of the single-table design (docs/storage.md, "Campaigns"): a run's
@@ -224,36 +239,57 @@ export class DynamoRecipientRecords {
       ':id': subscriberId,
     };
     const sets = ['#state = :state', '#at = :at', '#run = :run', 'subscriber_id = :id'];
-    let add = '';
-    switch (outcome.state) {
-      case 'sent':
-        sets.push('message_id = :message', 'link_expires_at = :expires');
-        values[':message'] = outcome.messageId;
-        values[':expires'] = outcome.linkExpiresAt;
-        values[':hash'] = new Set([outcome.tokenHash]);
-        add = ' ADD token_hashes :hash';
-        break;
-      case 'failed':
-        sets.push('#error = :error');
-        names['#error'] = 'error';
-        values[':error'] = outcome.error.slice(0, 500);
-        break;
-      case 'skipped':
-        sets.push('reason = :reason');
-        values[':reason'] = outcome.reason;
-        break;
-    }
-    return this.requests.conditional(
-      'recordOutcome',
+    const update = (expression: Omit<UpdateCommandInput, 'TableName' | 'Key'>) =>
       new UpdateCommand({
         TableName: this.table,
         Key: keys.recipient(newsletterId, subscriberId),
-        UpdateExpression: `SET ${sets.join(', ')}${add}`,
-        // A sent mail is always recorded (a second copy's message id replaces the first's); a
-        // skip or a failure only where nothing was recorded, so each is counted once.
-        ...(outcome.state === 'sent'
-          ? {}
-          : { ConditionExpression: 'attribute_not_exists(#state)' }),
+        ...expression,
+      });
+    if (outcome.state !== 'sent') {
+      if (outcome.state === 'failed') {
+        sets.push('#error = :error');
+        names['#error'] = 'error';
+        values[':error'] = outcome.error.slice(0, MAX_ERROR_CHARACTERS);
+      } else {
+        sets.push('reason = :reason');
+        values[':reason'] = outcome.reason;
+      }
+      // A skip or a failure only where nothing was recorded, so each is counted once.
+      return this.requests.conditional(
+        'recordOutcome',
+        update({
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_not_exists(#state)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    }
+    // A sent mail is always recorded (a second copy's message id replaces the first's), with
+    // its link's hash while the record holds fewer than RECORD_LINK_HASHES.
+    sets.push('message_id = :message', 'link_expires_at = :expires');
+    values[':message'] = outcome.messageId;
+    values[':expires'] = outcome.linkExpiresAt;
+    const withHash = await this.requests.conditional(
+      'recordOutcome',
+      update({
+        UpdateExpression: `SET ${sets.join(', ')} ADD #hashes :hash`,
+        ConditionExpression: 'attribute_not_exists(#hashes) OR size(#hashes) < :most',
+        ExpressionAttributeNames: { ...names, '#hashes': 'token_hashes' },
+        ExpressionAttributeValues: {
+          ...values,
+          ':hash': new Set([outcome.tokenHash]),
+          ':most': RECORD_LINK_HASHES,
+        },
+      }),
+    );
+    if (withHash) return true;
+    // The record holds as many hashes as it may: this copy's link is checked on its chunk's
+    // claim item, which holds every link minted ([campaign.every-copy-link]).
+    return this.requests.conditional(
+      'recordOutcome',
+      update({
+        UpdateExpression: `SET ${sets.join(', ')}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
