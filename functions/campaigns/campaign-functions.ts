@@ -61,16 +61,17 @@ export const campaignFunctions = [
     summary: 'Sends campaign mail to the queued recipients, paced, claiming each with a lease',
     trigger: { queue: 'sends', batchSize: 1 },
     access: {
-      // Read the campaign and its content (GetItem), the subscribers (BatchGetItem), claim,
-      // settle, skip and release recipients and count (UpdateItem), note a claim's links
-      // (PutItem); put back unsent ones.
+      // Read the campaign and its content (GetItem), the subscribers (BatchGetItem; one whose
+      // address changed since planning by their id, Query `recent`), claim, settle, skip and
+      // release recipients and count (UpdateItem), note a claim's links (PutItem); put back
+      // unsent ones.
       table: [
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
         'dynamodb:BatchGetItem',
         'dynamodb:PutItem',
       ],
-      queries: [],
+      queries: ['recent'],
       sendsMail: true,
       settings: true,
       queues: ['sends'],

@@ -237,21 +237,47 @@ class ChunkRun {
         this.leftovers.push(...members);
         continue;
       }
-      const subscribers = await this.deps.campaigns.subscribersByEmail(
-        members.map((recipient) => recipient.email),
-      );
+      const subscribers = await this.#subscribersOf(members);
       let next = 0;
       const lane = async (): Promise<void> => {
         while (next < members.length) {
           const recipient = members[next] as ChunkRecipient;
           next += 1;
-          await this.#one(recipient, subscribers.get(recipient.email));
+          await this.#one(recipient, subscribers.get(recipient.id));
         }
       };
       await Promise.all(
         Array.from({ length: Math.min(this.invocation.inFlight, members.length) }, lane),
       );
     }
+  }
+
+  /**
+   * The recipients' subscribers as stored now, by id ([campaign.recheck]): read by the address
+   * the planner read (one consistent batch), and, for anyone not found there under their id
+   * (an address changed since planning, or deleted), by the address their id has now. So a
+   * changed address changes where the mail goes, not whether it goes.
+   */
+  async #subscribersOf(
+    members: readonly ChunkRecipient[],
+  ): Promise<Map<number, SubscriberRecord>> {
+    const campaigns = this.deps.campaigns;
+    const found = new Map<number, SubscriberRecord>();
+    const byPlannedEmail = await campaigns.subscribersByEmail(members.map((each) => each.email));
+    const moved: number[] = [];
+    for (const { id, email } of members) {
+      const subscriber = byPlannedEmail.get(email);
+      if (subscriber?.id === id) found.set(id, subscriber);
+      else moved.push(id);
+    }
+    if (moved.length === 0) return found;
+    const emails = await campaigns.emailsOf(moved);
+    const byEmailNow = await campaigns.subscribersByEmail([...emails.values()]);
+    for (const id of moved) {
+      const subscriber = byEmailNow.get(emails.get(id) ?? '');
+      if (subscriber?.id === id) found.set(id, subscriber);
+    }
+    return found;
   }
 
   /**
