@@ -1,4 +1,8 @@
-import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
+import type {
+  CampaignRecord,
+  PauseReason,
+  RecountProgress,
+} from '../../domain/campaign/campaign.ts';
 import type { RecipientRecord, SkipReason } from '../../domain/campaign/recipient.ts';
 import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
@@ -66,6 +70,7 @@ export interface CampaignFields {
   readonly schedule_missed_at: string;
   readonly quota_checked_at: string;
   readonly recounted_at: string;
+  readonly recount: RecountProgress;
   readonly legacy_records: boolean;
   readonly records_spread: boolean;
 }
@@ -162,6 +167,22 @@ export interface SettledCounts {
   readonly sent: number;
   readonly skipped: number;
   readonly failed: number;
+}
+
+/** Where a recount of an issue's records stands: a partition of theirs, and the last key read. */
+export interface RecountCursor {
+  /** The index of the partition among the issue's record partitions (the old one last). */
+  readonly partition: number;
+  /** The sort key of the last record read there; absent to start at its first. */
+  readonly after?: string;
+}
+
+/** What one bounded step of a recount counted, and where the next starts (none: done). */
+export interface RecountStep {
+  readonly counts: SettledCounts;
+  /** Records read, whatever their run or state. */
+  readonly read: number;
+  readonly next?: RecountCursor;
 }
 
 /** Outcomes a worker settled, to add to the campaign's counts. */
@@ -294,6 +315,16 @@ export interface CampaignStore {
   ): Promise<number>;
   /** The settled records of a run, counted (reads every record of the issue). */
   countSettled(space: RecordSpace, run: number): Promise<SettledCounts>;
+  /**
+   * One bounded step of that count: from `from`, reading at most `maxItems` records, so that a
+   * recount of any size goes on across invocations ([campaign.complete]).
+   */
+  countSettledFrom(
+    space: RecordSpace,
+    run: number,
+    from: RecountCursor,
+    maxItems: number,
+  ): Promise<RecountStep>;
   /** Ids of the newest issues with one of these statuses (the `recent` index), newest first. */
   campaignsWithStatus(statuses: readonly NewsletterIssueStatus[], limit: number): Promise<number[]>;
   /**

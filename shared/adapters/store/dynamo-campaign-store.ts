@@ -7,7 +7,11 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
+import type {
+  CampaignRecord,
+  PauseReason,
+  RecountProgress,
+} from '../../domain/campaign/campaign.ts';
 import { DependencyError } from '../../domain/errors.ts';
 import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
@@ -53,6 +57,7 @@ export class DynamoCampaignStore implements CampaignStore {
   recipientPage: CampaignStore['recipientPage'];
   getRecipient: CampaignStore['getRecipient'];
   countSettled: CampaignStore['countSettled'];
+  countSettledFrom: CampaignStore['countSettledFrom'];
   /** The last pace reservation seen per issue: the next one's condition, in this container. */
   readonly #paceSeen = new Map<number, { run: number; next: number }>();
 
@@ -80,6 +85,7 @@ export class DynamoCampaignStore implements CampaignStore {
     this.recipientPage = records.recipientPage.bind(records);
     this.getRecipient = records.getRecipient.bind(records);
     this.countSettled = records.countSettled.bind(records);
+    this.countSettledFrom = records.countSettledFrom.bind(records);
   }
 
   async getCampaign(id: number, options: ReadOptions = {}): Promise<CampaignRecord | undefined> {
@@ -553,6 +559,7 @@ function fromCampaignItem(item: Item): CampaignRecord {
   const scheduleMissedAt = text('schedule_missed_at');
   const quotaCheckedAt = text('quota_checked_at');
   const recountedAt = text('recounted_at');
+  const recount = recountOf(item.recount);
   return {
     id: number('id'),
     subject: String(item.subject ?? ''),
@@ -586,6 +593,23 @@ function fromCampaignItem(item: Item): CampaignRecord {
     ...(scheduleMissedAt ? { schedule_missed_at: scheduleMissedAt } : {}),
     ...(quotaCheckedAt ? { quota_checked_at: quotaCheckedAt } : {}),
     ...(recountedAt ? { recounted_at: recountedAt } : {}),
+    ...(recount ? { recount } : {}),
+  };
+}
+
+/** A recount under way as stored (a map), or undefined when there is none or it is unreadable. */
+function recountOf(value: unknown): RecountProgress | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const stored = value as Record<string, unknown>;
+  if (typeof stored.started_at !== 'string') return undefined;
+  return {
+    run: Number(stored.run ?? 0),
+    started_at: stored.started_at,
+    partition: Number(stored.partition ?? 0),
+    ...(typeof stored.after === 'string' ? { after: stored.after } : {}),
+    sent: Number(stored.sent ?? 0),
+    skipped: Number(stored.skipped ?? 0),
+    failed: Number(stored.failed ?? 0),
   };
 }
 

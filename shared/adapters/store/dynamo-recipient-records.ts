@@ -19,6 +19,8 @@ import type {
   PlannedChunk,
   RecipientOutcome,
   RecordSpace,
+  RecountCursor,
+  RecountStep,
   SettledCounts,
 } from './campaign-store-port.ts';
 import { DynamoBatches } from './dynamo-batches.ts';
@@ -34,6 +36,8 @@ type Item = Record<string, unknown>;
  * A copy beyond these is still checked on its chunk's claim item: the record stays bounded.
  */
 export const RECORD_LINK_HASHES = 8;
+/** Records one Query of a recount reads at most (about 250 KB of records of ~250 bytes). */
+const COUNT_PAGE_ITEMS = 1_000;
 /** Most characters of SES's refusal a failed record keeps. */
 const MAX_ERROR_CHARACTERS = 500;
 
@@ -369,24 +373,64 @@ export class DynamoRecipientRecords {
 
   async countSettled(space: RecordSpace, run: number): Promise<SettledCounts> {
     const counts = { sent: 0, skipped: 0, failed: 0 };
-    const partitions = recordPartitions(space);
-    for (const partition of partitions) {
-      for await (const items of this.requests.queryPages('query:recipients', {
-        TableName: this.table,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': KEY.partition, '#state': 'state', '#run': 'run' },
-        ExpressionAttributeValues: { ':pk': partition },
-        ProjectionExpression: '#state, #run',
-        ConsistentRead: true,
-      })) {
-        for (const item of items) {
-          const state = item.state as RecipientState;
-          if (Number(item.run ?? 1) !== run) continue;
-          if (state === 'sent' || state === 'skipped' || state === 'failed') counts[state] += 1;
-        }
-      }
+    let from: RecountCursor | undefined = { partition: 0 };
+    while (from) {
+      const part = await this.countSettledFrom(space, run, from, COUNT_PAGE_ITEMS);
+      counts.sent += part.counts.sent;
+      counts.skipped += part.counts.skipped;
+      counts.failed += part.counts.failed;
+      from = part.next;
     }
     return counts;
+  }
+
+  async countSettledFrom(
+    space: RecordSpace,
+    run: number,
+    from: RecountCursor,
+    maxItems: number,
+  ): Promise<RecountStep> {
+    const counts = { sent: 0, skipped: 0, failed: 0 };
+    const partitions = recordPartitions(space);
+    let read = 0;
+    let partition = from.partition;
+    let after = from.after;
+    while (partition < partitions.length) {
+      if (read >= maxItems)
+        return { counts, read, next: { partition, ...(after ? { after } : {}) } };
+      const output = await this.requests.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
+        'query:recipients',
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': KEY.partition, '#state': 'state', '#run': 'run' },
+          ExpressionAttributeValues: { ':pk': partitions[partition] },
+          ProjectionExpression: '#state, #run',
+          ConsistentRead: true,
+          Limit: Math.min(COUNT_PAGE_ITEMS, maxItems - read),
+          ...(after
+            ? {
+                ExclusiveStartKey: {
+                  [KEY.partition]: partitions[partition],
+                  [KEY.sort]: after,
+                },
+              }
+            : {}),
+        }),
+      );
+      for (const item of output.Items ?? []) {
+        read += 1;
+        const state = item.state as RecipientState;
+        if (Number(item.run ?? 1) !== run) continue;
+        if (state === 'sent' || state === 'skipped' || state === 'failed') counts[state] += 1;
+      }
+      const last = output.LastEvaluatedKey?.[KEY.sort];
+      if (last === undefined) {
+        partition += 1;
+        after = undefined;
+      } else after = String(last);
+    }
+    return { counts, read };
   }
 
   /**

@@ -25,6 +25,24 @@ export type AccountRefusal =
 export type PauseReason = 'operator' | 'failures' | 'quota' | AccountRefusal;
 
 /**
+ * How far a recount of a run's records has got ([campaign.complete]): each sweep reads a
+ * bounded number of records and keeps its place and its counts here, so a recount of any size
+ * ends over several sweeps. It holds only while the run settles nothing new.
+ */
+export interface RecountProgress {
+  /** The run counted. */
+  readonly run: number;
+  /** When it started: progress after that makes its counts stale, and it starts again. */
+  readonly started_at: string;
+  /** The index of the record partition it reads, and the last key it read there. */
+  readonly partition: number;
+  readonly after?: string;
+  readonly sent: number;
+  readonly skipped: number;
+  readonly failed: number;
+}
+
+/**
  * A newsletter issue with the state of its sending (docs/storage.md, "Campaigns"): one run at a
  * time; each run plans recipients page by page from the subscriber index, then workers send.
  */
@@ -71,6 +89,8 @@ export interface CampaignRecord extends NewsletterIssueRecord {
   readonly quota_checked_at?: string;
   /** When the sweeper last recounted the records of a quiet run ([campaign.complete]). */
   readonly recounted_at?: string;
+  /** A recount under way, which the next sweeps go on with ([campaign.complete]). */
+  readonly recount?: RecountProgress;
   /** Generation of the requeue walk: a resume starts a new one, older walk messages are dropped. */
   readonly walk: number;
   /**

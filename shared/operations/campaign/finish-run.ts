@@ -21,7 +21,7 @@ export async function completeRun(
     const done = await deps.campaigns.updateCampaign(current.id, {
       expect: { statuses: ['sending'], run: current.run, private: current.private },
       set: { ...counts, status: 'sent', sent_at: deps.now().toISOString() },
-      remove: ['pause_reason'],
+      remove: ['pause_reason', 'recount'],
       listPublicly: !current.private,
     });
     if (done) {

@@ -15,12 +15,20 @@ export async function restartWork(
   from: readonly NewsletterIssueStatus[],
   /** Only a campaign paused for this reason (the sweeper's resume after the quota). */
   pauseReason?: PauseReason,
+  /** Only while the campaign is still on this run (the sweeper's repair). */
+  run?: number,
 ): Promise<CampaignRecord | undefined> {
   const campaign = await deps.campaigns.updateCampaign(id, {
-    expect: { statuses: from, ...(pauseReason ? { pauseReason } : {}) },
+    expect: {
+      statuses: from,
+      ...(pauseReason ? { pauseReason } : {}),
+      ...(run === undefined ? {} : { run }),
+    },
     set: { status: 'sending', consecutive_failures: 0, active_at: deps.now().toISOString() },
     add: { walk: 1 },
-    remove: ['pause_reason'],
+    // A recount follows once the restarted work is quiet (one under way goes on unless the
+    // restarted work settles something, which makes it start again).
+    remove: ['pause_reason', 'recounted_at'],
   });
   if (!campaign) return undefined;
   if (!campaign.plan_done)

@@ -89,9 +89,15 @@ const DEADLINE_MARGIN_MS = 6_000;
 const STATUS_CHECK_MS = 1_000;
 /** Longest pause of a pacing wait before the worker looks at its campaign's status again. */
 const WAIT_STEP_MS = 250;
-/** Backoff of work put back after a throttle or an outage: 2 s doubling, at most 5 minutes. */
+/**
+ * Backoff of work put back after a throttle or an outage: 2 s doubling, at most 5 minutes,
+ * each spread by ±BACKOFF_JITTER so that work put back together does not come back together.
+ */
 const BACKOFF_BASE_SECONDS = 2;
 const BACKOFF_MAX_SECONDS = 300;
+const BACKOFF_JITTER = 0.25;
+/** The longest a chunk put back waits before it is delivered again (375 s). */
+export const LONGEST_BACKOFF_MS = BACKOFF_MAX_SECONDS * (1 + BACKOFF_JITTER) * 1000;
 
 /**
  * Sends one chunk of a campaign's recipients ([campaign.claim], [campaign.recheck],
@@ -258,9 +264,7 @@ class ChunkRun {
    * (an address changed since planning, or deleted), by the address their id has now. So a
    * changed address changes where the mail goes, not whether it goes.
    */
-  async #subscribersOf(
-    members: readonly ChunkRecipient[],
-  ): Promise<Map<number, SubscriberRecord>> {
+  async #subscribersOf(members: readonly ChunkRecipient[]): Promise<Map<number, SubscriberRecord>> {
     const campaigns = this.deps.campaigns;
     const found = new Map<number, SubscriberRecord>();
     const byPlannedEmail = await campaigns.subscribersByEmail(members.map((each) => each.email));
@@ -596,7 +600,7 @@ class ChunkRun {
           this.stopped === 'deadline'
             ? 0
             : Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** message.throttled) *
-              (0.75 + Math.random() * 0.5);
+              (1 - BACKOFF_JITTER + Math.random() * 2 * BACKOFF_JITTER);
         await this.deps.queue.send(
           [{ ...message, recipients: this.leftovers, throttled: rounds }],
           delay,
