@@ -7,6 +7,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { RECORD_LINK_HASHES } from '../../shared/adapters/store/dynamo-recipient-records.ts';
+import { DynamoSendBudget } from '../../shared/adapters/store/dynamo-send-budget.ts';
 import { INDEX, keys } from '../../shared/adapters/store/table-design.ts';
 import { CHUNK_SIZE } from '../../shared/domain/campaign/work-messages.ts';
 import { campaignWorld } from '../support/campaign-world.ts';
@@ -460,6 +461,9 @@ describe('[campaign.lifecycle] the store edits an issue only while it has one of
       failed: 0,
       consecutive_failures: 0,
       walk: 0,
+      fed_after: 0,
+      fed_chunks: 0,
+      done_chunks: 0,
       legacy_records: false,
       records_spread: false,
     });
@@ -694,18 +698,22 @@ describe('[campaign.sweep] the store finds the sending campaigns however many ne
   });
 });
 
-describe('[campaign.pacing] workers in any container reserve from one time line of slots', () => {
-  it('a reservation starts after every slot reserved before, also by another container; a new run starts afresh', async () => {
-    const { campaigns, id, fresh } = await storeWithIssue();
-    // Another container: a store of its own, which has seen no reservation yet.
-    const other = new DynamoCampaignStore(fresh.client, fresh.tableName);
-    expect(await campaigns.reservePace(id, 1, 5, 100, NOW)).toBe(NOW);
-    expect(await other.reservePace(id, 1, 5, 100, NOW + 10)).toBe(NOW + 500);
+describe('[campaign.budget] every worker of every campaign reserves from the account’s one time line of slots', () => {
+  it('a reservation starts after every slot reserved before, by another container or for another campaign, and never in the past', async () => {
+    const fresh = await freshStore();
+    const budget = new DynamoSendBudget(fresh.client, fresh.tableName);
+    // Another container (a worker of another campaign): a budget of its own, which has seen
+    // no reservation yet.
+    const other = new DynamoSendBudget(fresh.client, fresh.tableName);
+    expect(await budget.reserve(5, 100, NOW)).toBe(NOW);
+    expect(await other.reserve(5, 100, NOW + 10)).toBe(NOW + 500);
     // The first container's view is out of date: its write fails once, then goes after.
-    expect(await campaigns.reservePace(id, 1, 2, 100, NOW + 20)).toBe(NOW + 1_000);
+    expect(await budget.reserve(2, 100, NOW + 20)).toBe(NOW + 1_000);
     // Long after the last slot, a reservation starts now: no burst of slots from the past.
-    expect(await other.reservePace(id, 1, 1, 100, NOW + 60_000)).toBe(NOW + 60_000);
-    // A send to the new is another run: its line starts at its own now.
-    expect(await campaigns.reservePace(id, 2, 1, 100, NOW + 30)).toBe(NOW + 30);
+    expect(await other.reserve(1, 100, NOW + 60_000)).toBe(NOW + 60_000);
+    expect(await budget.reserve(1, 100, NOW + 60_030)).toBe(NOW + 60_100);
+    // Another budget (another kind of mail) is a time line of its own.
+    const series = new DynamoSendBudget(fresh.client, fresh.tableName, 'series');
+    expect(await series.reserve(1, 100, NOW + 60_040)).toBe(NOW + 60_040);
   });
 });

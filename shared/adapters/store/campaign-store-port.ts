@@ -71,6 +71,10 @@ export interface CampaignFields {
   readonly quota_checked_at: string;
   readonly recounted_at: string;
   readonly recount: RecountProgress;
+  readonly waiting_since: string;
+  readonly fed_after: number;
+  readonly fed_chunks: number;
+  readonly done_chunks: number;
   readonly legacy_records: boolean;
   readonly records_spread: boolean;
 }
@@ -84,7 +88,9 @@ export type CampaignCounter =
   | 'consecutive_failures'
   | 'run'
   | 'walk'
-  | 'plan_page';
+  | 'plan_page'
+  | 'fed_chunks'
+  | 'done_chunks';
 
 /**
  * One conditional update of a campaign's state: it applies only while the campaign still has
@@ -102,6 +108,12 @@ export interface CampaignUpdate {
     readonly private?: boolean;
     /** Why it stands paused: a resume by the sweeper acts only on the pause it looked at. */
     readonly pauseReason?: PauseReason;
+    /** Whether it waits for its turn: only one waiting is started ([campaign.overlap]). */
+    readonly waiting?: boolean;
+    /** The walk generation: work of an older walk changes nothing. */
+    readonly walk?: number;
+    /** How far its chunks are queued: a feed acts only on the place it started from. */
+    readonly fedAfter?: number;
   };
   readonly set?: Partial<CampaignFields>;
   readonly add?: Partial<Record<CampaignCounter, number>>;
@@ -302,17 +314,6 @@ export interface CampaignStore {
     limit: number,
   ): Promise<{ readonly recipients: RecipientRecord[]; readonly more: boolean }>;
   getRecipient(space: RecordSpace, subscriberId: number): Promise<RecipientRecord | undefined>;
-  /**
-   * Reserves `slots` send slots `spacingMs` apart for an issue's run, after every slot any
-   * worker reserved before and not before `now`: the time of the first (epoch ms).
-   */
-  reservePace(
-    newsletterId: number,
-    run: number,
-    slots: number,
-    spacingMs: number,
-    now: number,
-  ): Promise<number>;
   /** The settled records of a run, counted (reads every record of the issue). */
   countSettled(space: RecordSpace, run: number): Promise<SettledCounts>;
   /**

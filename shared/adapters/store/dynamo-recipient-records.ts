@@ -188,33 +188,28 @@ export class DynamoRecipientRecords {
     run: number,
     first: number,
   ): Promise<ChunkLinks | undefined> {
-    const [chunk, claims] = await Promise.all([
-      // Chunks claimed before the claims had items of their own hold their entries themselves.
+    const read = (key: Item, projection: string) =>
       this.requests.send<{ Item?: Item }>(
         'getChunkLinks',
         new GetCommand({
           TableName: this.table,
-          Key: keys.chunk(newsletterId, run, first),
-          ProjectionExpression: 'link_hashes, link_expires_at',
+          Key: key,
+          ProjectionExpression: projection,
           ConsistentRead: true,
         }),
+      );
+    // Chunks claimed before the claims had items of their own hold their entries themselves.
+    const chunk = (
+      await read(keys.chunk(newsletterId, run, first), 'link_hashes, link_expires_at, claims')
+    ).Item;
+    if (!chunk) return undefined;
+    const claims = Number(chunk.claims ?? 0);
+    const claimItems = await Promise.all(
+      Array.from({ length: claims }, (_, index) =>
+        read(keys.chunkClaimLinks(newsletterId, run, first, index + 1), 'entries, link_expires_at'),
       ),
-      this.requests.send<{ Items?: Item[] }>(
-        'query:chunkLinks',
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :chunk)',
-          ExpressionAttributeNames: { '#pk': KEY.partition, '#sk': KEY.sort },
-          ExpressionAttributeValues: {
-            ':pk': keys.chunkLinks(newsletterId),
-            ':chunk': `${chunkSortKey(run, first)}#`,
-          },
-          ConsistentRead: true,
-        }),
-      ),
-    ]);
-    if (!chunk.Item) return undefined;
-    const sets = [chunk.Item, ...(claims.Items ?? [])];
+    );
+    const sets = [chunk, ...claimItems.flatMap((output) => (output.Item ? [output.Item] : []))];
     const entries = sets.flatMap((item) =>
       item.link_hashes instanceof Set
         ? [...(item.link_hashes as Set<string>)]

@@ -113,10 +113,11 @@ export const keys = {
     [KEY.sort]: 'content',
   }),
   /**
-   * Where an issue's workers reserve their send slots, so that together they keep one rate
-   * ([campaign.pacing]).
+   * The account's send budget of one kind of mail (`bulk`: campaigns): the time line every
+   * sender of it reserves its send slots from, so that together they keep one rate
+   * ([campaign.budget]).
    */
-  newsletterPace: (id: number) => ({ [KEY.partition]: `NEWSLETTER#${id}`, [KEY.sort]: 'pace' }),
+  sendBudget: (name: string) => ({ [KEY.partition]: `BUDGET#${name}`, [KEY.sort]: 'pace' }),
   counter: (sequence: 'subscriber' | 'newsletter') => ({
     [KEY.partition]: `COUNTER#${sequence}`,
     [KEY.sort]: 'counter',

@@ -2,14 +2,17 @@ import type { CampaignMailer } from '../../adapters/mail/campaign-mailer-port.ts
 import { recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
 import type { CampaignRecord, RecountProgress } from '../../domain/campaign/campaign.ts';
 import { isRunComplete, settled } from '../../domain/campaign/campaign.ts';
+import { wantsFeed } from '../../domain/campaign/feed.ts';
 import {
   RATE_KEPT_ALARM_PERCENT,
   rateKeptPercent,
+  rateShare,
   type SendSample,
   sendSampleOf,
 } from '../../domain/campaign/rate-kept.ts';
 import { CHUNK_SIZE } from '../../domain/campaign/work-messages.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
+import { startNextTurns, turnOf } from './campaign-turns.ts';
 import { completeRun } from './finish-run.ts';
 import { reportOverdueSchedules } from './overdue-schedules.ts';
 import { restartWork } from './restart-work.ts';
@@ -90,10 +93,14 @@ export async function sweepCampaigns(deps: SweeperDependencies): Promise<SweepOu
   let repaired = 0;
   let recounted = 0;
   let records = deps.recountRecords ?? RECOUNT_RECORDS_PER_SWEEP;
-  for (const id of ids) {
-    const campaign = await deps.campaigns.getCampaign(id);
-    if (campaign?.status !== 'sending') continue;
-    reportRateKept(deps, campaign, now);
+  // One waiting for its turn has nothing under way to watch ([campaign.overlap]).
+  const atWork = (await Promise.all(ids.map((id) => deps.campaigns.getCampaign(id)))).filter(
+    (campaign): campaign is CampaignRecord =>
+      campaign?.status === 'sending' && campaign.waiting_since === undefined,
+  );
+  for (const campaign of atWork) {
+    const id = campaign.id;
+    reportRateKept(deps, campaign, now, atWork.length);
     const since = (value: string | undefined): number =>
       now - Date.parse(value ?? campaign.started_at ?? new Date(now).toISOString());
     if (since(campaign.progress_at) >= settings.campaign.stall_minutes * 60_000) {
@@ -105,11 +112,24 @@ export async function sweepCampaigns(deps: SweeperDependencies): Promise<SweepOu
     }
     if (since(campaign.active_at) >= REPAIR_AFTER_MS) {
       if (await repair(deps, campaign)) repaired += 1;
-    } else if (records > 0 && isQuietAndShort(campaign, now)) {
+      continue;
+    }
+    if (records > 0 && isQuietAndShort(campaign, now)) {
       records -= await recountQuiet(deps, campaign, records);
       recounted += 1;
     }
+    // A feed its workers asked for and lost (or none left to ask): asked again here.
+    if (wantsFeed(campaign))
+      await deps.queue.plan({
+        kind: 'walk',
+        newsletter_id: id,
+        run: campaign.run,
+        walk: campaign.walk,
+        after: campaign.fed_after,
+      });
   }
+  // A turn lost with the write that should have started it (its caller died) comes here.
+  await startNextTurns(deps);
   // Published every sweep, zero included, so the alarm sees a value and not missing data.
   deps.metrics.count('StalledCampaigns', stalled);
   await reportOverdueSchedules(deps, settings);
@@ -117,12 +137,17 @@ export async function sweepCampaigns(deps: SweeperDependencies): Promise<SweepOu
 }
 
 /**
- * [campaign.rate-kept] The share of its rate a sending campaign sent since this container's
- * last sweep of it, published as `CampaignRateKept` (also under its `newsletter` dimension; the
+ * [campaign.rate-kept] The share of its rate (divided among the `sharers` campaigns at work,
+ * [campaign.budget]) a sending campaign sent since this container's last sweep of it, published as `CampaignRateKept` (also under its `newsletter` dimension; the
  * CampaignBehindRate alarm watches it), with a `campaign_behind_rate` line when it is short.
  */
-function reportRateKept(deps: SweeperDependencies, campaign: CampaignRecord, now: number): void {
-  const percent = rateKeptPercent(deps.sendSamples.get(campaign.id), campaign, now);
+function reportRateKept(
+  deps: SweeperDependencies,
+  campaign: CampaignRecord,
+  now: number,
+  sharers: number,
+): void {
+  const percent = rateKeptPercent(deps.sendSamples.get(campaign.id), campaign, now, sharers);
   deps.sendSamples.delete(campaign.id);
   deps.sendSamples.set(campaign.id, sendSampleOf(campaign, now));
   const oldest = deps.sendSamples.keys().next().value;
@@ -135,6 +160,7 @@ function reportRateKept(deps: SweeperDependencies, campaign: CampaignRecord, now
       run: campaign.run,
       percent,
       rate: campaign.rate,
+      ...(sharers > 1 ? { share: rateShare(campaign.rate ?? 0, sharers) } : {}),
     });
 }
 
@@ -241,7 +267,10 @@ async function resumeAfterQuota(deps: SweeperDependencies, now: number): Promise
       });
       continue;
     }
-    const restarted = await restartWork(deps, id, ['paused'], 'quota');
+    const restarted = await restartWork(deps, id, ['paused'], {
+      pauseReason: 'quota',
+      wait: (await turnOf(deps, id)).wait,
+    });
     if (restarted) {
       resumed += 1;
       deps.log.info('campaign_resumed', {
@@ -265,7 +294,7 @@ async function resumeAfterQuota(deps: SweeperDependencies, now: number): Promise
  * meanwhile is not).
  */
 async function repair(deps: CampaignDependencies, campaign: CampaignRecord): Promise<boolean> {
-  const restarted = await restartWork(deps, campaign.id, ['sending'], undefined, campaign.run);
+  const restarted = await restartWork(deps, campaign.id, ['sending'], { run: campaign.run });
   if (!restarted) return false;
   deps.log.warn('campaign_repaired', {
     newsletter_id: campaign.id,
