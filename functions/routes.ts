@@ -561,10 +561,11 @@ const V2_ROUTES = [
     'v2 (ours): send an issue to its lists (new_only: to those it has not reached)',
     // The issue; SES's quota and, when the room is below the highest subscriber id, a count of
     // the recipients (Query of the list index; with new_only, which already have a record:
-    // BatchGetItem).
+    // BatchGetItem); the campaigns sending already (Query `recent`: it shares the rate with
+    // them or waits its turn, [campaign.overlap]).
     {
       table: [...KEY_CHECK, 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-      queries: [],
+      queries: ['recent'],
       sendsMail: false,
       settings: true,
       queues: ['plans'],
@@ -597,8 +598,10 @@ const V2_ROUTES = [
     settings: true,
   }),
   issueRoute('v2-issue-resume', 'POST', '/issues/{id}/resume', 'v2 (ours): resume a paused issue', {
+    // The issue and its transition; the campaigns sending already (Query `recent`: a resumed
+    // issue may wait its turn behind them, [campaign.overlap]).
     table: KEY_CHECK,
-    queries: [],
+    queries: ['recent'],
     sendsMail: false,
     settings: true,
     queues: ['plans'],
@@ -843,8 +846,9 @@ export const routes = [
     access: {
       // Read token and subscriber, then a conditional put of the unsubscribed record, with
       // the activation link's token item deleted in the same transaction. A campaign mail's
-      // link: its recipient record (GetItem), the subscriber's address by id (Query `recent`),
-      // and the mark on the record that the person left through it (UpdateItem).
+      // link: its recipient record (GetItem), else its chunk's links (GetItem of the chunk and
+      // of each claim's links item), the subscriber's address by id (Query `recent`), and the
+      // mark on the record that the person left through it (UpdateItem).
       table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
       queries: ['recent'],
       sendsMail: false,

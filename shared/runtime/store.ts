@@ -1,5 +1,6 @@
 import { DynamoCampaignStore } from '../adapters/store/dynamo-campaign-store.ts';
 import { DynamoEngagementStore } from '../adapters/store/dynamo-engagement-store.ts';
+import { DynamoSendBudget } from '../adapters/store/dynamo-send-budget.ts';
 import { DynamoStore } from '../adapters/store/dynamo-store.ts';
 import { dynamoDocumentClient } from './dynamodb-client.ts';
 import type { Environment } from './environment.ts';
@@ -17,4 +18,9 @@ export function campaignStore(environment: Environment): DynamoCampaignStore {
 /** Opens and clicks (docs/storage.md, "Engagement"), same client. */
 export function engagementStore(environment: Environment): DynamoEngagementStore {
   return new DynamoEngagementStore(dynamoDocumentClient(), environment.tableName);
+}
+
+/** The account's send budget for campaigns ([campaign.budget]), same client. */
+export function sendBudget(environment: Environment): DynamoSendBudget {
+  return new DynamoSendBudget(dynamoDocumentClient(), environment.tableName);
 }

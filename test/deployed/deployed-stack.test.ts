@@ -36,6 +36,7 @@ import type { CampaignDependencies } from '../../shared/operations/campaign/camp
 import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
 import { createClientKey } from '../../shared/operations/v2/manage-client-keys.ts';
 import { runCli } from '../cli/cli-harness.ts';
+import { until } from '../e2e/support/campaign-operator.ts';
 import {
   type ApiResponse,
   BASELINE_SETTINGS,
@@ -143,6 +144,34 @@ async function seedReached(
       ...memberItems(record),
       { ...keys.recipient(issue, record.id), state: 'sent', run: 1, message_id: `m-${index}` },
     ]),
+    [],
+  );
+  return records;
+}
+
+/** Confirmed subscribers of a list, written as an import writes them (the list index too). */
+async function seedConfirmed(count: number, list: number, prefix: string) {
+  const store = new DynamoStore(db, service.stack.tableName);
+  const first = await store.reserveIds('subscriber', count);
+  const settings = parseSettings(JSON.stringify(BASELINE_SETTINGS));
+  const now = new Date();
+  const records = Array.from(
+    { length: count },
+    (_, index): SubscriberRecord => ({
+      ...newSubscriberRecord(
+        `${prefix}-${index}@example.com`,
+        { name: '', lists: [list], profile: {} },
+        'C',
+        settings,
+        now,
+        { preassigned: false },
+      ),
+      id: first + index,
+      version: 1,
+    }),
+  );
+  await batchWrite(
+    records.flatMap((record) => [toSubscriberItem(record), ...memberItems(record)]),
     [],
   );
   return records;
@@ -605,6 +634,54 @@ describe('the whole scenario, from cdk.out', () => {
       },
       { documented: false },
     );
+    // [campaign.complete] A worker that died took a count with it: the run, quiet, is short of
+    // its total. The sweeper recounts its records (Query of the table) and ends it.
+    const repairedKey = { pk: `NEWSLETTER#${campaignId + 1}`, sk: 'newsletter' };
+    const repaired = (
+      await db.send(
+        new GetCommand({
+          TableName: service.stack.tableName,
+          Key: repairedKey,
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
+    expect(repaired).toMatchObject({ status: 'sent', plan_done: true });
+    const short = Number(repaired?.sent ?? 0) > 0 ? 'sent' : 'skipped';
+    expect(Number(repaired?.[short] ?? 0)).toBeGreaterThan(0);
+    await db.send(
+      new UpdateCommand({
+        TableName: service.stack.tableName,
+        Key: repairedKey,
+        UpdateExpression:
+          'SET #status = :sending, #short = #short - :one, progress_at = :then, active_at = :now REMOVE sent_at',
+        ExpressionAttributeNames: { '#status': 'status', '#short': short },
+        ExpressionAttributeValues: {
+          ':sending': 'sending',
+          ':one': 1,
+          ':then': new Date(Date.now() - 60_000).toISOString(),
+          ':now': new Date().toISOString(),
+        },
+      }),
+    );
+    await step(
+      'campaign: the sweeper recounts a run a dead worker left short, and ends it',
+      async () => {
+        await service.stack.cloud.fireRule(sweep.logicalId);
+        return undefined;
+      },
+      { documented: false },
+    );
+    const recounted = (
+      await db.send(
+        new GetCommand({
+          TableName: service.stack.tableName,
+          Key: repairedKey,
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
+    expect(recounted).toMatchObject({ status: 'sent', [short]: repaired?.[short] });
 
     // A scheduled send: the operator schedules a copy, the Scheduler fires it at its time with
     // the stack's scheduler role, and the campaign starter starts the send.
@@ -683,6 +760,47 @@ describe('the whole scenario, from cdk.out', () => {
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
+    // [campaign.feed] A send larger than its share of the workers' queue (about half a minute
+    // of sending): its workers ask the planner for the rest as theirs are done. A reader moves
+    // to another address meanwhile (v2 PUT /subscribers/{id}): [campaign.recheck] the worker
+    // finds them by id and mails the new address. Cancelled once the feed was asked for.
+    const crowd = await seedConfirmed(500, 3, 'crowd');
+    const mover = crowd[150];
+    if (!mover) throw new Error('no mover');
+    await operator('newsletters', 'copy', String(campaignId));
+    const crowdId = quotaId + 1;
+    await operator('newsletters', 'edit', String(crowdId), '--lists', '3');
+    await step(
+      'campaign: a send larger than its queue, a reader moving meanwhile (workers ask for more)',
+      async () => {
+        await operator('newsletters', 'send', String(crowdId));
+        const moved = await v2call('PUT', `/subscribers/${mover.id}`, good, {
+          email: 'crowd-moved@example.com',
+        });
+        expect(moved.status).toBe(200);
+        const read = async (key: Record<string, unknown>) =>
+          (
+            await db.send(
+              new GetCommand({
+                TableName: service.stack.tableName,
+                Key: key,
+                ConsistentRead: true,
+              }),
+            )
+          ).Item;
+        await until(
+          async () =>
+            Number((await read(keys.newsletter(crowdId)))?.fed_chunks ?? 0) > 4 &&
+            (await read(keys.recipient(crowdId, mover.id)))?.state === 'sent',
+          'the feed asked for and the moved reader mailed',
+        );
+        await operator('newsletters', 'cancel', String(crowdId));
+        return undefined;
+      },
+      { documented: false },
+    );
+    expect(await service.mails(mover.email)).toEqual([]);
+    expect(await service.mails('crowd-moved@example.com')).toHaveLength(1);
     await step('v2 GET /test', () => v2call('GET', '/test', good));
     await step('v2 GET /account', () => v2call('GET', '/account', good));
     const shownSettings = await step('v2 GET /settings', () => v2call('GET', '/settings', good));

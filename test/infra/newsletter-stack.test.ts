@@ -727,21 +727,21 @@ describe('[ops.alarms] alarms and dashboard', () => {
     for (const alarm of alarms()) expect(alarm.properties.AlarmActions).toBeUndefined();
     const topic = 'arn:aws:sns:eu-west-1:123456789012:newsletter-alarms';
     const { template: notifying, stack: notifyingStack } = buildApp({ alarmTopicArn: topic });
-    // The parts of a composite alarm notify through it ([campaign.rate-kept]), not themselves.
-    const parts = Object.values(notifyingStack.alarms.behindRateParts).map((alarm) =>
-      notifyingStack.getLogicalId(alarm.node.defaultChild as CfnElement),
-    );
+    // Every alarm notifies, CampaignBehindRate included ([campaign.rate-kept]): no composite
+    // with silent parts any more.
     const all = [
       ...resourcesOfType(notifying, 'AWS::CloudWatch::Alarm'),
       ...resourcesOfType(notifying, 'AWS::CloudWatch::CompositeAlarm'),
     ];
     expect(all.length).toBeGreaterThanOrEqual(4);
     for (const [id, alarm] of all) {
-      const expected = parts.includes(id) ? undefined : [topic];
-      expect(alarm.Properties.AlarmActions, id).toEqual(expected);
-      expect(alarm.Properties.OKActions, id).toEqual(expected);
+      expect(alarm.Properties.AlarmActions, id).toEqual([topic]);
+      expect(alarm.Properties.OKActions, id).toEqual([topic]);
     }
-    expect(parts).toHaveLength(2);
+    expect(resourcesOfType(notifying, 'AWS::CloudWatch::CompositeAlarm').size).toBe(0);
+    expect(
+      notifyingStack.getLogicalId(notifyingStack.alarms.behindRate.node.defaultChild as CfnElement),
+    ).toContain('CampaignBehindRate');
   });
 });
 

@@ -137,10 +137,11 @@ export const keys = {
     [KEY.sort]: 'content',
   }),
   /**
-   * Where an issue's workers reserve their send slots, so that together they keep one rate
-   * ([campaign.pacing]).
+   * The account's send budget of one kind of mail (`bulk`: campaigns): the time line every
+   * sender of it reserves its send slots from, so that together they keep one rate
+   * ([campaign.budget]).
    */
-  newsletterPace: (id: number) => ({ [KEY.partition]: `NEWSLETTER#${id}`, [KEY.sort]: 'pace' }),
+  sendBudget: (name: string) => ({ [KEY.partition]: `BUDGET#${name}`, [KEY.sort]: 'pace' }),
   counter: (sequence: 'subscriber' | 'newsletter') => ({
     [KEY.partition]: `COUNTER#${sequence}`,
     [KEY.sort]: 'counter',
@@ -160,12 +161,21 @@ export const keys = {
   recipients: (newsletterId: number, shard: number) => `RECIPIENTS#${newsletterId}#${shard}`,
   /** The one partition of the records of runs that started before they were spread. */
   legacyRecipients: (newsletterId: number) => `RECIPIENTS#${newsletterId}`,
-  /** A planned chunk of a run: who it holds, its worker's lease and its mails' link hashes. */
+  /** A planned chunk of a run: who it holds and its worker's lease (its links: chunkClaimLinks). */
   chunk: (newsletterId: number, run: number, first: number) => ({
     [KEY.partition]: keys.chunks(newsletterId),
     [KEY.sort]: chunkSortKey(run, first),
   }),
   chunks: (newsletterId: number) => `CHUNKS#${newsletterId}`,
+  /**
+   * The link hashes one claim of a chunk minted ([campaign.every-copy-link]): written once,
+   * never grown, so neither it nor the chunk gets larger with each claim.
+   */
+  chunkClaimLinks: (newsletterId: number, run: number, first: number, claim: number) => ({
+    [KEY.partition]: keys.chunkLinks(newsletterId),
+    [KEY.sort]: `${chunkSortKey(run, first)}#${String(claim).padStart(6, '0')}`,
+  }),
+  chunkLinks: (newsletterId: number) => `CHUNKLINKS#${newsletterId}`,
   /** An issue's engagement: its totals item and one item per clicked link (docs/storage.md). */
   engagementTotals: (newsletterId: number) => ({
     [KEY.partition]: `ENGAGEMENT#${newsletterId}`,
