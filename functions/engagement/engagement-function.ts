@@ -11,12 +11,15 @@ export const engagementRecorder = {
   name: 'engagement-recorder',
   summary: 'Records the opens and clicks SES reports for campaign mail, in batches',
   access: {
-    // Read the recipient record (GetItem), then one transaction per event of Update items
-    // (recipient record, issue totals, link, the subscriber's engaged issues).
-    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    // Read the recipient record, the subscriber's tombstone and the mail's state (BatchGetItem),
+    // then one transaction per event (Update and Put items: the mail's state, the click's
+    // item, the counters, and in `individual` the record and engaged issues); note per-person
+    // writes to come (UpdateItem).
+    table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
     queries: [],
     sendsMail: false,
-    settings: false,
+    // `campaign.tracking`: what may be stored ([engagement.modes]).
+    settings: true,
   },
   /**
    * Events per invocation and how long Lambda gathers them: a burst (most opens come in the
@@ -36,3 +39,4 @@ export const engagementRecorder = {
   readonly maxConcurrency: number;
   readonly timeoutSeconds: number;
 };
+
