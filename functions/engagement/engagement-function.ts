@@ -40,3 +40,32 @@ export const engagementRecorder = {
   readonly timeoutSeconds: number;
 };
 
+/**
+ * The engagement eraser ([engagement.switch]): on a schedule, once `campaign.tracking` has left
+ * `individual`, it erases every per-person open and click stored, in runs of bounded work.
+ */
+export const engagementEraser = {
+  name: 'engagement-eraser',
+  summary: 'Erases per-person opens and clicks once tracking is no longer individual',
+  access: {
+    // Its state (GetItem, UpdateItem); the issues that went out (Query `recent`); their
+    // records that hold a first open or click (Query on the table); the removals (UpdateItem
+    // of the records and of the subscribers' engaged issues).
+    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+    queries: ['recent'],
+    sendsMail: false,
+    settings: true,
+  },
+  /** Idle runs cost one settings read and one GetItem; a switch is acted on within this. */
+  schedule: 'rate(10 minutes)',
+  timeoutSeconds: 300,
+  /** Work per run: the walk is saved after every page, so a run ends well inside its timeout. */
+  budgetSeconds: 240,
+} as const satisfies {
+  readonly name: string;
+  readonly summary: string;
+  readonly access: RouteAccess;
+  readonly schedule: string;
+  readonly timeoutSeconds: number;
+  readonly budgetSeconds: number;
+};
