@@ -41,8 +41,6 @@ const IN_FLIGHT = 8;
 export async function recordEngagement(
   deps: Pick<Dependencies, 'log' | 'metrics' | 'settings'> & {
     readonly engagement: EngagementStore;
-    /** 0 ≤ n < 1, for the lanes' first shard (tests pass their own). */
-    readonly random?: () => number;
   },
   messages: readonly EngagementMessage[],
 ): Promise<EngagementBatchOutcome> {
@@ -78,7 +76,7 @@ export async function recordEngagement(
   const failed: string[] = [];
   let next = 0;
   // Lanes take consecutive shards from a random one: two lanes of a batch never race.
-  const base = Math.floor((deps.random ?? Math.random)() * ENGAGEMENT_SHARDS);
+  const base = Math.floor(Math.random() * ENGAGEMENT_SHARDS);
   const lane = async (index: number): Promise<void> => {
     while (next < folded.events.length) {
       const event = folded.events[next] as EngagementEvent;
