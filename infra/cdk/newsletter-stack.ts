@@ -343,6 +343,7 @@ export class NewsletterStack extends Stack {
         [sesFeedback.name, this.feedbackFunction],
         ...this.campaigns.functions,
         ['engagement-recorder', this.engagement.fn],
+        ['engagement-eraser', this.engagement.eraser],
       ]),
       deadLetterQueues: [
         ...[...consumers.values()].map(({ deadLetters }) => deadLetters),

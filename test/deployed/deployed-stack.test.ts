@@ -511,7 +511,8 @@ describe('the whole scenario, from cdk.out', () => {
     await setAttributes('reader-3@example.com', { transient_bounces: 1 });
     await writeFile(
       join(operatorDir, 'issue.html'),
-      '<h1>Hello {name}</h1><p><a href="{unsubscription_url}">Unsubscribe</a></p>',
+      '<h1>Hello {name}</h1><p><a href="https://example.org/story">The story</a></p>' +
+        '<p><a href="{unsubscription_url}">Unsubscribe</a></p>',
     );
     await operator(
       'newsletters',
@@ -568,6 +569,16 @@ describe('the whole scenario, from cdk.out', () => {
         return undefined;
       },
     );
+    // [engagement.recording] ... and follows its link: a Click event, with the click's own item.
+    const link = /href="([^"]*\/track\/click\/[^"]+)"/.exec(campaignMail.body.html ?? '')?.[1];
+    if (!link) throw new Error('the campaign mail has no tracked link');
+    await step(
+      'campaign: a reader clicks a link (SES Click, engagement queue, recorder)',
+      async () => {
+        await (await fetch(link, { redirect: 'manual' })).arrayBuffer();
+        return undefined;
+      },
+    );
     await step(
       'campaign: one-click unsubscribe from a campaign mail',
       () =>
@@ -611,6 +622,31 @@ describe('the whole scenario, from cdk.out', () => {
       (mail) => mail.subject === 'Campaign',
     );
     expect(newMail?.body.html ?? '').not.toContain('/track/');
+    // [engagement.switch] Tracking is not `individual`, and has not been for long (the state
+    // says so, as a table from before this rule has never been erased): the eraser, fired by
+    // its rule, walks every issue that went out and erases what is stored per person. Its calls
+    // (a Query per record partition and issue) are described in docs/storage.md, not listed.
+    await db.send(
+      new UpdateCommand({
+        TableName: service.stack.tableName,
+        Key: keys.personalEngagement(),
+        UpdateExpression: 'SET away_since = :then',
+        ExpressionAttributeValues: { ':then': '2026-01-01T00:00:00.000Z' },
+      }),
+    );
+    const erasure = service.stack.cloud.stack
+      .scheduleRules()
+      .find((rule) => rule.logicalId.includes('Erasure'));
+    if (!erasure) throw new Error('no erasure rule');
+    await step(
+      'engagement: the eraser, tracking not individual, erases per-person opens and clicks',
+      async () => {
+        const [fired] = await service.stack.cloud.fireRule(erasure.logicalId);
+        expect(fired?.result).toMatchObject({ ok: true, result: { status: 'erased' } });
+        return undefined;
+      },
+      { documented: false },
+    );
     // The web version of the sent issue, keyless; an unknown issue and a segment that is no id.
     await step('web version of a sent, public issue', () =>
       service.get(`/newsletters/${campaignId}/view`),

@@ -90,9 +90,9 @@ describe('functions', () => {
     );
     expect(deployTime.size).toBe(1);
     // Assert: one per route, one per stream consumer, the SES feedback function, the
-    // campaign engine's functions and the engagement recorder.
+    // campaign engine's functions, the engagement recorder and its eraser.
     expect(functions.size).toBe(
-      routes.length + streamConsumers.length + 1 + campaignFunctions.length + 1,
+      routes.length + streamConsumers.length + 1 + campaignFunctions.length + 2,
     );
     for (const route of routes) {
       const properties = functionOf(route).Properties;
@@ -199,7 +199,7 @@ describe('functions', () => {
         streamConsumers.length +
         1 +
         campaignFunctions.length +
-        1 +
+        2 +
         2 +
         deployTime.size,
     );
@@ -253,13 +253,14 @@ describe('API routes', () => {
   it('lets API Gateway invoke each function only for its own path', () => {
     const all = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()];
     // The other invokers: SNS, for the feedback topic (test/infra/mail-feedback.test.ts), and
-    // EventBridge, for the campaign sweeper's schedule (test/infra/campaign-engine.test.ts).
+    // EventBridge, for the campaign sweeper's schedule (test/infra/campaign-engine.test.ts) and
+    // the engagement eraser's (test/infra/engagement.test.ts).
     expect(
       all
         .filter((permission) => permission.Properties.Principal !== 'apigateway.amazonaws.com')
         .map((permission) => permission.Properties.Principal)
         .sort(),
-    ).toEqual(['events.amazonaws.com', 'sns.amazonaws.com']);
+    ).toEqual(['events.amazonaws.com', 'events.amazonaws.com', 'sns.amazonaws.com']);
     const permissions = all.filter(
       (permission) => permission.Properties.Principal === 'apigateway.amazonaws.com',
     );
@@ -701,6 +702,7 @@ describe('[ops.alarms] alarms and dashboard', () => {
       stack.feedbackFunction,
       ...campaignFunctions.map((entry) => stack.campaigns.functions.get(entry.name)),
       stack.engagement.fn,
+      stack.engagement.eraser,
     ].map((fn) => JSON.stringify({ Ref: logicalId(fn ?? stack) }));
     expect(functionNames.sort()).toEqual(expected.sort());
     const table = throttled.flatMap((alarm) =>

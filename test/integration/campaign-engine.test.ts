@@ -103,6 +103,8 @@ describe('[campaign.plan] the C subscribers of the issue’s lists when the send
       newsletter: String(issue.id),
       run: '1',
       subscriber: String(ada?.id),
+      // [engagement.mail-token] the mail's own, for counting opens without storing who.
+      mail: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
     });
   });
 });

@@ -245,7 +245,7 @@ export async function campaignWorld(
     store: fresh.store,
     table: { client: fresh.client, name: fresh.tableName },
     campaigns,
-    engagement: new DynamoEngagementStore(fresh.client, fresh.tableName, onCapacity),
+    engagement: new DynamoEngagementStore(fresh.client, fresh.tableName, { onCapacity }),
     queues,
     ses,
     clock,
