@@ -3,10 +3,11 @@
  * no item the recorder writes grows with the clicks of a mail (a script clicking its own link
  * used to fill its recipient record towards the 400 KB item limit), and many recorders at once
  * on one issue lose no count when DynamoDB cancels transactions that name an item another
- * holds (test/support/transaction-conflicts.ts: DynamoDB Local never does).
+ * holds (a strict DynamoDB front of the test's own, with a long hold so the recorders meet).
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
+import { startStrictDynamoDb } from '../../infra/local/stand-ins/strict-dynamodb.ts';
 import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
 import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
 import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
@@ -18,7 +19,7 @@ import {
   track,
 } from '../support/engagement-events.ts';
 import { itemSize } from '../support/item-size.ts';
-import { withTransactionConflicts } from '../support/transaction-conflicts.ts';
+import { documentClient } from '../support/local-dynamo.ts';
 
 let world: CampaignWorld;
 
@@ -100,8 +101,11 @@ describe('[engagement.bounded] a script clicking its own link', () => {
 describe('[engagement.contention] many recorders at once on one issue', () => {
   it('50 recorders, each with an open and a click of the same link, lose no count when transactions conflict', async () => {
     const { id, readers } = await sentIssue(world, 50);
-    const contended = withTransactionConflicts(world.table.client);
-    const store = new DynamoEngagementStore(contended.client, world.table.name);
+    const front = await startStrictDynamoDb({
+      upstream: inject('dynamoLocalEndpoint'),
+      holdMs: 100,
+    });
+    const store = new DynamoEngagementStore(documentClient(front.endpoint), world.table.name);
     const at = '2026-11-22T10:15:00.000Z';
     const outcomes = await Promise.all(
       readers.map((reader) =>
@@ -116,7 +120,9 @@ describe('[engagement.contention] many recorders at once on one issue', () => {
       ),
     );
     // DynamoDB cancelled some of them, as it does for transactions that meet on an item.
-    expect(contended.conflicts()).toBeGreaterThan(0);
+    const { conflicts, cancelledForConflict } = front.stats;
+    await front.stop();
+    expect(conflicts + cancelledForConflict).toBeGreaterThan(0);
     expect(outcomes.flatMap((outcome) => outcome.failed)).toEqual([]);
     const { engagement } = (await issueReport(world, id)).report;
     expect(engagement).toMatchObject({
