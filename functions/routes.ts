@@ -737,9 +737,9 @@ export const routes = [
     summary: 'Unsubscribe an address',
     access: {
       // Read, then a whole-item put conditional on the version read; a pending activation
-      // link's token item is deleted, and the subscriber counts updated, in the same
-      // transaction.
-      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+      // link's token item is deleted in the same transaction. The counts follow from the
+      // stream (streams/table-changes).
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
       queries: [],
       sendsMail: false,
       settings: false,
@@ -824,9 +824,9 @@ export const routes = [
     summary: 'Activation link: GET shows a confirm button, POST confirms',
     access: {
       // Read token and subscriber; write the confirmation with its outbox mails (PutItem),
-      // dropping expired tokens (DeleteItem) and updating the subscriber counts (UpdateItem),
-      // in one transaction.
-      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+      // dropping expired tokens (DeleteItem), in one transaction. The counts follow from the
+      // stream (streams/table-changes).
+      table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
       queries: [],
       sendsMail: false,
       settings: true,
