@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { type CallContext, required } from '../../shared/operations/dependencies.ts';
-import { type Route, type RouteName, routeNamed } from '../routes.ts';
+import { type RouteEntry, type RouteName, routeEntry } from '../route-table.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
 import { requestClient, trustedProxyHops } from './client-address.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
@@ -55,7 +55,7 @@ export function apiHandler(
   operation: Operation,
   respond: Responder = jsonResponse,
 ): ProxyHandler {
-  const route = routeNamed(name);
+  const route = routeEntry(name);
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>();
   // First in, so its `after` and `onError` see the final answer, the generic 500 included.
   if (route.cors) handler.use(corsMiddleware(allowedOrigins()));
@@ -81,7 +81,7 @@ const proxyHops = trustedProxyHops();
 
 /** Parses the request, settles the key and runs the operation: its result or why not. */
 async function answerOf(
-  route: Route,
+  route: RouteEntry,
   access: EndpointAccess,
   runtime: FunctionRuntime,
   operation: Operation,

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import type { CallContext } from '../../shared/operations/dependencies.ts';
 import type { LinkOutcome } from '../../shared/operations/token-links.ts';
-import { type RouteName, routeNamed } from '../routes.ts';
+import { type RouteName, routeEntry } from '../route-table.ts';
 import type { ProxyHandler } from './api-handler.ts';
 import { apiRootOf } from './api-root.ts';
 import { requestClient, trustedProxyHops } from './client-address.ts';
@@ -48,7 +48,7 @@ export function pageHandler(
   runtime: FunctionRuntime,
   page: LinkPage,
 ): ProxyHandler {
-  const route = routeNamed(name);
+  const route = routeEntry(name);
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(observability(runtime, route.name))
     .handler(async (event, context) => {

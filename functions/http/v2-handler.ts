@@ -13,7 +13,13 @@ import {
   checkPersonToken,
   personOnPublicRoute,
 } from '../../shared/operations/v2/check-person-token.ts';
-import { type HttpMethod, type Route, type RouteName, roleNeeded, routeNamed } from '../routes.ts';
+import {
+  type HttpMethod,
+  type RouteEntry,
+  type RouteName,
+  roleNeeded,
+  routeEntry,
+} from '../route-table.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
 import { requestClient, trustedProxyHops } from './client-address.ts';
 import { bearerToken, clientCredentials } from './client-credentials.ts';
@@ -105,7 +111,7 @@ export function v2Handler(
   operations: Readonly<Partial<Record<HttpMethod, V2Operation>>>,
   options: V2HandlerOptions = {},
 ): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
-  const route = routeNamed(name);
+  const route = routeEntry(name);
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>();
   if (route.cors) handler.use(corsMiddleware(allowedOrigins()));
   return handler.use(observability(runtime, route.name)).handler(async (event, context) => {
@@ -129,7 +135,7 @@ export function v2Handler(
 
 async function answerOf(
   event: APIGatewayProxyEvent,
-  route: Route,
+  route: RouteEntry,
   method: HttpMethod,
   checks: CallerChecks,
   operation: V2Operation,
