@@ -1,6 +1,8 @@
 import { runOperation } from '../shared/operations/run-operation.ts';
 import { subscribe } from '../shared/operations/subscribe.ts';
 import { apiHandler } from './http/api-handler.ts';
+import { BROWSER_FORMS } from './http/form-answer.ts';
+import { jsonResponse } from './http/responses.ts';
 import { tableFunction } from './http/table-function.ts';
 
 const { runtime, parameters, deps } = tableFunction();
@@ -11,4 +13,6 @@ export const handler = apiHandler(
   runtime,
   { apiKey: parameters.apiKey, settings: parameters.settings },
   (params, context) => runOperation(deps, 'subscribe', () => subscribe(deps, params, context)),
+  jsonResponse,
+  BROWSER_FORMS,
 );

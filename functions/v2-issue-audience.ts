@@ -7,7 +7,7 @@ import { sesClient } from '../shared/runtime/ses-client.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
 
-const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: false });
+const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction();
 // Only GetSendQuota: the same question `send` asks before it starts.
 const quota = new SesSendQuota(sesClient());
 

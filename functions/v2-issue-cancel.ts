@@ -5,7 +5,7 @@ import { issueIdOf, toV2Issue } from '../shared/operations/v2/v2-issues.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
 
-const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: false });
+const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction();
 
 /** v2 `POST /issues/{id}/cancel` (ours): cancels a scheduled, sending or paused issue, as `newsletters cancel`. */
 export const handler = v2Handler('v2-issue-cancel', runtime, keyCheck, {

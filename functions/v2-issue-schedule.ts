@@ -11,7 +11,7 @@ import { readSchedulerEnvironment } from '../shared/runtime/environment.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
 
-const { runtime, keyCheck, campaignDeps } = v2CampaignFunction({ queue: false });
+const { runtime, keyCheck, campaignDeps } = v2CampaignFunction();
 // This function alone creates schedules (the stack's CampaignSchedule* values, its grants on
 // the schedule group and the role it passes: functions/routes.ts, `schedules`).
 const deps: ScheduleDependencies = {

@@ -3,11 +3,17 @@ import { isNewsletterError } from '../shared/domain/errors.ts';
 import { sendNewsletter } from '../shared/operations/campaign/control-campaign.ts';
 import { runOperation } from '../shared/operations/run-operation.ts';
 import { issueIdOf, sendFlags, toV2Issue } from '../shared/operations/v2/v2-issues.ts';
+import { campaignQueue } from '../shared/runtime/campaign-clients.ts';
+import { readCampaignEnvironment } from '../shared/runtime/environment.ts';
 import { sesClient } from '../shared/runtime/ses-client.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
 
-const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: true });
+const {
+  runtime,
+  keyCheck,
+  campaignDeps: deps,
+} = v2CampaignFunction(campaignQueue(readCampaignEnvironment()));
 // Only GetSendQuota, for the daily-quota question before a send: this function sends no mail.
 const quota = new SesSendQuota(sesClient());
 

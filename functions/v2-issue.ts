@@ -6,7 +6,7 @@ import { ok } from './http/v2-answers.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
 
-const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: false });
+const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction();
 
 /** v2 `PUT /issues/{id}` (ours): edits an issue, by the operation `newsletters edit` runs. */
 export const handler = v2Handler('v2-issue', runtime, keyCheck, {

@@ -7,7 +7,7 @@ import { type RouteEntry, type RouteName, routeEntry } from '../route-table.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
 import { requestClient, trustedProxyHops } from './client-address.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
-import { formAnswer, isBrowserFormPost } from './form-answer.ts';
+import type { BrowserForms } from './form-answer.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { header } from './headers.ts';
 import { methodNotAllowed } from './method-guard.ts';
@@ -45,8 +45,10 @@ export interface EndpointAccess {
  * Builds the handler of a JSON endpoint: parse the parameters, settle the key, run the
  * operation, shape the response. The rules live in the operation (shared/operations); this is
  * only the HTTP adapter. Public routes answer CORS preflights and carry CORS headers on every
- * answer; the subscribe route answers a browser's plain form post with a page. `respond` shapes
- * a success (a route serving a page passes its own); errors always get the JSON error body.
+ * answer; the subscribe route answers a browser's plain form post with a page, through `forms`
+ * (BROWSER_FORMS of form-answer.ts), which a route with `formPage` must pass and no other
+ * function bundles. `respond` shapes a success (a route serving a page passes its own); errors
+ * always get the JSON error body.
  */
 export function apiHandler(
   name: RouteName,
@@ -54,8 +56,12 @@ export function apiHandler(
   access: EndpointAccess,
   operation: Operation,
   respond: Responder = jsonResponse,
+  forms?: BrowserForms,
 ): ProxyHandler {
   const route = routeEntry(name);
+  if (route.formPage && !forms) {
+    throw new Error(`${route.name} answers browser forms: its handler must pass BROWSER_FORMS`);
+  }
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>();
   // First in, so its `after` and `onError` see the final answer, the generic 500 included.
   if (route.cors) handler.use(corsMiddleware(allowedOrigins()));
@@ -65,9 +71,9 @@ export function apiHandler(
     if (wrongMethod) return wrongMethod;
     const requestId = requestIdOf(event, context);
     const answer = await answerOf(route, access, runtime, operation, event);
-    if (route.formPage && isBrowserFormPost(event)) {
+    if (route.formPage && forms?.isBrowserFormPost(event)) {
       const settings = await required(access.settings, 'settings')().catch(() => undefined);
-      return formAnswer(formOutcomeOf(answer), settings, {
+      return forms.formAnswer(formOutcomeOf(answer), settings, {
         requestId,
         referer: header(event, 'referer'),
       });
