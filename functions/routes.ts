@@ -1,10 +1,11 @@
 /**
  * The one route table with each route's request and response schemas. The local server routes
  * from it, the CDK stack builds one Lambda and one API Gateway method per entry from it, and
- * the OpenAPI description is generated from it. Its entries are route-table.ts's, which the
- * functions read; the schemas are joined here, for the description and the tests only, so that
- * no function bundles the schemas of every route. A route is added there, and its schemas
- * here: `ROUTE_SCHEMAS` names every route, or the type check fails.
+ * the OpenAPI description is generated from it. Its entries are route-table.ts's (one file
+ * each in route-table/, of which a function reads only its own); the schemas are joined here,
+ * for the description and the tests only, so that no function bundles the schemas of every
+ * route. A route is added there, and its schemas here: `ROUTE_SCHEMAS` names every route, or
+ * the type check fails.
  */
 
 import * as v from 'valibot';

@@ -8,6 +8,7 @@ import { engagementStore } from '../shared/runtime/store.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { csvPartAnswer, wantsCsv } from './http/v2-csv-answer.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-issue-report.ts';
 
 const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction();
 const engagement = engagementStore(readEnvironment());
@@ -21,7 +22,7 @@ const engagement = engagementStore(readEnvironment());
  * concatenate into the file `newsletters report --csv` writes.
  */
 export const handler = v2Handler(
-  'v2-issue-report',
+  route,
   runtime,
   keyCheck,
   {

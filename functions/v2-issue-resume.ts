@@ -6,6 +6,7 @@ import { campaignQueue } from '../shared/runtime/campaign-clients.ts';
 import { readCampaignEnvironment } from '../shared/runtime/environment.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-issue-resume.ts';
 
 const {
   runtime,
@@ -14,7 +15,7 @@ const {
 } = v2CampaignFunction(campaignQueue(readCampaignEnvironment()));
 
 /** v2 `POST /issues/{id}/resume` (ours): resumes a paused issue, as `newsletters resume`. */
-export const handler = v2Handler('v2-issue-resume', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   POST: async (params) => {
     const id = issueIdOf(params.id);
     if (isNewsletterError(id)) return id;

@@ -8,6 +8,7 @@ import { readCampaignEnvironment } from '../shared/runtime/environment.ts';
 import { sesClient } from '../shared/runtime/ses-client.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-issue-send.ts';
 
 const {
   runtime,
@@ -22,7 +23,7 @@ const quota = new SesSendQuota(sesClient());
  * sends to the new. A send that does not fit in SES's daily quota is refused (409
  * `over_quota`) until `accept_quota` is true, as the function class does ([campaign.quota]).
  */
-export const handler = v2Handler('v2-issue-send', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   POST: async (params, caller) => {
     const id = issueIdOf(params.id);
     if (isNewsletterError(id)) return id;

@@ -7,6 +7,7 @@ import { readCampaignEnvironment } from '../shared/runtime/environment.ts';
 import { ok } from './http/v2-answers.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-issue-test.ts';
 
 const {
   runtime,
@@ -15,7 +16,7 @@ const {
 } = v2CampaignFunction(campaignQueue(readCampaignEnvironment()));
 
 /** v2 `POST /issues/{id}/test` (ours): `to` gets the issue as a test, as `newsletters test`. */
-export const handler = v2Handler('v2-issue-test', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   POST: async (params, caller) => {
     const id = issueIdOf(params.id);
     if (isNewsletterError(id)) return id;

@@ -10,6 +10,7 @@ import { tableStore } from '../shared/runtime/store.ts';
 import { csvPartAnswer, wantsCsv } from './http/v2-csv-answer.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-subscribers.ts';
 
 const { runtime, deps: table, keyCheck } = v2Function();
 const deps = {
@@ -21,7 +22,7 @@ const exportStore = tableStore(readEnvironment());
 
 /** v2 `GET /subscribers` (a page, read key) and `POST /subscribers` (upsert, write key). */
 export const handler = v2Handler(
-  'v2-subscribers',
+  route,
   runtime,
   keyCheck,
   {

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { type CallContext, required } from '../../shared/operations/dependencies.ts';
-import { type RouteEntry, type RouteName, routeEntry } from '../route-table.ts';
+import type { RouteEntry } from '../route-table/route-entry.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
 import { requestClient, trustedProxyHops } from './client-address.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
@@ -51,14 +51,13 @@ export interface EndpointAccess {
  * always get the JSON error body.
  */
 export function apiHandler(
-  name: RouteName,
+  route: RouteEntry,
   runtime: FunctionRuntime,
   access: EndpointAccess,
   operation: Operation,
   respond: Responder = jsonResponse,
   forms?: BrowserForms,
 ): ProxyHandler {
-  const route = routeEntry(name);
   if (route.formPage && !forms) {
     throw new Error(`${route.name} answers browser forms: its handler must pass BROWSER_FORMS`);
   }

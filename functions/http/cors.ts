@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { RouteEntry } from '../route-table.ts';
+import type { RouteEntry } from '../route-table/route-entry.ts';
 import { header } from './headers.ts';
 
 /** Environment variable holding the allowed origins of the public routes (set by the stack). */

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { newsletterError } from '../../shared/domain/errors.ts';
-import type { RouteEntry } from '../route-table.ts';
+import type { RouteEntry } from '../route-table/route-entry.ts';
 import { errorResponse } from './responses.ts';
 
 /**

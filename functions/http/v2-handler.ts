@@ -13,13 +13,7 @@ import {
   checkPersonToken,
   personOnPublicRoute,
 } from '../../shared/operations/v2/check-person-token.ts';
-import {
-  type HttpMethod,
-  type RouteEntry,
-  type RouteName,
-  roleNeeded,
-  routeEntry,
-} from '../route-table.ts';
+import { type HttpMethod, type RouteEntry, roleNeeded } from '../route-table/route-entry.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
 import { requestClient, trustedProxyHops } from './client-address.ts';
 import { bearerToken, clientCredentials } from './client-credentials.ts';
@@ -110,13 +104,12 @@ const proxyHops = trustedProxyHops();
  * and the answer with its status and headers. Rules live in the operations; this adapts HTTP.
  */
 export function v2Handler(
-  name: RouteName,
+  route: RouteEntry,
   runtime: FunctionRuntime,
   keyCheck: CallerChecks,
   operations: Readonly<Partial<Record<HttpMethod, V2Operation>>>,
   options: V2HandlerOptions = {},
 ): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
-  const route = routeEntry(name);
   if (route.csv?.answer !== undefined && !options.wantsCsv) {
     throw new Error(`${route.name} answers CSV: its handler must pass wantsCsv`);
   }
