@@ -6,9 +6,8 @@ import { allowedOrigins, corsHeaders, preflightResponse } from './http/cors.ts';
 import { header } from './http/headers.ts';
 import { methodNotAllowed } from './http/method-guard.ts';
 import { jsonResponse } from './http/responses.ts';
+import { route } from './route-table/openapi.ts';
 
-/** This route, as the route table has it; not imported, so the bundle holds no schema. */
-const ROUTE = { path: '/openapi.json', methods: ['GET'] } as const;
 const ORIGINS = allowedOrigins();
 const door = frontDoor();
 
@@ -21,12 +20,12 @@ const door = frontDoor();
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const answer =
     event.httpMethod === 'OPTIONS'
-      ? preflightResponse(ROUTE)
-      : (methodNotAllowed(ROUTE, event.httpMethod) ??
+      ? preflightResponse(route)
+      : (methodNotAllowed(route, event.httpMethod) ??
         jsonResponse({
           ...document,
           servers: ((root) => (root ? [{ url: root }] : document.servers))(
-            apiRootOf(event, ROUTE.path, door.host(event)),
+            apiRootOf(event, route.path, door.host(event)),
           ),
         }));
   return {

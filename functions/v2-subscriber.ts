@@ -12,6 +12,7 @@ import { engagementStore } from '../shared/runtime/store.ts';
 import { ok } from './http/v2-answers.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-subscriber.ts';
 
 const { runtime, deps: table, keyCheck } = v2Function();
 // A deletion erases the subscriber's opens and clicks too ([engagement.erase]).
@@ -22,7 +23,7 @@ const deps = {
 };
 
 /** v2 `/subscribers/{id}` (digits) or `/subscribers/{email}`: read, change or create, delete. */
-export const handler = v2Handler('v2-subscriber', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   GET: async (params) =>
     ok(await runOperation(deps, 'v2_subscriber', () => getV2Subscriber(deps, String(params.id)))),
   PUT: async (params, caller) => {

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import type { CallContext } from '../../shared/operations/dependencies.ts';
 import type { LinkOutcome } from '../../shared/operations/token-links.ts';
-import { type RouteName, routeNamed } from '../routes.ts';
+import type { RouteEntry } from '../route-table/route-entry.ts';
 import type { ProxyHandler } from './api-handler.ts';
 import { apiRootOf } from './api-root.ts';
 import { frontDoor } from './client-address.ts';
@@ -44,11 +44,10 @@ function toResponse(page: HtmlPage): APIGatewayProxyResult {
  * a one-click POST whose body is only `List-Unsubscribe=One-Click`.
  */
 export function pageHandler(
-  name: RouteName,
+  route: RouteEntry,
   runtime: FunctionRuntime,
   page: LinkPage,
 ): ProxyHandler {
-  const route = routeNamed(name);
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(observability(runtime, route.name))
     .handler(async (event, context) => {

@@ -695,6 +695,26 @@ export class DeployedStack {
       .map(([logicalId, resource]) => this.#function(logicalId, resource));
   }
 
+  /**
+   * Each serving function's source entry and bundle folder, as the synth staged them: read from
+   * the template alone, without resolving what only a deployment knows (user pool ids, queue
+   * URLs), for checks of the bundles themselves.
+   */
+  bundles(): { readonly logicalId: string; readonly entry?: string; readonly codeDir?: string }[] {
+    const deployTime = this.#deployTimeFunctions();
+    return this.ofType('AWS::Lambda::Function')
+      .filter(([logicalId]) => !deployTime.has(logicalId))
+      .map(([logicalId, resource]) => {
+        const entry = resource.Metadata?.['newsletter:entry'];
+        const codeDir = this.#codeDir(logicalId, resource);
+        return {
+          logicalId,
+          ...(typeof entry === 'string' ? { entry } : {}),
+          ...(codeDir !== undefined ? { codeDir } : {}),
+        };
+      });
+  }
+
   /** The providers of the template's custom resources, by logical id. */
   #deployTimeFunctions(): Set<string> {
     const ids = new Set<string>();
