@@ -25,31 +25,34 @@ const API_BUNDLE_LIMIT_BYTES = 400 * 1024;
  * the SDK's DynamoDB client, the whole DynamoStore through the operations' dependencies,
  * aws-jwt-verify for the console's tokens, busboy for multipart bodies) plus what its own route
  * calls, named here. Handing each operation only the store ports it uses would take about
- * 15 KB off each; not done yet.
+ * 15 KB off each; not done yet. The ceilings were set 5 KB higher when the front door's checks
+ * (the CloudFront origin secret, the forwarded client address: about 4 KB in every API
+ * function) were merged.
  */
 const OVER_LIMIT: Readonly<Record<string, { readonly bytes: number; readonly why: string }>> = {
   'v2-issues': {
-    bytes: 780 * 1024,
+    bytes: 785 * 1024,
     why: 'checks a new issue: parse5 (where tags stand) and html-to-text (the derived text part)',
   },
   'v2-issue': {
-    bytes: 780 * 1024,
+    bytes: 785 * 1024,
     why: 'checks an edited issue: parse5 and html-to-text, as v2-issues',
   },
-  'v2-issue-send': { bytes: 475 * 1024, why: 'SES (the sending quota) and SQS clients' },
+  'v2-issue-send': { bytes: 480 * 1024, why: 'SES (the sending quota) and SQS clients' },
   'v2-lists': { bytes: 470 * 1024, why: 'SSM client: writes the settings parameter' },
   'v2-list': { bytes: 465 * 1024, why: 'SSM client: writes the settings parameter' },
   'v2-settings': { bytes: 460 * 1024, why: 'SSM client: writes the settings parameter' },
-  'v2-issue-audience': { bytes: 440 * 1024, why: 'SES client: the sending quota' },
-  'v2-issue-schedule': { bytes: 435 * 1024, why: 'EventBridge Scheduler client' },
+  'v2-issue-audience': { bytes: 445 * 1024, why: 'SES client: the sending quota' },
+  'v2-issue-schedule': { bytes: 440 * 1024, why: 'EventBridge Scheduler client' },
   'v2-issue-test': { bytes: 430 * 1024, why: 'SQS client: queues the test send' },
   'v2-issue-resume': { bytes: 430 * 1024, why: 'SQS client: queues the resumed run' },
-  'v2-issue-report': { bytes: 425 * 1024, why: 'CSV answer: csv-stringify and negotiator' },
+  'v2-issue-report': { bytes: 430 * 1024, why: 'CSV answer: csv-stringify and negotiator' },
   'v2-account': { bytes: 420 * 1024, why: 'SES client: the quota and sending statistics' },
   'v2-subscribers-import': { bytes: 420 * 1024, why: 'csv-parse: reads the CSV part' },
   'v2-subscribers': { bytes: 420 * 1024, why: 'CSV export: csv-stringify and negotiator' },
-  'v2-people': { bytes: 415 * 1024, why: 'Cognito client: lists and adds people' },
-  'v2-person': { bytes: 415 * 1024, why: 'Cognito client: removes a person' },
+  'v2-subscriber': { bytes: 405 * 1024, why: 'over by the front door checks alone' },
+  'v2-people': { bytes: 420 * 1024, why: 'Cognito client: lists and adds people' },
+  'v2-person': { bytes: 420 * 1024, why: 'Cognito client: removes a person' },
 };
 
 /** Packages of a bundle, with how many of their files it holds, from its source map. */

@@ -226,8 +226,11 @@ describe('[campaign.sweep] the sweeper runs every minute, invoked by its rule on
     const [ruleId, rule] = named('CampaignsSweep');
     expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
     expect(JSON.stringify(rule.Properties.Targets)).toContain('CampaignsCampaignSweeper');
+    // Other rules (the engagement eraser's) invoke other functions.
     const permissions = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()].filter(
-      (permission) => permission.Properties.Principal === 'events.amazonaws.com',
+      (permission) =>
+        permission.Properties.Principal === 'events.amazonaws.com' &&
+        JSON.stringify(permission.Properties.FunctionName).includes('CampaignSweeper'),
     );
     expect(permissions).toHaveLength(1);
     expect(permissions[0]?.Properties.SourceArn).toEqual({ 'Fn::GetAtt': [ruleId, 'Arn'] });
