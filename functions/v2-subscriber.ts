@@ -8,7 +8,7 @@ import {
 } from '../shared/operations/v2/v2-subscribers.ts';
 import { dynamoDocumentClient } from '../shared/runtime/dynamodb-client.ts';
 import { readEnvironment } from '../shared/runtime/environment.ts';
-import { engagementStore } from '../shared/runtime/store.ts';
+import { engagementErasure } from '../shared/runtime/store.ts';
 import { ok } from './http/v2-answers.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
@@ -19,7 +19,7 @@ const { runtime, deps: table, keyCheck } = v2Function();
 const deps = {
   ...table,
   directory: new DynamoSubscriberDirectory(dynamoDocumentClient(), readEnvironment().tableName),
-  engagement: engagementStore(readEnvironment()),
+  engagement: engagementErasure(readEnvironment()),
 };
 
 /** v2 `/subscribers/{id}` (digits) or `/subscribers/{email}`: read, change or create, delete. */

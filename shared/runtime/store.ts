@@ -1,5 +1,7 @@
 import { DynamoCampaignStore } from '../adapters/store/dynamo-campaign-store.ts';
+import { DynamoEngagementErasure } from '../adapters/store/dynamo-engagement-erasure.ts';
 import { DynamoEngagementStore } from '../adapters/store/dynamo-engagement-store.ts';
+import { DynamoRequests } from '../adapters/store/dynamo-requests.ts';
 import { DynamoSendBudget } from '../adapters/store/dynamo-send-budget.ts';
 import { DynamoStore } from '../adapters/store/dynamo-store.ts';
 import { dynamoDocumentClient } from './dynamodb-client.ts';
@@ -18,6 +20,17 @@ export function campaignStore(environment: Environment): DynamoCampaignStore {
 /** Opens and clicks (docs/storage.md, "Engagement"), same client. */
 export function engagementStore(environment: Environment): DynamoEngagementStore {
   return new DynamoEngagementStore(dynamoDocumentClient(), environment.tableName);
+}
+
+/**
+ * What a deletion erases of a subscriber's opens and clicks, same client: the deleting
+ * functions carry this, not the recorder and the report.
+ */
+export function engagementErasure(environment: Environment): DynamoEngagementErasure {
+  return new DynamoEngagementErasure(
+    new DynamoRequests(dynamoDocumentClient()),
+    environment.tableName,
+  );
 }
 
 /** The account's send budget for campaigns ([campaign.budget]), same client. */

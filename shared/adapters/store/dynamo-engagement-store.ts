@@ -14,6 +14,7 @@ import {
   topLinks,
 } from '../../domain/engagement/engagement.ts';
 import { DynamoBatches, inParallel } from './dynamo-batches.ts';
+import { DynamoEngagementErasure } from './dynamo-engagement-erasure.ts';
 import { type CapacityListener, CONDITION_FAILED, DynamoRequests } from './dynamo-requests.ts';
 import type { EngagementStore, RecordOptions } from './engagement-store-port.ts';
 import { type EngagementSeen, type EngagementWrite, planEngagement } from './engagement-writes.ts';
@@ -67,6 +68,7 @@ export class DynamoEngagementStore implements EngagementStore {
   readonly #now: () => Date;
   readonly #pause: (ms: number) => Promise<void>;
   readonly #random: () => number;
+  readonly #erasure: DynamoEngagementErasure;
 
   constructor(
     client: DynamoDBDocumentClient,
@@ -75,6 +77,7 @@ export class DynamoEngagementStore implements EngagementStore {
   ) {
     this.#requests = new DynamoRequests(client, options.onCapacity);
     this.#batches = new DynamoBatches(this.#requests, table);
+    this.#erasure = new DynamoEngagementErasure(this.#requests, table);
     this.#now = options.now ?? (() => new Date());
     this.#pause = options.pause ?? ((ms) => sleep(ms).then(() => undefined));
     this.#random = options.random ?? Math.random;
@@ -211,45 +214,8 @@ export class DynamoEngagementStore implements EngagementStore {
     );
   }
 
-  async erase(subscriberId: number): Promise<number> {
-    // The tombstone first: from here on every event of this subscriber is refused, and the
-    // issues it answers with include any event recorded before it.
-    const output = await this.#requests.send<{ Attributes?: Item }>(
-      'engagementErase',
-      new UpdateCommand({
-        TableName: this.table,
-        Key: keys.engaged(subscriberId),
-        UpdateExpression: 'SET erased = :yes',
-        ExpressionAttributeValues: { ':yes': true },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const issues = output.Attributes?.issues;
-    const ids = issues instanceof Set ? [...issues].map(Number) : [];
-    for (const id of ids) {
-      // Where the record is: spread, or in the old partition of runs from before.
-      for (const key of [keys.recipient(id, subscriberId), keys.legacyRecipient(id, subscriberId)])
-        await this.#requests.conditional(
-          'engagementEraseRecipient',
-          new UpdateCommand({
-            TableName: this.table,
-            Key: key,
-            UpdateExpression: 'REMOVE opened_at, clicked_at, click_ids',
-            ConditionExpression: 'attribute_exists(#pk)',
-            ExpressionAttributeNames: { '#pk': KEY.partition },
-          }),
-        );
-    }
-    if (ids.length > 0)
-      await this.#requests.send(
-        'engagementErased',
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.engaged(subscriberId),
-          UpdateExpression: 'REMOVE issues',
-        }),
-      );
-    return ids.length;
+  erase(subscriberId: number): Promise<number> {
+    return this.#erasure.erase(subscriberId);
   }
 }
 
