@@ -50,7 +50,6 @@ const OVER_LIMIT: Readonly<Record<string, { readonly bytes: number; readonly why
   'v2-account': { bytes: 420 * 1024, why: 'SES client: the quota and sending statistics' },
   'v2-subscribers-import': { bytes: 420 * 1024, why: 'csv-parse: reads the CSV part' },
   'v2-subscribers': { bytes: 420 * 1024, why: 'CSV export: csv-stringify and negotiator' },
-  'v2-subscriber': { bytes: 405 * 1024, why: 'over by the front door checks alone' },
   'v2-people': { bytes: 420 * 1024, why: 'Cognito client: lists and adds people' },
   'v2-person': { bytes: 420 * 1024, why: 'Cognito client: removes a person' },
 };
