@@ -762,8 +762,8 @@ describe('POST /subscribers (4.5)', () => {
     const emails = [address('list'), address('list'), address('list')];
     for (const [email, status] of [
       [emails[0], 'C'],
-      [emails[1], 'U'],
-      [emails[2], 'S'],
+      [emails[1], 'S'],
+      [emails[2], 'C'],
     ] as const) {
       expectOk(await service.post('/subscribers/add', { email, status, api_key: key }));
     }

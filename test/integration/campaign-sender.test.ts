@@ -351,6 +351,8 @@ describe('[campaign.sweep] what a chunk settled is progress, whatever the campai
 });
 
 describe('[campaign.recheck] subscribers are read in small groups just before their sends', () => {
+  // Three plans of 60 sent at three paces on a moved clock: seconds alone, past 30 s in a
+  // whole suite's run.
   it('at most 25 at a time, fewer when the pace allows fewer a second, never fewer than the lanes', async () => {
     for (const [rate, sizes] of [
       [80, [25, 25, 10]],
@@ -367,7 +369,7 @@ describe('[campaign.recheck] subscribers are read in small groups just before th
       expect(await world.sendOne()).toMatchObject({ sent: 60 });
       expect(groups).toEqual(sizes);
     }
-  });
+  }, 90_000);
 
   it('counts the skipped by reason in one log line each', async () => {
     const { world, people, id } = await planned(5);
