@@ -151,23 +151,39 @@ export async function oneClick(root: string, url: string, client: string): Promi
   return { status: answer.status, ms: performance.now() - started, at, text: answer.text };
 }
 
+/** Calls in flight at most: each holds four sockets in this process (client, CloudFront, API). */
+export const MOST_IN_FLIGHT = 1_000;
+
 /**
  * Calls `call(index)` for index 0 to count-1 at `perSecond`, on schedule whatever the answers
- * take (an open loop: visitors do not wait for each other). Resolves with every answer.
+ * take (an open loop: visitors do not wait for each other), but never more than
+ * MOST_IN_FLIGHT at once (the process's file descriptors); a call that waits for that starts
+ * late. Resolves with every answer and the latest start behind schedule (ms).
  */
 export async function atRate<T>(
   count: number,
   perSecond: number,
   call: (index: number) => Promise<T>,
-): Promise<T[]> {
+): Promise<{ answers: T[]; mostLateMs: number }> {
   const started = performance.now();
   const answers: Promise<T>[] = [];
+  let inFlight = 0;
+  let mostLateMs = 0;
   while (answers.length < count) {
-    const due = Math.min(count, Math.floor(((performance.now() - started) / 1000) * perSecond) + 1);
-    while (answers.length < due) answers.push(call(answers.length));
+    const elapsed = performance.now() - started;
+    const due = Math.min(count, Math.floor((elapsed / 1000) * perSecond) + 1);
+    while (answers.length < due && inFlight < MOST_IN_FLIGHT) {
+      mostLateMs = Math.max(mostLateMs, elapsed - (answers.length / perSecond) * 1000);
+      inFlight++;
+      answers.push(
+        call(answers.length).finally(() => {
+          inFlight--;
+        }),
+      );
+    }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  return Promise.all(answers);
+  return { answers: await Promise.all(answers), mostLateMs };
 }
 
 /** Reads counts the way a v2 client does: `X-WP-Total` of a one-item page. */
