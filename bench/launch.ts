@@ -707,18 +707,29 @@ async function main(): Promise<void> {
     const part = (name: string) => opts.parts.has(name);
     let burstAccepted: string[] = [];
     let left: string[] = [];
-    if (part('migration')) figures.migration = await migration(bench);
+    // Each part's figures go to stderr as soon as it ends: a run stopped later keeps them.
+    const partDone = (name: string, value: unknown) =>
+      progress(`  ${name} figures: ${JSON.stringify(value)}`);
+    if (part('migration')) {
+      figures.migration = await migration(bench);
+      partDone('migration', figures.migration);
+    }
     if (part('burst')) {
       const run = await burst(bench);
       figures.burst = run.figures;
       burstAccepted = run.accepted;
+      partDone('burst', figures.burst);
     }
     if (part('unsubscribe')) {
       const run = await unsubscribe(bench);
       figures.unsubscribe = run.figures;
       left = run.left;
+      partDone('unsubscribe', figures.unsubscribe);
     }
-    if (part('campaigns')) figures.campaigns = await twoCampaigns(bench);
+    if (part('campaigns')) {
+      figures.campaigns = await twoCampaigns(bench);
+      partDone('campaigns', figures.campaigns);
+    }
 
     progress('integrity of the whole table');
     await stack.cloud.settled();
