@@ -1,21 +1,10 @@
-/**
- * What each tracking mode keeps of a person ([engagement.modes], issue 47), over DynamoDB
- * Local: in `counts` the recorder stores nothing that names anyone, yet counts each person
- * once; in `off` it records nothing; mail sent before mails carried a token; and what a
- * subscriber's history shows in each ([v2.subscriber-issues]). The switch between them:
- * engagement-switch.test.ts.
- */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { DynamoSubscriberDirectory } from '../../shared/adapters/store/dynamo-subscriber-directory.ts';
-import { DynamoSubscriberHistory } from '../../shared/adapters/store/dynamo-subscriber-history.ts';
-import { keys } from '../../shared/adapters/store/table-design.ts';
-import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
-import { v2SubscriberIssues } from '../../shared/operations/v2/v2-subscriber-issues.ts';
 import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
 import {
+  type EngagementReads,
   engagementMessage,
+  engagementReads,
   issueReport,
   recordBatch,
   sentIssue,
@@ -26,52 +15,13 @@ let world: CampaignWorld;
 
 beforeEach(async () => {
   world = await campaignWorld();
+  ({ scan, recordOf, engagedOf, historyOf } = engagementReads(world));
 });
 
-type Item = Record<string, unknown>;
-
-async function scan(): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const page = await world.table.client.send(
-      new ScanCommand({
-        TableName: world.table.name,
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
-const recordOf = async (id: number, subscriber: number) =>
-  world.campaigns.getRecipient({ newsletterId: id, legacy: false }, subscriber);
-
-const engagedOf = async (subscriber: number): Promise<Item | undefined> =>
-  (await scan()).find(
-    (item) => item.pk === keys.engaged(subscriber).pk && item.sk === keys.engaged(subscriber).sk,
-  );
-
-/** A person's issues as v2 `GET /subscribers/{id}/issues` answers them. */
-async function historyOf(subscriber: number): Promise<Item[]> {
-  const page = await v2SubscriberIssues(
-    {
-      store: world.store,
-      settings: world.deps.settings,
-      now: world.deps.now,
-      log: world.log,
-      directory: new DynamoSubscriberDirectory(world.table.client, world.table.name),
-      history: new DynamoSubscriberHistory(world.table.client, world.table.name),
-    },
-    String(subscriber),
-    undefined,
-  );
-  if (isNewsletterError(page)) throw new Error(page.message);
-  return page.issues as unknown as Item[];
-}
+let scan: EngagementReads['scan'];
+let recordOf: EngagementReads['recordOf'];
+let engagedOf: EngagementReads['engagedOf'];
+let historyOf: EngagementReads['historyOf'];
 
 describe('[engagement.modes] counts: nothing stored names a person', () => {
   it('no item the recorder writes holds an id, an address or a message id; each person still counts once', async () => {

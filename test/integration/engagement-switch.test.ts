@@ -4,19 +4,17 @@
  * per person, erases every one stored (and the lists of engaged issues), in runs that take up
  * where the last stopped; the figures stay.
  */
-import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoEngagementEraser } from '../../shared/adapters/store/dynamo-engagement-eraser.ts';
-import { DynamoSubscriberDirectory } from '../../shared/adapters/store/dynamo-subscriber-directory.ts';
-import { DynamoSubscriberHistory } from '../../shared/adapters/store/dynamo-subscriber-history.ts';
 import { keys } from '../../shared/adapters/store/table-design.ts';
-import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
 import { erasePersonalEngagement } from '../../shared/operations/campaign/erase-personal-engagement.ts';
-import { v2SubscriberIssues } from '../../shared/operations/v2/v2-subscriber-issues.ts';
 import { type CampaignWorld, campaignWorld } from '../support/campaign-world.ts';
 import {
+  type EngagementReads,
   engagementMessage,
+  engagementReads,
   issueReport,
   recordBatch,
   sentIssue,
@@ -27,52 +25,13 @@ let world: CampaignWorld;
 
 beforeEach(async () => {
   world = await campaignWorld();
+  ({ scan, recordOf, engagedOf, historyOf } = engagementReads(world));
 });
 
-type Item = Record<string, unknown>;
-
-async function scan(): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const page = await world.table.client.send(
-      new ScanCommand({
-        TableName: world.table.name,
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
-const recordOf = async (id: number, subscriber: number) =>
-  world.campaigns.getRecipient({ newsletterId: id, legacy: false }, subscriber);
-
-const engagedOf = async (subscriber: number): Promise<Item | undefined> =>
-  (await scan()).find(
-    (item) => item.pk === keys.engaged(subscriber).pk && item.sk === keys.engaged(subscriber).sk,
-  );
-
-/** A person's issues as v2 `GET /subscribers/{id}/issues` answers them. */
-async function historyOf(subscriber: number): Promise<Item[]> {
-  const page = await v2SubscriberIssues(
-    {
-      store: world.store,
-      settings: world.deps.settings,
-      now: world.deps.now,
-      log: world.log,
-      directory: new DynamoSubscriberDirectory(world.table.client, world.table.name),
-      history: new DynamoSubscriberHistory(world.table.client, world.table.name),
-    },
-    String(subscriber),
-    undefined,
-  );
-  if (isNewsletterError(page)) throw new Error(page.message);
-  return page.issues as unknown as Item[];
-}
+let scan: EngagementReads['scan'];
+let recordOf: EngagementReads['recordOf'];
+let engagedOf: EngagementReads['engagedOf'];
+let historyOf: EngagementReads['historyOf'];
 
 /**
  * The eraser as its function runs it, on the world's clock, `settle` 1 s; `tick`: how far the

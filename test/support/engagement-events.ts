@@ -5,9 +5,13 @@
  * it, and the report as the operator reads it.
  */
 import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { readEngagementEvent } from '../../shared/adapters/mail/ses-engagement-event.ts';
+import { DynamoSubscriberDirectory } from '../../shared/adapters/store/dynamo-subscriber-directory.ts';
+import { DynamoSubscriberHistory } from '../../shared/adapters/store/dynamo-subscriber-history.ts';
 import type { EngagementStore } from '../../shared/adapters/store/engagement-store-port.ts';
+import { keys } from '../../shared/adapters/store/table-design.ts';
 import type { TrackingMode } from '../../shared/domain/engagement/engagement.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
 import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
@@ -21,6 +25,7 @@ import {
   type EngagementMessage,
   recordEngagement,
 } from '../../shared/operations/campaign/record-engagement.ts';
+import { v2SubscriberIssues } from '../../shared/operations/v2/v2-subscriber-issues.ts';
 import { type CampaignWorld, started } from './campaign-world.ts';
 
 /** An issue sent to `count` new subscribers; its id and the subscribers. */
@@ -122,4 +127,62 @@ export async function issueReport(
   );
   if (isNewsletterError(result)) throw new Error(result.message);
   return { report: result, rows };
+}
+
+type Item = Record<string, unknown>;
+
+/** Reads of a world's table that the engagement tests check what was kept with. */
+export interface EngagementReads {
+  /** Every item of the table, consistently read. */
+  scan(): Promise<Item[]>;
+  recordOf(id: number, subscriber: number): ReturnType<CampaignWorld['campaigns']['getRecipient']>;
+  /** The subscriber's list of engaged issues (or its tombstone). */
+  engagedOf(subscriber: number): Promise<Item | undefined>;
+  /** A person's issues as v2 `GET /subscribers/{id}/issues` answers them. */
+  historyOf(subscriber: number): Promise<Item[]>;
+}
+
+export function engagementReads(world: CampaignWorld): EngagementReads {
+  const scan = async (): Promise<Item[]> => {
+    const items: Item[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await world.table.client.send(
+        new ScanCommand({
+          TableName: world.table.name,
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  };
+  return {
+    scan,
+    recordOf: (id, subscriber) =>
+      world.campaigns.getRecipient({ newsletterId: id, legacy: false }, subscriber),
+    engagedOf: async (subscriber) =>
+      (await scan()).find(
+        (item) =>
+          item.pk === keys.engaged(subscriber).pk && item.sk === keys.engaged(subscriber).sk,
+      ),
+    historyOf: async (subscriber) => {
+      const page = await v2SubscriberIssues(
+        {
+          store: world.store,
+          settings: world.deps.settings,
+          now: world.deps.now,
+          log: world.log,
+          directory: new DynamoSubscriberDirectory(world.table.client, world.table.name),
+          history: new DynamoSubscriberHistory(world.table.client, world.table.name),
+        },
+        String(subscriber),
+        undefined,
+      );
+      if (isNewsletterError(page)) throw new Error(page.message);
+      return page.issues as unknown as Item[];
+    },
+  };
 }
