@@ -298,6 +298,32 @@ describe('[campaign.claim] never skip anyone, at most the mails in flight twice'
     await sweepAfterRepairDelay(world);
     expect(await world.campaign(issue.id)).toMatchObject({ status: 'sent', sent: 40, total: 40 });
   });
+
+  it('a copy of a chunk another worker holds comes back within 15 s, not at the end of the lease, and takes the chunk over once the holder gave it back', async () => {
+    const world = await campaignWorld();
+    await world.subscribe(10);
+    const issue = await world.issue();
+    await started(world, issue.id);
+    while (world.queues.plans.length > 0) await world.planOne();
+    const chunk = world.queues.sends[0]?.chunk;
+    if (!chunk || 'kind' in chunk) throw new Error('no chunk');
+    // A live worker holds it with a lease of a whole function timeout (60 s).
+    const now = world.clock.now();
+    const holder = { ...deadClaim(now), owner: 'live' };
+    expect(
+      await world.campaigns.claimChunk(issue.id, chunk.run, chunk.chunk, holder),
+    ).toMatchObject({ claimed: true });
+    expect(await world.sendOne()).toMatchObject({ sent: 0, stopped: 'held' });
+    const [back] = world.queues.sends;
+    expect(back?.visibleAt).toBe(now + 15_000);
+    // The holder stops early and gives the chunk back, its people unmailed, 45 s before its
+    // lease would have lapsed: the copy takes it over then, not a minute later.
+    await world.campaigns.releaseChunk(issue.id, chunk.run, chunk.chunk, 'live', false);
+    await world.drain();
+    expect(world.ses.mails).toHaveLength(10);
+    expect([...world.ses.counts().values()].every((count) => count === 1)).toBe(true);
+    expect(world.clock.now()).toBeLessThan(now + 60_000);
+  });
 });
 
 async function sweepAfterRepairDelay(world: CampaignWorld): Promise<void> {

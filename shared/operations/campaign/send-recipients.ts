@@ -103,6 +103,13 @@ const WAIT_STEP_MS = 250;
 const BACKOFF_BASE_SECONDS = 2;
 const BACKOFF_MAX_SECONDS = 300;
 const BACKOFF_JITTER = 0.25;
+/**
+ * The longest a chunk held by another worker's lease waits before it is tried again. A holder
+ * that finishes gives its chunk back at once, so a copy delivered twice need not wait out the
+ * whole lease (the function's timeout): it comes back within this, finds the chunk free and
+ * its people recorded, and ends. Each extra try is one GetItem and one refused update.
+ */
+const HELD_RECHECK_SECONDS = 15;
 /** The longest a chunk put back waits before it is delivered again (375 s). */
 export const LONGEST_BACKOFF_MS = BACKOFF_MAX_SECONDS * (1 + BACKOFF_JITTER) * 1000;
 
@@ -151,13 +158,14 @@ export async function sendChunk(
   });
   if (!claim.claimed) {
     // Another worker holds it (a duplicate delivery, or a walk while it sends): the work comes
-    // back once that lease has lapsed, to send to whoever that worker left.
+    // back when that lease lapses or that worker gives the chunk back, whichever is first, to
+    // send to whoever that worker left.
     if (claim.heldUntil === undefined) {
       deps.log.error('campaign_chunk_unplanned', { newsletter_id: id, chunk: message.chunk });
       return { sent: 0, skipped: 0, failed: 0, requeued: 0, stopped: 'not_sending' };
     }
     const wait = Math.ceil(Math.max(0, claim.heldUntil - now) / 1000) + 1;
-    await deps.queue.send([message], Math.min(BACKOFF_MAX_SECONDS, wait));
+    await deps.queue.send([message], Math.min(HELD_RECHECK_SECONDS, wait));
     return { sent: 0, skipped: 0, failed: 0, requeued: message.recipients.length, stopped: 'held' };
   }
   let recipients = message.recipients;
