@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { inject } from 'vitest';
 import type { CliIo } from '../../cli/io.ts';
 import { run } from '../../cli/main.ts';
 import {
@@ -14,6 +13,7 @@ import type { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import type { SettingsInput } from '../../shared/domain/settings-schema.ts';
 import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import { freshStore } from '../support/local-dynamo.ts';
+import { runDynamoEndpoint } from '../support/run-dynamo.ts';
 
 /** What one CLI run printed and returned. */
 export interface CliResult {
@@ -106,7 +106,7 @@ export async function cliWorld(settings: SettingsInput | null = CLI_SETTINGS): P
   await writeFile(
     join(dir, 'local-endpoints.json'),
     JSON.stringify({
-      dynamodb: inject('dynamoEndpoint'),
+      dynamodb: runDynamoEndpoint(),
       ssm: parameters.endpoint,
       table: tableName,
       api_root: 'http://localhost:3000/api/newsletter/v1',

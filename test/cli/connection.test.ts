@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startDeadEndpoint } from '../support/dead-endpoint.ts';
+import { runDynamoEndpoint } from '../support/run-dynamo.ts';
 import { CLI_SETTINGS, type CliWorld, cliWorld, runCli } from './cli-harness.ts';
 
 let world: CliWorld;
@@ -93,7 +94,7 @@ describe('the environment the functions use', () => {
       '--region',
       'eu-west-1',
       '--endpoint-dynamodb',
-      inject('dynamoEndpoint'),
+      runDynamoEndpoint(),
       '--endpoint-ssm',
       world.parameters.endpoint,
     ];

@@ -4,9 +4,10 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { unescapeCell } from '../../shared/domain/spreadsheet-cells.ts';
 import type { Subscriber } from '../../shared/domain/subscriber.ts';
+import { runDynamoEndpoint } from '../support/run-dynamo.ts';
 import { type CliWorld, cliWorld } from './cli-harness.ts';
 import { startFailingProxy } from './failing-proxy.ts';
 import { byEmail, parseCsv, STORED_COLUMNS, writeGeneratedCsv } from './subscriber-csv.ts';
@@ -383,7 +384,7 @@ describe('subscribers import: checkpoint and --resume', () => {
   it('stops when DynamoDB fails mid-run; the checkpoint never passes an unwritten row', async () => {
     // Arrange: writes finish out of order, and every write after the 150th fails.
     await writeGeneratedCsv(file('outage.csv'), 400);
-    const proxy = await startFailingProxy(inject('dynamoEndpoint'), 150);
+    const proxy = await startFailingProxy(runDynamoEndpoint(), 150);
     let stopped: Awaited<ReturnType<CliWorld['cli']>>;
     try {
       // Act 1
@@ -425,7 +426,7 @@ describe('subscribers import: checkpoint and --resume', () => {
     await writeGeneratedCsv(file('killed.csv'), 1_000);
     // 100 rows reach DynamoDB; the writes after them are held unanswered, so the import is
     // paused with rows in flight and its checkpoints written, whatever the machine's speed.
-    const proxy = await startFailingProxy(inject('dynamoEndpoint'), 100, 'hold');
+    const proxy = await startFailingProxy(runDynamoEndpoint(), 100, 'hold');
     const bin = join(import.meta.dirname, '../../bin/newsletter.mjs');
     const child = spawn(
       process.execPath,

@@ -6,7 +6,7 @@
  * holds (a strict DynamoDB front of the test's own, with a long hold so the recorders meet).
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeEach, describe, expect, inject, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { startStrictDynamoDb } from '../../infra/local/stand-ins/strict-dynamodb.ts';
 import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
 import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
@@ -20,6 +20,7 @@ import {
 } from '../support/engagement-events.ts';
 import { itemSize } from '../support/item-size.ts';
 import { documentClient } from '../support/local-dynamo.ts';
+import { runDynamoLocalEndpoint } from '../support/run-dynamo.ts';
 
 let world: CampaignWorld;
 
@@ -102,7 +103,7 @@ describe('[engagement.contention] many recorders at once on one issue', () => {
   it('50 recorders, each with an open and a click of the same link, lose no count when transactions conflict', async () => {
     const { id, readers } = await sentIssue(world, 50);
     const front = await startStrictDynamoDb({
-      upstream: inject('dynamoLocalEndpoint'),
+      upstream: runDynamoLocalEndpoint(),
       holdMs: 100,
     });
     const store = new DynamoEngagementStore(documentClient(front.endpoint), world.table.name);

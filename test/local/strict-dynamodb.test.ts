@@ -21,7 +21,7 @@ import {
   TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { itemSize } from '../../infra/local/stand-ins/dynamodb-items.ts';
 import {
   type StrictDynamoDb,
@@ -29,6 +29,7 @@ import {
   startStrictDynamoDb,
   strictDynamoDbFromEnv,
 } from '../../infra/local/stand-ins/strict-dynamodb.ts';
+import { runDynamoLocalEndpoint } from '../support/run-dynamo.ts';
 
 vi.hoisted(() => {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -84,11 +85,11 @@ async function world(
   options: StrictDynamoDbOptions,
   { maxAttempts = 3, behindItsBack = false } = {},
 ): Promise<World> {
-  const front = await startStrictDynamoDb({ upstream: inject('dynamoLocalEndpoint'), ...options });
+  const front = await startStrictDynamoDb({ upstream: runDynamoLocalEndpoint(), ...options });
   fronts.push(front);
   const db = clientOf(front.endpoint, maxAttempts);
   const table = `strict-${randomUUID()}`;
-  const maker = behindItsBack ? clientOf(inject('dynamoLocalEndpoint'), 1) : db;
+  const maker = behindItsBack ? clientOf(runDynamoLocalEndpoint(), 1) : db;
   const created = await maker.send(
     new CreateTableCommand({
       TableName: table,
@@ -432,7 +433,7 @@ describe('each partition key value takes 1,000 WCU and 3,000 RCU a second, divid
 
   it('learns the index keys of an item it did not see written by reading them once', async () => {
     const clock = manualClock();
-    const local = clientOf(inject('dynamoLocalEndpoint'), 1);
+    const local = clientOf(runDynamoLocalEndpoint(), 1);
     const { db, table, front } = await world(
       { scale: 100, now: clock.now },
       { maxAttempts: 1, behindItsBack: true },

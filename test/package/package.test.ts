@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ParametersExtension,
   startParametersExtension,
@@ -33,6 +33,7 @@ import { buildPackage } from '../../infra/package/build-package.ts';
 import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
 import { testSettings } from '../support/fixtures.ts';
 import { freshStore } from '../support/local-dynamo.ts';
+import { runDynamoEndpoint } from '../support/run-dynamo.ts';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -138,7 +139,7 @@ describe('the packed package', () => {
           AWS_ACCESS_KEY_ID: credentials.accessKeyId,
           AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
           AWS_SESSION_TOKEN: credentials.sessionToken,
-          AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoEndpoint'),
+          AWS_ENDPOINT_URL_DYNAMODB: runDynamoEndpoint(),
           AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
           NEWSLETTER_TABLE: tableName,
           PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(extension.port),

@@ -14,7 +14,6 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { inject } from 'vitest';
 import { wireImage } from '../../infra/local/cloud/stream-mappings.ts';
 import type { Store } from '../../shared/adapters/store/store-port.ts';
 import { fromSubscriberItem } from '../../shared/adapters/store/subscriber-item.ts';
@@ -23,6 +22,7 @@ import {
   type SubscriberChange,
 } from '../../shared/operations/subscribers/count-subscriber-changes.ts';
 import { LOCAL_CREDENTIALS, localDynamoClient } from './local-dynamo.ts';
+import { runDynamoEndpoint } from './run-dynamo.ts';
 
 /** Reads a table's stream on demand and counts what it has not counted yet. */
 export interface CountWorker {
@@ -71,7 +71,7 @@ export function countWorker(
   const streams = new DynamoDBStreamsClient({
     region: 'us-east-1',
     credentials: LOCAL_CREDENTIALS,
-    endpoint: inject('dynamoEndpoint'),
+    endpoint: runDynamoEndpoint(),
   });
   // One reader per table, as one event source mapping is: every worker over a table goes on
   // where the last one left, rather than reading the stream again from its start (a test that

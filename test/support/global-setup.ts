@@ -3,26 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildConsole } from '../../console/build.ts';
-import { startDynamoDbLocal } from '../../infra/local/stand-ins/dynamodb-local.ts';
-import {
-  startStrictDynamoDb,
-  strictDynamoDbFromEnv,
-} from '../../infra/local/stand-ins/strict-dynamodb.ts';
 import { synthesize } from '../../infra/local/synthesize.ts';
+import { provideRunDynamoDbs } from './dynamo-global-setup.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /**
-     * The run's DynamoDB as the suites that call it with the SDK see it: the strict front
-     * before DynamoDB Local (transaction conflicts, partition throttling), or DynamoDB Local
-     * itself under `DYNAMODB_STRICT=off`.
+     * The run's DynamoDBs, one per worker (test/support/run-dynamo.ts picks a worker's), as
+     * the suites that call them with the SDK see them: the strict front before DynamoDB Local
+     * (transaction conflicts, partition throttling), or DynamoDB Local itself under
+     * `DYNAMODB_STRICT=off`.
      */
-    dynamoEndpoint: string;
+    dynamoEndpoints: string[];
     /**
-     * DynamoDB Local itself, for what puts a front of its own before it: each local stack,
-     * and the front's own tests.
+     * The DynamoDB Locals themselves, in the same order, for what puts a front of its own
+     * before one: each local stack, and the front's own tests.
      */
-    dynamoLocalEndpoint: string;
+    dynamoLocalEndpoints: string[];
     /** The cloud assembly `cdk synth` wrote for this run: what the local stacks run. */
     cdkOut: string;
     /** The console built once for this run: what the local stacks serve at `/`. */
@@ -31,11 +28,9 @@ declare module 'vitest' {
 }
 
 /**
- * Starts one in-memory DynamoDB Local for every test file (each file makes its own table),
- * behind the strict front (infra/local/stand-ins/strict-dynamodb.ts, as `DYNAMODB_STRICT`,
- * `DYNAMODB_HOLD_MS` and `DYNAMODB_SCALE` say; each local stack puts a front of its own before
- * it), and
- * synthesizes the stack once, bundles included, with `cdk synth` as a deployment would. The
+ * Starts an in-memory DynamoDB Local per worker, shared by the files that worker runs (each
+ * file makes its own tables), each behind the strict front (./dynamo-global-setup.ts; each
+ * local stack puts a front of its own before it), and synthesizes the stack once, bundles included, with `cdk synth` as a deployment would. The
  * suites that run the service run exactly these bundles, with the permissions and environment
  * this template gives them. The deployment choices made for tests: functions do not cache the
  * key and settings (parameterCacheSeconds=0), so a test's change applies to the next call; the
@@ -51,8 +46,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const scratch = await mkdtemp(join(tmpdir(), 'newsletter-test-'));
   // The console first: the synth deploys it (ConsoleSite), and the stacks serve what it staged.
   const consoleDir = await buildConsole(join(scratch, 'console'));
-  const [dynamo, cdkOut] = await Promise.all([
-    startDynamoDbLocal(),
+  const [stopDynamoDbs, cdkOut] = await Promise.all([
+    provideRunDynamoDbs(project),
     synthesize({
       outdir: join(scratch, 'cdk.out'),
       parameterCacheSeconds: 0,
@@ -73,16 +68,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }),
   ]);
   project.provide('consoleDir', consoleDir);
-  const strict = strictDynamoDbFromEnv(process.env);
-  const front = strict.enabled
-    ? await startStrictDynamoDb({ ...strict, upstream: dynamo.endpoint })
-    : undefined;
-  project.provide('dynamoEndpoint', front?.endpoint ?? dynamo.endpoint);
-  project.provide('dynamoLocalEndpoint', dynamo.endpoint);
   project.provide('cdkOut', cdkOut);
   return async () => {
-    await front?.stop();
-    await dynamo.stop();
+    await stopDynamoDbs();
     await rm(scratch, { recursive: true, force: true });
   };
 }

@@ -5,11 +5,11 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { inject } from 'vitest';
 import { createTable } from '../../infra/local/create-table.ts';
 import { type CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import { KEY, TTL_ATTRIBUTE } from '../../shared/adapters/store/table-design.ts';
 import { madeTable } from './made-tables.ts';
+import { runDynamoEndpoint } from './run-dynamo.ts';
 
 /** Fake credentials: DynamoDB Local checks that requests are signed, not by whom. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -17,7 +17,7 @@ export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local
 /** A client for the run's DynamoDB Local. */
 export function localDynamoClient(): DynamoDBClient {
   return new DynamoDBClient({
-    endpoint: inject('dynamoEndpoint'),
+    endpoint: runDynamoEndpoint(),
     region: 'us-east-1',
     credentials: LOCAL_CREDENTIALS,
   });

@@ -17,6 +17,7 @@ import {
   type StoredMail,
   startSesLocal,
 } from '../../infra/local/stand-ins/ses-local.ts';
+import { runDynamoLocalEndpoint } from './run-dynamo.ts';
 
 /** The local service with what a test looks at and pulls. */
 export interface TestStack extends LocalStack {
@@ -71,7 +72,7 @@ export async function startTestStack(options: Partial<LocalStackOptions> = {}): 
     cdkOut: inject('cdkOut'),
     // The run's DynamoDB Local, unless the test keeps data in a folder (and stops it); the
     // stack puts its own strict front before it, in the functions' process.
-    ...(options.dataDir === undefined ? { sharedDynamoDb: inject('dynamoLocalEndpoint') } : {}),
+    ...(options.dataDir === undefined ? { sharedDynamoDb: runDynamoLocalEndpoint() } : {}),
     onLog: (line, fn) => {
       logLines.push(line);
       if (show) process.stderr.write(`${fn.logicalId} ${line}\n`);
