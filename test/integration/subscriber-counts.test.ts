@@ -171,39 +171,53 @@ async function expectPagesMatch(world: CampaignWorld): Promise<void> {
   }
 }
 
+/**
+ * The tests that read every page of 14 listings (each page 17 Queries: the 16 list-index
+ * partitions and the legacy one) or wait for a stream's batches: 1-3 s alone, and past the
+ * default 30 s in a CI run where the file beside them loaded the same DynamoDB Local.
+ */
+const COUNTING_BUDGET_MS = 90_000;
+
 describe('[v2.paging-counts] the subscriber counts', () => {
-  it('equal the subscribers as stored after concurrent changes, moves and deletions, and pages agree with them', async () => {
-    const world = await campaignWorld({}, {}, undefined, { stream: true });
-    // Ids in three blocks, one of them empty between: pages cross blocks and skip the gap.
-    const people = [...(await world.subscribe(4, { lists: [1, 2] }, 'a'))];
-    await world.store.reserveIds('subscriber', COUNT_BLOCK_IDS + 200);
-    people.push(...(await world.subscribe(3, { lists: [2], status: 'S' }, 'b')));
-    await world.store.reserveIds('subscriber', 2 * COUNT_BLOCK_IDS);
-    people.push(...(await world.subscribe(3, { lists: [3], status: 'U' }, 'a')));
-    expect(new Set(people.map((person) => blockOf(person.id)))).toEqual(new Set([0, 1, 3]));
-    const emails = people.map((person) => person.email);
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: emails.length - 1 }), subscriberChange(true)), {
-          minLength: 1,
-          maxLength: 10,
-        }),
-        async (changes) => {
-          // All at once: changes of the same subscriber race, and one at a time wins.
-          await Promise.all(
-            changes.map(async ([who, what]) => {
-              const email = emails[who] as string;
-              const now = (await world.store.getSubscriber(email)) ? email : movedAddress(email);
-              await applyChange(world, now, what);
-            }),
-          );
-          expect(await countCells(world)).toEqual(expectedCells(await stored(world)));
-        },
-      ),
-      { numRuns: 12 },
-    );
-    await expectPagesMatch(world);
-  });
+  it(
+    'equal the subscribers as stored after concurrent changes, moves and deletions, and pages agree with them',
+    async () => {
+      const world = await campaignWorld({}, {}, undefined, { stream: true });
+      // Ids in three blocks, one of them empty between: pages cross blocks and skip the gap.
+      const people = [...(await world.subscribe(4, { lists: [1, 2] }, 'a'))];
+      await world.store.reserveIds('subscriber', COUNT_BLOCK_IDS + 200);
+      people.push(...(await world.subscribe(3, { lists: [2], status: 'S' }, 'b')));
+      await world.store.reserveIds('subscriber', 2 * COUNT_BLOCK_IDS);
+      people.push(...(await world.subscribe(3, { lists: [3], status: 'U' }, 'a')));
+      expect(new Set(people.map((person) => blockOf(person.id)))).toEqual(new Set([0, 1, 3]));
+      const emails = people.map((person) => person.email);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.tuple(fc.integer({ min: 0, max: emails.length - 1 }), subscriberChange(true)),
+            {
+              minLength: 1,
+              maxLength: 10,
+            },
+          ),
+          async (changes) => {
+            // All at once: changes of the same subscriber race, and one at a time wins.
+            await Promise.all(
+              changes.map(async ([who, what]) => {
+                const email = emails[who] as string;
+                const now = (await world.store.getSubscriber(email)) ? email : movedAddress(email);
+                await applyChange(world, now, what);
+              }),
+            );
+            expect(await countCells(world)).toEqual(expectedCells(await stored(world)));
+          },
+        ),
+        { numRuns: 12 },
+      );
+      await expectPagesMatch(world);
+    },
+    COUNTING_BUDGET_MS,
+  );
 
   it('stop counting someone asked to confirm once their expiry hour has passed, as reads treat them as gone', async () => {
     const world = await campaignWorld({}, {}, undefined, { stream: true });
@@ -224,88 +238,98 @@ describe('[v2.paging-counts] the subscriber counts', () => {
     expect((await at(hourAfter)).total).toBe(0);
   });
 
-  it('[v2.list-members] are built for subscribers written before them by `subscribers reindex`, once each however often it runs, and then give the lists their members', async () => {
-    const world = await campaignWorld({}, {}, undefined, { stream: true });
-    const people = await world.subscribe(5, { lists: [1, 2] });
-    await world.subscribe(2, { lists: [1], status: 'U' });
-    // As an older version left them: no counted mark, no counts, no completeness mark.
-    for (const record of await stored(world))
+  it(
+    '[v2.list-members] are built for subscribers written before them by `subscribers reindex`, once each however often it runs, and then give the lists their members',
+    async () => {
+      const world = await campaignWorld({}, {}, undefined, { stream: true });
+      const people = await world.subscribe(5, { lists: [1, 2] });
+      await world.subscribe(2, { lists: [1], status: 'U' });
+      // As an older version left them: no counted mark, no counts, no completeness mark.
+      for (const record of await stored(world))
+        await world.table.client.send(
+          new PutCommand({ TableName: world.table.name, Item: toSubscriberItem(record) }),
+        );
+      for (const item of await scan(world, 'COUNTS#'))
+        await world.table.client.send(
+          new DeleteCommand({
+            TableName: world.table.name,
+            Key: { [KEY.partition]: item[KEY.partition], [KEY.sort]: item[KEY.sort] },
+          }),
+        );
       await world.table.client.send(
-        new PutCommand({ TableName: world.table.name, Item: toSubscriberItem(record) }),
-      );
-    for (const item of await scan(world, 'COUNTS#'))
-      await world.table.client.send(
-        new DeleteCommand({
+        new UpdateCommand({
           TableName: world.table.name,
-          Key: { [KEY.partition]: item[KEY.partition], [KEY.sort]: item[KEY.sort] },
+          Key: keys.counter('subscriber'),
+          UpdateExpression: 'REMOVE subscriber_counts',
         }),
       );
-    await world.table.client.send(
-      new UpdateCommand({
-        TableName: world.table.name,
-        Key: keys.counter('subscriber'),
-        UpdateExpression: 'REMOVE subscriber_counts',
-      }),
-    );
-    // Until then a page walks the index to count: the answer is the same.
-    await expectPagesMatch(world);
-    const members = {
-      members: new DynamoSubscriberDirectory(world.table.client, world.table.name),
-    };
-    const lists = (await listV2Lists(
-      { ...members, settings: async () => world.current.settings, now: () => new Date() },
-      {},
-    )) as { items: { id: number; subscribers?: number }[] };
-    expect(lists.items.every((list) => list.subscribers === undefined)).toBe(true);
+      // Until then a page walks the index to count: the answer is the same.
+      await expectPagesMatch(world);
+      const members = {
+        members: new DynamoSubscriberDirectory(world.table.client, world.table.name),
+      };
+      const lists = (await listV2Lists(
+        { ...members, settings: async () => world.current.settings, now: () => new Date() },
+        {},
+      )) as { items: { id: number; subscribers?: number }[] };
+      expect(lists.items.every((list) => list.subscribers === undefined)).toBe(true);
 
-    // A change before the reindex counts the subscriber it changes, whole.
-    const first = people[0] as SubscriberRecord;
-    await applyChange(world, first.email, { kind: 'lists', lists: [2] });
-    // A writer that read someone before the reindex counted them writes on as usual: the
-    // counts follow what the stream shows stored, before and after, so nobody counts twice.
-    const second = people[1] as SubscriberRecord;
-    const stale = (await world.store.getSubscriber(second.email)) as SubscriberRecord;
-    expect(stale.uncounted).toBe(true);
-    await reindexLists(world.store, { stderr: new PassThrough() });
-    expect(
-      await world.store.replaceSubscriber(
-        { ...stale, name: 'Late', version: stale.version + 1 },
-        stale,
-      ),
-    ).toBe(true);
-    await reindexLists(world.store, { stderr: new PassThrough() });
-    expect(await countCells(world)).toEqual(expectedCells(await stored(world)));
-    await expectPagesMatch(world);
+      // A change before the reindex counts the subscriber it changes, whole.
+      const first = people[0] as SubscriberRecord;
+      await applyChange(world, first.email, { kind: 'lists', lists: [2] });
+      // A writer that read someone before the reindex counted them writes on as usual: the
+      // counts follow what the stream shows stored, before and after, so nobody counts twice.
+      const second = people[1] as SubscriberRecord;
+      const stale = (await world.store.getSubscriber(second.email)) as SubscriberRecord;
+      expect(stale.uncounted).toBe(true);
+      await reindexLists(world.store, { stderr: new PassThrough() });
+      expect(
+        await world.store.replaceSubscriber(
+          { ...stale, name: 'Late', version: stale.version + 1 },
+          stale,
+        ),
+      ).toBe(true);
+      await reindexLists(world.store, { stderr: new PassThrough() });
+      expect(await countCells(world)).toEqual(expectedCells(await stored(world)));
+      await expectPagesMatch(world);
 
-    const counted = (await listV2Lists(
-      { ...members, settings: async () => world.current.settings, now: () => new Date() },
-      {},
-    )) as { items: { id: number; subscribers?: number }[] };
-    const confirmedOn = (list: number) =>
-      people.filter((person) => person.email !== first.email && person.lists.includes(list))
-        .length + (list === 2 ? 1 : 0);
-    expect(
-      counted.items.filter((list) => list.id <= 2).map((list) => [list.id, list.subscribers]),
-    ).toEqual([
-      [1, confirmedOn(1)],
-      [2, confirmedOn(2)],
-    ]);
-  });
+      const counted = (await listV2Lists(
+        { ...members, settings: async () => world.current.settings, now: () => new Date() },
+        {},
+      )) as { items: { id: number; subscribers?: number }[] };
+      const confirmedOn = (list: number) =>
+        people.filter((person) => person.email !== first.email && person.lists.includes(list))
+          .length + (list === 2 ? 1 : 0);
+      expect(
+        counted.items.filter((list) => list.id <= 2).map((list) => [list.id, list.subscribers]),
+      ).toEqual([
+        [1, confirmedOn(1)],
+        [2, confirmedOn(2)],
+      ]);
+    },
+    COUNTING_BUDGET_MS,
+  );
 
-  it('are no part of a subscriber write: a burst of creates and changes names no count item, the stream counts them after', async () => {
-    const world = await campaignWorld({}, {}, undefined, { stream: true });
-    const people = await Promise.all(
-      Array.from({ length: 40 }, (_, index) => world.subscribe(1, { lists: [1, 2] }, `c${index}`)),
-    );
-    await Promise.all(
-      people
-        .flat()
-        .map((person) => applyChange(world, person.email, { kind: 'lists', lists: [3] })),
-    );
-    // Nothing counted yet: the writers' transactions held no count item to fight over.
-    expect(await scan(world, 'COUNTS#')).toEqual([]);
-    expect(await countCells(world)).toEqual(expectedCells(await stored(world)));
-  });
+  it(
+    'are no part of a subscriber write: a burst of creates and changes names no count item, the stream counts them after',
+    async () => {
+      const world = await campaignWorld({}, {}, undefined, { stream: true });
+      const people = await Promise.all(
+        Array.from({ length: 40 }, (_, index) =>
+          world.subscribe(1, { lists: [1, 2] }, `c${index}`),
+        ),
+      );
+      await Promise.all(
+        people
+          .flat()
+          .map((person) => applyChange(world, person.email, { kind: 'lists', lists: [3] })),
+      );
+      // Nothing counted yet: the writers' transactions held no count item to fight over.
+      expect(await scan(world, 'COUNTS#')).toEqual([]);
+      expect(await countCells(world)).toEqual(expectedCells(await stored(world)));
+    },
+    COUNTING_BUDGET_MS,
+  );
 
   it('count a change the stream delivers twice, or in a batch with changes already counted, once', async () => {
     const world = await campaignWorld({}, {}, undefined, { stream: true });
