@@ -80,8 +80,8 @@ export function composerOptions(message: Omit<MimeMessage, 'text' | 'html'>): Op
 
 /**
  * The RFC 2919 `List-Id` of every list mail ([mail.list-id]): the sender's name as the
- * description and `<local-part.domain>` of the sender's address as the id, so every campaign,
- * welcome and series mail of one newsletter carries the same id (a reader's filter keeps
+ * description and `<local-part.domain>` of the sender's address as the id, so every campaign
+ * and welcome mail of one newsletter carries the same id (a reader's filter keeps
  * working from issue to issue) and the id sits in a domain the operator owns (SES verified it).
  * The local part keeps letters, digits and `-` (others become `-`) and the domain is written
  * in its ASCII (punycode) form, so the id is always a valid dot-atom.
