@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { listIdsOf } from '../../shared/domain/import-mapping.ts';
 import { IMPORT_SOURCES, type ImportSource } from '../../shared/domain/import-sources.ts';
 import { CliError, EXIT } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';
@@ -26,10 +27,10 @@ function parseConcurrency(value: string): number {
 }
 
 function parseListIds(value: string): number[] {
-  const ids = value.split(/[\s,;]+/).filter((id) => id !== '');
-  if (ids.length === 0 || ids.some((id) => !/^[1-9]\d{0,9}$/.test(id)))
+  const ids = listIdsOf(value);
+  if (!ids || ids.length === 0)
     throw new InvalidArgumentError('Expected list ids separated by commas.');
-  return ids.map(Number);
+  return ids;
 }
 
 /** `subscribers export|import`: the whole subscriber base as CSV (or JSON) and back. */

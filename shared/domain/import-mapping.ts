@@ -93,6 +93,15 @@ export function sourceDelimiter(source: ImportSource, headerLine: string): strin
   return best;
 }
 
+/**
+ * The list ids an operator gives for rows that name none (`--lists`, v2 `lists=`): ids
+ * separated by commas, spaces or `;`. Undefined when one is not an id.
+ */
+export function listIdsOf(text: string): number[] | undefined {
+  const ids = text.split(/[\s,;]+/).filter((id) => id !== '');
+  return ids.every((id) => /^[1-9]\d{0,9}$/.test(id)) ? ids.map(Number) : undefined;
+}
+
 function lengthCheck(count: number, trailing: boolean) {
   return (record: readonly string[]): string | undefined =>
     record.length === count || (trailing && record.length === count + 1 && record[count] === '')

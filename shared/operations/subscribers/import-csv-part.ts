@@ -9,7 +9,12 @@ import {
   type NewsletterError,
   newsletterError,
 } from '../../domain/errors.ts';
-import { type SourceMapping, sourceDelimiter, sourceMapping } from '../../domain/import-mapping.ts';
+import {
+  listIdsOf,
+  type SourceMapping,
+  sourceDelimiter,
+  sourceMapping,
+} from '../../domain/import-mapping.ts';
 import { type ImportPreview, PreviewCounter } from '../../domain/import-preview.ts';
 import { IMPORT_SOURCES, type ImportSource, isImportSource } from '../../domain/import-sources.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
@@ -69,16 +74,14 @@ export function importPartOptions(
   const preview = text('preview', 'false');
   if (preview !== 'true' && preview !== 'false')
     return newsletterError('invalid_parameter', 'preview must be true or false');
-  const lists = text('lists', '')
-    .split(/[\s,;]+/)
-    .filter((id) => id !== '');
-  if (lists.some((id) => !/^[1-9]\d{0,9}$/.test(id)))
+  const lists = listIdsOf(text('lists', ''));
+  if (!lists)
     return newsletterError('invalid_parameter', 'lists must be list ids separated by commas');
   return {
     source,
     defaultStatus: status,
     preview: preview === 'true',
-    ...(lists.length > 0 ? { lists: lists.map(Number) } : {}),
+    ...(lists.length > 0 ? { lists } : {}),
   };
 }
 
