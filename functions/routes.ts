@@ -32,6 +32,7 @@ import {
   V2EmptySchema,
   V2ExtraFieldSchema,
   V2IdRequestSchema,
+  V2ImportPreviewSchema,
   V2ImportRequestSchema,
   V2ImportSchema,
   V2IssueSchema,
@@ -128,7 +129,10 @@ const ROUTE_SCHEMAS: Readonly<Record<RouteName, RouteSchemas>> = {
     request: V2SubscriberWriteSchema,
     response: v.union([V2SubscriberDetailSchema, V2SubscriberSchema, V2DeletedSchema]),
   },
-  'v2-subscribers-import': { request: V2ImportRequestSchema, response: V2ImportSchema },
+  'v2-subscribers-import': {
+    request: V2ImportRequestSchema,
+    response: v.union([V2ImportSchema, V2ImportPreviewSchema]),
+  },
   'v2-subscriber-issues': {
     request: V2SubscriberIssuesRequestSchema,
     response: V2SubscriberIssuesSchema,

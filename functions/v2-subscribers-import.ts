@@ -1,6 +1,9 @@
 import { isNewsletterError, newsletterError } from '../shared/domain/errors.ts';
 import { runOperation } from '../shared/operations/run-operation.ts';
-import { importCsvPart } from '../shared/operations/subscribers/import-csv-part.ts';
+import {
+  importCsvPart,
+  importPartOptions,
+} from '../shared/operations/subscribers/import-csv-part.ts';
 import { readEnvironment } from '../shared/runtime/environment.ts';
 import { tableStore } from '../shared/runtime/store.ts';
 import { v2Function } from './http/v2-function.ts';
@@ -15,7 +18,8 @@ const store = tableStore(readEnvironment());
  * v2 `POST /subscribers/import` (ours): one part of a subscriber CSV (`Content-Type:
  * text/csv`, a header row and at most 1,000 rows), imported as `npx newsletter subscribers
  * import` imports a file; `status=S` for rows without a status cell (default `C`, as the CLI)
- * ([v2.subscribers-import]).
+ * ([v2.subscribers-import]); `source` for another service's export ([import.sources]);
+ * `preview=true` to see what it would write, writing nothing ([import.preview]).
  */
 export const handler = v2Handler(
   route,
@@ -28,15 +32,14 @@ export const handler = v2Handler(
           'malformed_body',
           'Send a part of the CSV file as the body, with Content-Type: text/csv.',
         );
-      const status = params.status ?? 'C';
-      if (status !== 'S' && status !== 'C')
-        return newsletterError('invalid_parameter', 'status must be S or C');
+      const options = importPartOptions(params);
+      if (isNewsletterError(options)) return options;
       const csv = request.csv;
       const result = await runOperation(deps, 'import_subscribers', () =>
         importCsvPart(
           { store, settings: deps.settings, now: deps.now, log: deps.log },
           csv,
-          status,
+          options,
         ),
       );
       return isNewsletterError(result) ? result : { body: result };

@@ -1,4 +1,7 @@
+import { basename } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { listIdsOf } from '../../shared/domain/import-mapping.ts';
+import { IMPORT_SOURCES, type ImportSource } from '../../shared/domain/import-sources.ts';
 import { CliError, EXIT } from '../cli-error.ts';
 import type { CliContext } from '../context.ts';
 import { explainError } from '../explain-error.ts';
@@ -8,6 +11,7 @@ import { parsePositiveInteger } from '../option-values.ts';
 import { type ExportFormat, exportSubscribers } from '../subscribers/export-subscribers.ts';
 import { ImportStopped, importSubscribers } from '../subscribers/import-subscribers.ts';
 import { listUnasked } from '../subscribers/list-unasked.ts';
+import { previewImport, printPreview } from '../subscribers/preview-import.ts';
 import { reindexLists } from '../subscribers/reindex-lists.ts';
 
 const DEFAULT_CONCURRENCY = 16;
@@ -20,6 +24,13 @@ function parseConcurrency(value: string): number {
   const number = parsePositiveInteger(value);
   if (number > 100) throw new InvalidArgumentError('Expected at most 100.');
   return number;
+}
+
+function parseListIds(value: string): number[] {
+  const ids = listIdsOf(value);
+  if (!ids || ids.length === 0)
+    throw new InvalidArgumentError('Expected list ids separated by commas.');
+  return ids;
 }
 
 /** `subscribers export|import`: the whole subscriber base as CSV (or JSON) and back. */
@@ -96,14 +107,34 @@ export function registerSubscribersCommands(program: Command, context: CliContex
   subscribers
     .command('import')
     .description(
-      'Add the subscribers of a CSV file (the format export writes) with the rules of subscribers/add; existing addresses are left alone and reported, rejected rows go to FILE.errors.csv, progress is checkpointed to FILE.checkpoint',
+      "Add the subscribers of a CSV file (the format export writes, or another service's export with --from) with the rules of subscribers/add; existing addresses are left alone and reported, rejected rows go to FILE.errors.csv, progress is checkpointed to FILE.checkpoint",
     )
     .requiredOption(
       '--file <file>',
       'CSV file with a header row; only the email column is required',
     )
     .addOption(
-      new Option('--status <status>', 'status of rows without a status cell')
+      new Option(
+        '--from <source>',
+        "whose export the file is: ours, the original plugin's, Mailchimp's, listmonk's or Substack's",
+      )
+        .choices([...IMPORT_SOURCES])
+        .default('newsletter'),
+    )
+    .option(
+      '--preview',
+      'print each column and the field it becomes, and the rows by status, writing nothing',
+    )
+    .option(
+      '--lists <ids>',
+      'list ids (comma-separated) for the rows that name no list',
+      parseListIds,
+    )
+    .addOption(
+      new Option(
+        '--status <status>',
+        "status of rows without a status cell, and of the people a source mails without naming their state (a source's unsubscribed and bounced people keep theirs)",
+      )
         .choices(['S', 'C'])
         .default('C'),
     )
@@ -129,22 +160,42 @@ export function registerSubscribersCommands(program: Command, context: CliContex
     .action(
       async (options: {
         file: string;
+        from: ImportSource;
+        preview?: boolean;
+        lists?: number[];
         status: 'S' | 'C';
         resume?: boolean;
         limit?: number;
         concurrency?: number;
         checkpointEvery?: number;
       }) => {
+        if (
+          options.from === 'mailchimp' &&
+          options.status === 'C' &&
+          /nonsubscribed/i.test(basename(options.file))
+        )
+          throw new CliError(
+            "Mailchimp's non-subscribed contacts never opted in to mail, and their file has the subscribed file's columns: import it with --status S, or leave it out.",
+          );
         const services = await context.services();
         const { settings } = await services.settings();
         const { stdout } = context.io;
+        const source = {
+          file: options.file,
+          source: options.from,
+          status: options.status,
+          ...(options.lists ? { lists: options.lists } : {}),
+        };
+        if (options.preview) {
+          printPreview(await previewImport(settings, source, context.io), context.io);
+          return;
+        }
         try {
           const summary = await importSubscribers(
             services,
             settings,
             {
-              file: options.file,
-              status: options.status,
+              ...source,
               resume: options.resume === true,
               concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
               checkpointEvery: options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY,

@@ -1,14 +1,16 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type Info, parse } from 'csv-parse';
+import { parse } from 'csv-parse';
 import { IdBlocks } from '../../shared/adapters/store/id-blocks.ts';
-import type { Settings } from '../../shared/domain/settings-schema.ts';
 import {
-  importColumns,
-  importRow,
-  SubscriberCsvError,
-} from '../../shared/domain/subscriber-csv.ts';
+  type SourceMapping,
+  sourceDelimiter,
+  sourceMapping,
+} from '../../shared/domain/import-mapping.ts';
+import type { ImportSource } from '../../shared/domain/import-sources.ts';
+import type { Settings } from '../../shared/domain/settings-schema.ts';
+import { SubscriberCsvError } from '../../shared/domain/subscriber-csv.ts';
 import {
   type ImportContext,
   importSubscriber,
@@ -18,13 +20,18 @@ import type { Services } from '../connection/services.ts';
 import { type CliIo, writeLine } from '../io.ts';
 import { startProgress } from '../progress.ts';
 import { checkpointPath, readCheckpoint, removeCheckpoint, writeCheckpoint } from './checkpoint.ts';
+import { numberedRecords, readHeaderLine } from './csv-rows.ts';
 import { ErrorReport } from './error-report.ts';
 
 /** Options of `subscribers import`. */
 export interface ImportOptions {
   readonly file: string;
-  /** Status of rows whose status cell is empty or absent. */
+  /** Whose export the file is ([import.sources]). */
+  readonly source: ImportSource;
+  /** Status of rows whose status cell is empty or absent, or whose source names no state. */
   readonly status: 'S' | 'C';
+  /** Lists for rows that name none. */
+  readonly lists?: readonly number[];
   readonly resume: boolean;
   /** Rows in flight at once. */
   readonly concurrency: number;
@@ -183,9 +190,11 @@ export async function importSubscribers(
     });
   };
 
+  const delimiter = sourceDelimiter(options.source, await readHeaderLine(file));
   const input = createReadStream(file);
   const parser = parse({
     bom: true,
+    delimiter,
     info: true,
     // A short or long row is reported as that row's error instead of ending the run.
     relax_column_count: true,
@@ -194,28 +203,30 @@ export async function importSubscribers(
   input.on('error', (error) => parser.destroy(error));
   input.pipe(parser);
 
-  let header: ReturnType<typeof importColumns> | undefined;
+  let header: SourceMapping | undefined;
   let headerRow = 1;
-  // Line numbers: a record starts on the line after the previous one ended, plus blank lines.
-  let lastLine = 0;
-  let lastEmptyLines = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{
-      record: string[];
-      info: Info;
-    }>) {
-      const row = lastLine + 1 + (info.empty_lines - lastEmptyLines);
-      lastLine = info.lines;
-      lastEmptyLines = info.empty_lines;
-      bytes = info.bytes;
+    for await (const { record, line: row, bytes: read } of numberedRecords(parser)) {
+      bytes = read;
       if (!header) {
         try {
-          header = importColumns(record, settings);
+          header = sourceMapping(options.source, record, settings, {
+            defaultStatus: options.status,
+            ...(options.lists ? { lists: options.lists } : {}),
+          });
         } catch (error) {
           if (error instanceof SubscriberCsvError) throw new CliError(error.message);
           throw error;
         }
         headerRow = row;
+        if (options.source !== 'newsletter') {
+          // Another service's columns: say what each becomes before the first row is written.
+          const used = header.columns.filter(({ field }) => !field.startsWith('not imported'));
+          writeLine(
+            io.stderr,
+            `Reading ${options.file} as ${options.source}: ${used.map(({ column, field }) => `${column} → ${field}`).join(', ')}; status: ${header.statusRule}.`,
+          );
+        }
         if (header.ignored.length > 0) {
           writeLine(io.stderr, `Ignoring columns: ${header.ignored.join(', ')}`);
         }
@@ -232,25 +243,25 @@ export async function importSubscribers(
         break;
       }
       started += 1;
-      if (record.length !== header.count) {
+      const problem = header.lengthProblem(record);
+      if (problem !== undefined) {
         watermark.pass(row);
-        done(
-          row,
-          'rejected',
-          record[header.email] ?? '',
-          'invalid_row',
-          `the row has ${record.length} fields; the header has ${header.count}`,
-        );
+        done(row, 'rejected', record[header.email] ?? '', 'invalid_row', problem);
         continue;
       }
-      const { email, parameters, status } = importRow(record, header);
+      const { email, parameters, status, refused } = header.row(record);
+      if (refused !== undefined) {
+        watermark.pass(row);
+        done(row, 'rejected', email, 'invalid_parameter', refused);
+        continue;
+      }
       watermark.start(row);
       // Rows of one address run in file order, so the first of them is the one imported and
       // the later ones are reported as existing, whatever the concurrency.
       const address = email.trim().toLowerCase();
       const before = lastOfAddress.get(address) ?? Promise.resolve();
       const task = before
-        .then(() => importSubscriber(context, parameters, status || options.status))
+        .then(() => importSubscriber(context, parameters, status))
         .then(
           (outcome) => {
             watermark.finish(row);

@@ -6,6 +6,8 @@
  */
 // The browser build: the Node one reads Buffer, which browsers lack.
 import { stringify } from 'csv-stringify/browser/esm/sync';
+import type { ImportPreview } from '../../shared/domain/import-preview.ts';
+import type { ImportSource } from '../../shared/domain/import-sources.ts';
 import { SAFE_CELLS } from '../../shared/domain/spreadsheet-cells.ts';
 import { type Api, ApiError } from './api.ts';
 import { csvRecords } from './csv-parts.ts';
@@ -43,6 +45,8 @@ export interface ImportFailure {
 
 /** Where an import stands; `runImport` moves it on. */
 export interface ImportRun {
+  /** Whose export the file is ([import.sources]). */
+  readonly source: ImportSource;
   readonly header: string;
   /** Rows in the file. */
   readonly rows: number;
@@ -68,10 +72,15 @@ interface PartAnswer {
 }
 
 /** The import of a CSV text; undefined for a file without a data row. */
-export function startImport(text: string, partRows = PART_ROWS): ImportRun | undefined {
+export function startImport(
+  text: string,
+  partRows = PART_ROWS,
+  source: ImportSource = 'newsletter',
+): ImportRun | undefined {
   const [header, ...records] = csvRecords(text.replace(/^\uFEFF/, ''));
   if (!header || records.length === 0) return undefined;
   return {
+    source,
     header: header.record,
     rows: records.length,
     pending: records,
@@ -131,7 +140,7 @@ export async function runImport(
     let answer: PartAnswer;
     try {
       answer = (
-        await api.call<PartAnswer>('/subscribers/import', {
+        await api.call<PartAnswer>(importPath(run.source), {
           method: 'POST',
           body: part.text,
           contentType: 'text/csv',
@@ -146,6 +155,63 @@ export async function runImport(
     run.pending = run.pending.slice(part.records.length);
     changed();
   }
+}
+
+/** The import route, with the source when it is not ours. */
+function importPath(source: ImportSource, preview = false): string {
+  const query = new URLSearchParams();
+  if (source !== 'newsletter') query.set('source', source);
+  if (preview) query.set('preview', 'true');
+  const text = query.toString();
+  return text === '' ? '/subscribers/import' : `/subscribers/import?${text}`;
+}
+
+/**
+ * What importing the file would write, written nothing ([import.preview]): every part posted
+ * with `preview=true` and the answers added up, refusals at their file lines. Undefined for a
+ * file without a data row. @throws ApiError as the API answers (a bad header, say).
+ */
+export async function previewImport(
+  api: Pick<Api, 'call'>,
+  text: string,
+  source: ImportSource,
+  partRows = PART_ROWS,
+): Promise<ImportPreview | undefined> {
+  const run = startImport(text, partRows, source);
+  if (!run) return undefined;
+  let total: ImportPreview | undefined;
+  while (run.pending.length > 0) {
+    const part = nextPart(run);
+    const { preview } = (
+      await api.call<{ preview: ImportPreview }>(importPath(source, true), {
+        method: 'POST',
+        body: part.text,
+        contentType: 'text/csv',
+      })
+    ).body;
+    const refusals = preview.refusals.map((each) => ({
+      ...each,
+      line: part.at.get(each.line)?.line ?? each.line,
+    }));
+    const statuses = { ...total?.statuses };
+    for (const [status, count] of Object.entries(preview.statuses) as [
+      keyof typeof statuses,
+      number,
+    ][])
+      statuses[status] = (statuses[status] ?? 0) + count;
+    total = {
+      ...preview,
+      rows: (total?.rows ?? 0) + preview.rows,
+      statuses,
+      refused: (total?.refused ?? 0) + preview.refused,
+      refusals: [...(total?.refusals ?? []), ...refusals],
+      attributes_not_imported: [
+        ...new Set([...(total?.attributes_not_imported ?? []), ...preview.attributes_not_imported]),
+      ].sort(),
+    };
+    run.pending = run.pending.slice(part.records.length);
+  }
+  return total;
 }
 
 /** Adds what the API did with a part's rows to the run. */

@@ -4,12 +4,14 @@
  * elsewhere, and a draft never reaches a page the frame was taken to ([console.preview]); an
  * editor's report shows counts and rates, never the recipients' addresses ([report.editor]);
  * an import whose parts fail (a 503 under way, a 413, a dropped connection) says what is in,
- * what is not, and resumes to the end ([console.import]). axe-core checks the pages shown.
+ * what is not, and resumes to the end ([console.import]); another service's export is previewed,
+ * writing nothing, before it is imported ([import.preview]). axe-core checks the pages shown.
  */
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Browser, BrowserContext, Frame, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -330,5 +332,38 @@ describe('[console.import] an import whose parts fail', () => {
     expect(rows[0]).toEqual(['line', 'reason', 'row']);
     expect(rows.find((row) => row[0] === '1302')?.[2]).toBe("'=1+1,Bad,4,C");
     await page.unroute('**/subscribers/import*');
+  });
+});
+
+// After the import above, which signed the admin in: run the two together.
+describe('[import.preview] another service’s export, previewed before it is imported', () => {
+  const FIXTURES = join(import.meta.dirname, '../fixtures/imports');
+  const LEFT = ['mc.left@example.com', 'mc.gone@example.com'];
+
+  it('shows what each column becomes and the rows by status, writes nothing, then imports them unsubscribed', {
+    timeout: 120_000,
+  }, async () => {
+    await openSection(page, 'Subscribers');
+    await page.getByRole('link', { name: 'Import a CSV' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Import subscribers' }).waitFor();
+    await page.getByLabel('Whose export').selectOption('mailchimp');
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles(join(FIXTURES, 'mailchimp-unsubscribed_members_export_1a2b3c.csv'));
+    await page.getByRole('button', { name: 'Preview' }).click();
+
+    await page.getByRole('heading', { name: 'Preview: nothing was written' }).waitFor();
+    expect(await page.locator('[data-preview="counts"]').textContent()).toBe(
+      '2 rows: would write 2 U; 0 refused.',
+    );
+    await page.getByRole('cell', { name: 'status: every row U' }).waitFor();
+    await expectAccessible(page, 'an import preview');
+    for (const email of LEFT) expect(await operator.statusOf(email)).toBeUndefined();
+
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page
+      .getByText('Imported 2, already subscribed 0 (left as they were), rejected 0.')
+      .waitFor({ timeout: 90_000 });
+    for (const email of LEFT) expect(await operator.statusOf(email)).toBe('U');
   });
 });

@@ -100,6 +100,8 @@ describe('[campaign.plan] create an issue and send it: every C subscriber of its
       // [campaign.unsubscribe-link] RFC 8058 on every campaign mail.
       expect(listUnsubscribeUrl(mail)).toMatch(/\/subscription\/unsubscribe\?token=/);
       expect(rawHeader(mail, 'List-Unsubscribe-Post')).toEqual(['List-Unsubscribe=One-Click']);
+      // [mail.list-id] The same List-Id as the welcome mail: one id for the newsletter.
+      expect(rawHeader(mail, 'List-Id')).toEqual(['"Example Newsletter" <news.example.com>']);
       expect(mail.body.html).toContain('a { color: red }');
     }
 

@@ -611,6 +611,43 @@ describe('POST /subscribers/import', () => {
       '-1',
     );
   });
+
+  it('[import.preview] preview=true with another source answers the mapping and writes nothing; the import then keeps the unsubscribed unsubscribed', async () => {
+    const left = address('import-mc-left');
+    const part = [
+      '"Email Address","First Name","Last Name","MEMBER_RATING","UNSUB_TIME","UNSUB_REASON","LEID"',
+      `"${left}","Lea","Ving","2","2024-03-01 08:00:00","NORMAL","123"`,
+    ].join('\r\n');
+    const preview = await importPart(part, '?source=mailchimp&preview=true');
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.json).toMatchObject({
+      preview: {
+        source: 'mailchimp',
+        rows: 1,
+        statuses: { U: 1 },
+        refused: 0,
+        status_rule: 'every row U: the file has UNSUB_TIME',
+      },
+    });
+    expectError(
+      await call('GET', `/subscribers/${encodeURIComponent(left)}`, { credentials: reader }),
+      404,
+      '-1',
+    );
+    // [import.sources] The import itself, asked for confirmed rows, still stores U.
+    const written = await importPart(part, '?source=mailchimp&status=C&lists=2');
+    expect(written.json).toMatchObject({ imported: 1, rejected: [] });
+    const stored = await call('GET', `/subscribers/${encodeURIComponent(left)}`, {
+      credentials: reader,
+    });
+    expect(stored.json).toMatchObject({
+      first_name: 'Lea',
+      last_name: 'Ving',
+      status: 'unsubscribed',
+      lists: [{ id: 2 }],
+    });
+    expectError(await importPart(part, '?source=hubspot'), 400, 'invalid_parameter');
+  });
 });
 
 describe('GET /subscribers as CSV', () => {

@@ -121,6 +121,7 @@ describe('double opt-in, start to finish', () => {
     expect(activation.raw).toBeDefined();
     expect(rawHeader(activation, 'List-Unsubscribe')).toEqual([]);
     expect(rawHeader(activation, 'List-Unsubscribe-Post')).toEqual([]);
+    expect(rawHeader(activation, 'List-Id')).toEqual([]);
     expect(linksIn(activation).unsubscribe).toBeUndefined();
 
     // 3. Opening the link shows a page with a button and changes nothing (mail scanners).
@@ -147,6 +148,8 @@ describe('double opt-in, start to finish', () => {
       /^<https?:\/\/[^>\s]+\/subscription\/unsubscribe\?token=[\w-]+>$/,
     );
     expect(rawHeader(welcome, 'List-Unsubscribe-Post')).toEqual(['List-Unsubscribe=One-Click']);
+    // [mail.list-id] and the newsletter's RFC 2919 id beside them, from the sender.
+    expect(rawHeader(welcome, 'List-Id')).toEqual(['"Example Newsletter" <news.example.com>']);
     const unsubscribeUrl = listUnsubscribeUrl(welcome) ?? '';
     expect(linksIn(welcome).unsubscribe).toBe(unsubscribeUrl);
     expect(unsubscribeUrl.startsWith(`${service.apiRoot}/subscription/unsubscribe?token=`)).toBe(

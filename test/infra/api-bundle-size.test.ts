@@ -48,7 +48,11 @@ const OVER_LIMIT: Readonly<Record<string, { readonly bytes: number; readonly why
   'v2-issue-resume': { bytes: 430 * 1024, why: 'SQS client: queues the resumed run' },
   'v2-issue-report': { bytes: 430 * 1024, why: 'CSV answer: csv-stringify and negotiator' },
   'v2-account': { bytes: 420 * 1024, why: 'SES client: the quota and sending statistics' },
-  'v2-subscribers-import': { bytes: 420 * 1024, why: 'csv-parse: reads the CSV part' },
+  'v2-subscribers-import': {
+    bytes: 430 * 1024,
+    // 5 KB over 420 since the other services' formats and their mapping came (issue 50).
+    why: "csv-parse: reads the CSV part; other services' export formats ([import.sources])",
+  },
   'v2-subscribers': { bytes: 420 * 1024, why: 'CSV export: csv-stringify and negotiator' },
   'v2-people': { bytes: 420 * 1024, why: 'Cognito client: lists and adds people' },
   'v2-person': { bytes: 420 * 1024, why: 'Cognito client: removes a person' },

@@ -1,11 +1,14 @@
 /** Importing subscribers from a CSV, part by part with progress, and exporting them. */
 import { useRef, useState } from 'preact/hooks';
+import type { ImportPreview } from '../../../shared/domain/import-preview.ts';
+import type { ImportSource } from '../../../shared/domain/import-sources.ts';
 import { readCsvParts } from '../api.ts';
 import {
   type ImportRun,
   lineRanges,
   notImportedCsv,
   PART_ROWS,
+  previewImport,
   rejectedRows,
   rowsDone,
   runImport,
@@ -17,10 +20,20 @@ import { Busy, Done, Problem } from '../ui/feedback.tsx';
 import { Page } from '../ui/layout.tsx';
 import { useAction } from './issue-actions.tsx';
 
+/** Whose export a file may be, as the import reads them ([import.sources]). */
+const SOURCES: readonly (readonly [ImportSource, string])[] = [
+  ['newsletter', 'This service (subscribers export)'],
+  ['original', 'The original WordPress plugin'],
+  ['mailchimp', 'Mailchimp (one of its subscribed, unsubscribed, cleaned files)'],
+  ['listmonk', 'listmonk'],
+  ['substack', 'Substack (its email list)'],
+];
+
 export function ImportPage() {
   const { api } = useSession();
   const action = useAction();
   const run = useRef<ImportRun | undefined>(undefined);
+  const [preview, setPreview] = useState<ImportPreview | undefined>(undefined);
   // The run is changed in place as parts are answered; this redraws the page each time.
   const [, setStep] = useState(0);
   const redraw = () => setStep((n) => n + 1);
@@ -39,29 +52,59 @@ export function ImportPage() {
         The import only adds: an address already subscribed is left exactly as it is, never changed,
         so importing a file again adds only what is missing.
       </p>
+      <p>
+        Another service's export is read as that service writes it: its unsubscribed, cleaned and
+        bounced people stay so, never confirmed. Preview first: it shows what each column becomes
+        and how many rows would be written with which status, and writes nothing.
+      </p>
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          const input = event.currentTarget.elements.namedItem('file') as HTMLInputElement;
+          const form = event.currentTarget;
+          const input = form.elements.namedItem('file') as HTMLInputElement;
+          const source = (form.elements.namedItem('source') as HTMLSelectElement)
+            .value as ImportSource;
+          const wanted = (event.submitter as HTMLButtonElement | null)?.value;
           const file = input.files?.[0];
           if (!file) {
             action.setError(new Error('Choose a CSV file first.'));
             return;
           }
           void action.run(async () => {
-            run.current = startImport(await file.text());
+            const text = await file.text();
+            if (wanted === 'preview') {
+              run.current = undefined;
+              const seen = await previewImport(api, text, source);
+              if (!seen) throw new Error('The file has no row to import after its header.');
+              setPreview(seen);
+              return;
+            }
+            setPreview(undefined);
+            run.current = startImport(text, PART_ROWS, source);
             redraw();
             if (!run.current) throw new Error('The file has no row to import after its header.');
             await runImport(api, run.current, redraw);
           });
         }}
       >
+        <label for="source">Whose export</label>
+        <select id="source" name="source">
+          {SOURCES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
         <label for="file">CSV file</label>
         <input id="file" name="file" type="file" accept=".csv,text/csv" />
-        <button type="submit" disabled={action.busy}>
+        <button type="submit" name="step" value="preview" disabled={action.busy}>
+          Preview
+        </button>
+        <button type="submit" name="step" value="import" disabled={action.busy}>
           Import
         </button>
       </form>
+      {preview && !action.busy && <PreviewTable preview={preview} />}
       {action.busy && current && (
         <Busy
           label={`Importing: ${rowsDone(current)} of ${current.rows} rows`}
@@ -72,6 +115,51 @@ export function ImportPage() {
       <Problem error={action.error ?? current?.failure?.error} />
       {current && !action.busy && <Outcome run={current} resume={go} />}
     </Page>
+  );
+}
+
+/** What an import would write ([import.preview]): each column's field, the rows by status. */
+function PreviewTable(props: { preview: ImportPreview }) {
+  const { preview } = props;
+  const statuses = Object.entries(preview.statuses)
+    .map(([status, count]) => `${count} ${status}`)
+    .join(', ');
+  return (
+    <section aria-labelledby="preview-heading">
+      <h2 id="preview-heading">Preview: nothing was written</h2>
+      <p data-preview="counts">
+        {preview.rows} rows: would write {statuses || 'none'}; {preview.refused} refused.
+      </p>
+      <p>Status: {preview.status_rule}.</p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Column</th>
+            <th scope="col">Becomes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {preview.columns.map(({ column, field }) => (
+            <tr key={column}>
+              <td>{column}</td>
+              <td>{field}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {preview.attributes_not_imported.length > 0 && (
+        <p>Attributes not imported: {preview.attributes_not_imported.join(', ')}</p>
+      )}
+      {preview.refusals.length > 0 && (
+        <ul>
+          {preview.refusals.slice(0, 50).map((r) => (
+            <li key={r.line}>
+              Line {r.line}: {r.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 

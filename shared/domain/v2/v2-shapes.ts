@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { IMPORT_SOURCES } from '../import-sources.ts';
 
 /**
  * The answers of API v2 besides the subscriber (`v2-subscriber.ts`), as the original shapes
@@ -338,8 +339,29 @@ export const V2ImportRequestSchema = v.looseObject({
   status: v.optional(
     v.pipe(
       v.picklist(['S', 'C']),
-      v.description('Status of rows without a status cell: C (default) or S, as the CLI.'),
+      v.description(
+        "Status of rows without a status cell, and of the people another source mails without naming their state: C (default) or S, as the CLI. A source's unsubscribed, cleaned, bounced, disabled or blocklisted people keep a status that blocks mail whatever this says.",
+      ),
     ),
+  ),
+  source: v.optional(
+    v.pipe(
+      v.picklist(IMPORT_SOURCES),
+      v.description(
+        "Whose export the part is ([import.sources]): newsletter (ours, the default), original (the WordPress plugin's), mailchimp, listmonk or substack.",
+      ),
+    ),
+  ),
+  preview: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false']),
+      v.description(
+        'true: answer what the part would write (each column and the field it becomes, rows by status, rows refused) and write nothing ([import.preview]).',
+      ),
+    ),
+  ),
+  lists: v.optional(
+    v.pipe(v.string(), v.description('List ids (comma-separated) for the rows that name no list.')),
   ),
 });
 
@@ -363,6 +385,31 @@ export const V2ImportSchema = v.pipe(
     rejected: V2RejectedRowsSchema,
   }),
   v.title('V2Import'),
+);
+
+/** What importing a part would write, written nothing (`preview=true`, [import.preview]). */
+export const V2ImportPreviewSchema = v.pipe(
+  v.strictObject({
+    preview: v.strictObject({
+      source: v.picklist(IMPORT_SOURCES),
+      columns: v.array(v.strictObject({ column: v.string(), field: v.string() })),
+      status_rule: v.string(),
+      rows: v.number(),
+      statuses: v.strictObject({
+        S: v.optional(v.number()),
+        C: v.optional(v.number()),
+        U: v.optional(v.number()),
+        B: v.optional(v.number()),
+        P: v.optional(v.number()),
+      }),
+      refused: v.number(),
+      refusals: v.array(
+        v.strictObject({ line: v.number(), email: v.string(), reason: v.string() }),
+      ),
+      attributes_not_imported: v.array(v.string()),
+    }),
+  }),
+  v.title('V2ImportPreview'),
 );
 
 /** What a part wrote before a dependency failed: the 503's `data.import`. */

@@ -9,8 +9,16 @@ import {
   type NewsletterError,
   newsletterError,
 } from '../../domain/errors.ts';
+import {
+  listIdsOf,
+  type SourceMapping,
+  sourceDelimiter,
+  sourceMapping,
+} from '../../domain/import-mapping.ts';
+import { type ImportPreview, PreviewCounter } from '../../domain/import-preview.ts';
+import { IMPORT_SOURCES, type ImportSource, isImportSource } from '../../domain/import-sources.ts';
 import type { Settings } from '../../domain/settings-schema.ts';
-import { importColumns, importRow, SubscriberCsvError } from '../../domain/subscriber-csv.ts';
+import { SubscriberCsvError } from '../../domain/subscriber-csv.ts';
 import type { Dependencies } from '../dependencies.ts';
 import { importSubscriber } from './import-subscriber.ts';
 
@@ -30,6 +38,51 @@ export interface RejectedRow {
   /** `email_exists` for an address already subscribed (left alone), else why it was refused. */
   readonly code: string;
   readonly reason: string;
+}
+
+/** How a part is read: whose export it is, and what the operator decides for every row. */
+export interface ImportPartOptions {
+  readonly source: ImportSource;
+  /** Status of the rows the source gives no state of (import-mapping.ts). */
+  readonly defaultStatus: 'S' | 'C';
+  /** Lists for rows that name none. */
+  readonly lists?: readonly number[];
+  /** Report what the part would write, writing nothing ([import.preview]). */
+  readonly preview?: boolean;
+}
+
+/**
+ * The query of `POST /subscribers/import` as ImportPartOptions: `status` (S or C, default C),
+ * `source` (default ours), `preview` (true or false), `lists` (ids, comma-separated).
+ */
+export function importPartOptions(
+  params: Readonly<Record<string, unknown>>,
+): ImportPartOptions | NewsletterError {
+  const text = (name: string, fallback: string): string => {
+    const value = params[name];
+    return typeof value === 'string' ? value : fallback;
+  };
+  const status = text('status', 'C');
+  if (status !== 'S' && status !== 'C')
+    return newsletterError('invalid_parameter', 'status must be S or C');
+  const source = text('source', 'newsletter');
+  if (!isImportSource(source))
+    return newsletterError(
+      'invalid_parameter',
+      `source must be one of ${IMPORT_SOURCES.join(', ')}`,
+    );
+  const preview = text('preview', 'false');
+  if (preview !== 'true' && preview !== 'false')
+    return newsletterError('invalid_parameter', 'preview must be true or false');
+  const lists = listIdsOf(text('lists', ''));
+  if (!lists)
+    return newsletterError('invalid_parameter', 'lists must be list ids separated by commas');
+  return {
+    source,
+    defaultStatus: status,
+    preview: preview === 'true',
+    ...(lists.length > 0 ? { lists } : {}),
+  };
 }
 
 /** What importing a part did. */
@@ -78,12 +131,15 @@ export interface ImportPartDependencies {
 export async function importCsvPart(
   deps: ImportPartDependencies,
   text: string,
-  defaultStatus: 'S' | 'C',
-): Promise<ImportPartResult | NewsletterError> {
+  options: ImportPartOptions,
+): Promise<ImportPartResult | { preview: ImportPreview } | NewsletterError> {
   let records: { record: string[]; info: { lines: number; empty_lines: number } }[];
+  const headerEnd = text.indexOf('\n');
+  const firstLine = headerEnd === -1 ? text : text.slice(0, headerEnd);
   try {
     records = parse(text, {
       bom: true,
+      delimiter: sourceDelimiter(options.source, firstLine),
       info: true,
       // A short or long row is that row's error, as in the CLI.
       relax_column_count: true,
@@ -115,13 +171,21 @@ export async function importCsvPart(
       `A part holds at most ${IMPORT_PART_ROWS.toLocaleString('en-US')} rows after its header; this one has ${rows.length.toLocaleString('en-US')}. Post the file in smaller parts, each with the header row.`,
     );
   const settings = await deps.settings();
-  let header: ReturnType<typeof importColumns>;
+  let header: SourceMapping;
   try {
-    header = importColumns(first.record, settings);
+    header = sourceMapping(options.source, first.record, settings, {
+      defaultStatus: options.defaultStatus,
+      ...(options.lists ? { lists: options.lists } : {}),
+    });
   } catch (error) {
     if (error instanceof SubscriberCsvError)
       return newsletterError('invalid_parameter', error.message);
     throw error;
+  }
+  if (options.preview) {
+    const counter = new PreviewCounter(header, settings);
+    for (const { line, record } of rows) counter.add(line, record);
+    return { preview: counter.result() };
   }
   const ids = new IdBlocks(
     (count) => deps.store.reserveIds('subscriber', count),
@@ -145,24 +209,23 @@ export async function importCsvPart(
   // Rows of one address in file order, the addresses side by side.
   const byAddress = new Map<string, { line: number; record: string[] }[]>();
   for (const { record, line } of rows) {
-    if (record.length !== header.count) {
-      refuse(
-        line,
-        record,
-        record[header.email] ?? '',
-        'invalid_row',
-        `the row has ${record.length} fields; the header has ${header.count}`,
-      );
+    const problem = header.lengthProblem(record);
+    if (problem !== undefined) {
+      refuse(line, record, record[header.email] ?? '', 'invalid_row', problem);
       continue;
     }
-    const address = importRow(record, header).email.toLowerCase();
+    const address = header.row(record).email.toLowerCase();
     byAddress.set(address, [...(byAddress.get(address) ?? []), { line, record }]);
   }
   try {
     await inParallel([...byAddress.values()], CONCURRENCY, async (group) => {
       for (const { line, record } of group) {
-        const { email, parameters, status } = importRow(record, header);
-        const outcome = await importSubscriber(context, parameters, status || defaultStatus);
+        const { email, parameters, status, refused } = header.row(record);
+        if (refused !== undefined) {
+          refuse(line, record, email, 'invalid_parameter', refused);
+          continue;
+        }
+        const outcome = await importSubscriber(context, parameters, status);
         if (outcome.kind === 'created') {
           counts.imported += 1;
           finished.add(line);

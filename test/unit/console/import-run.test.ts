@@ -9,6 +9,7 @@ import { csvRecords } from '../../../console/src/csv-parts.ts';
 import {
   type ImportRun,
   lineRanges,
+  previewImport,
   rejectedRows,
   rowsDone,
   runImport,
@@ -137,5 +138,70 @@ describe('[console.import] an import in parts', () => {
     expect(stopped.failure?.error).toMatchObject({ status: 0, code: 'network' });
     expect(stopped.pending.map((each) => each.line)).toEqual([5, 6, 7]);
     expect(stopped.imported).toBe(2);
+  });
+});
+
+describe('[import.preview] the console’s preview and another service’s export', () => {
+  /** An API that records the paths called and answers each preview part from `preview`. */
+  function previewApi() {
+    const paths: string[] = [];
+    const api = {
+      async call<T>(path: string, options: { body?: unknown } = {}) {
+        paths.push(path);
+        const records = csvRecords(String(options.body)).length - 1;
+        // The part's last row refused, at its line in the part.
+        const body = {
+          preview: {
+            source: 'listmonk',
+            columns: [{ column: 'email', field: 'email' }],
+            status_rule: 'the status column',
+            rows: records,
+            statuses: { C: records - 1 },
+            refused: 1,
+            refusals: [{ line: records + 1, email: 'x', reason: 'no' }],
+            attributes_not_imported: [`key${paths.length}`],
+          },
+        };
+        return { body: body as T, headers: new Headers() };
+      },
+    };
+    return { api, paths };
+  }
+
+  it('previews every part with preview=true and adds the answers up, refusals at file lines', async () => {
+    // Arrange
+    const world = previewApi();
+
+    // Act
+    const preview = await previewImport(world.api, FILE, 'listmonk', 2);
+
+    // Assert
+    expect(world.paths).toEqual(Array(3).fill('/subscribers/import?source=listmonk&preview=true'));
+    expect(preview).toMatchObject({
+      rows: 5,
+      statuses: { C: 2 },
+      refused: 3,
+      attributes_not_imported: ['key1', 'key2', 'key3'],
+    });
+    // Parts hold lines 2, 3–4 | 5, 6 | 7: each part's last record.
+    expect(preview?.refusals.map(({ line }) => line)).toEqual([3, 6, 7]);
+  });
+
+  it('imports with the source in the path, and ours without one', async () => {
+    // Arrange
+    const paths: string[] = [];
+    const api = {
+      async call<T>(path: string, options: { body?: unknown } = {}) {
+        paths.push(path);
+        return { body: allIn(String(options.body)) as T, headers: new Headers() };
+      },
+    };
+
+    // Act
+    await runImport(api, startImport(FILE, 10, 'mailchimp') as ImportRun, () => {});
+    await runImport(api, startImport(FILE, 10) as ImportRun, () => {});
+
+    // Assert
+    expect(paths).toEqual(['/subscribers/import?source=mailchimp', '/subscribers/import']);
   });
 });

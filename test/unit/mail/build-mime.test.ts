@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildMime, type MimeMessage } from '../../../shared/adapters/mail/build-mime.ts';
+import { buildMime, listId, type MimeMessage } from '../../../shared/adapters/mail/build-mime.ts';
 import { renderMail } from '../../../shared/adapters/mail/render-mail.ts';
 import { dueMail, HOSTILE_NAME, mailSettings, UNSUBSCRIBE_URL } from './mail-fixtures.ts';
 import { headerValues, parseMime } from './parse-mime.ts';
@@ -98,7 +98,7 @@ describe('buildMime', () => {
     expect(headerValues(parsed, 'from')).toEqual(['news@example.com']);
   });
 
-  it('adds List-Unsubscribe and one-click List-Unsubscribe-Post exactly when a link is given', async () => {
+  it('[mail.list-id] adds List-Unsubscribe, one-click List-Unsubscribe-Post and List-Id exactly when a link is given', async () => {
     // Arrange
     const settings = mailSettings();
     const activation = dueMail('activation');
@@ -124,8 +124,47 @@ describe('buildMime', () => {
     // Assert
     expect(headerValues(withLink, 'list-unsubscribe')).toEqual([`<${UNSUBSCRIBE_URL}>`]);
     expect(headerValues(withLink, 'list-unsubscribe-post')).toEqual(['List-Unsubscribe=One-Click']);
+    expect(headerValues(withLink, 'list-id')).toEqual(['"Example Newsletter" <news.example.com>']);
     expect(headerValues(withoutLink, 'list-unsubscribe')).toEqual([]);
     expect(headerValues(withoutLink, 'list-unsubscribe-post')).toEqual([]);
+    expect(headerValues(withoutLink, 'list-id')).toEqual([]);
+  });
+
+  it('[mail.list-id] derives one stable, valid List-Id from any sender', () => {
+    // Act
+    const plain = listId({ address: 'News.Letter+weekly@Example.COM', name: '' });
+    const quoted = listId({ address: 'news@example.com', name: 'The "Best" \\ News\r\nBcc: x' });
+    const unicode = listId({ address: 'news@bücher.example', name: 'Bücher-Brief' });
+    const symbols = listId({ address: '+++@example.com', name: 'Weekly' });
+
+    // Assert
+    expect(plain).toBe('<news-letter-weekly.example.com>');
+    expect(quoted).toBe('"The Best  News Bcc: x" <news.example.com>');
+    expect(unicode).toBe('=?UTF-8?Q?B=C3=BCcher-Brief?= <news.xn--bcher-kva.example>');
+    expect(symbols).toBe('"Weekly" <newsletter.example.com>');
+    // Every id is an RFC 2919 dot-atom between angle brackets, whatever the sender.
+    for (const id of [plain, quoted, unicode, symbols])
+      expect(id).toMatch(/<[a-z0-9-]+(\.[a-z0-9-]+)+>$/);
+    expect(listId({ address: 'news@example.com', name: 'Example Newsletter' })).toBe(
+      listId({ address: 'news@example.com', name: 'Example Newsletter' }),
+    );
+  });
+
+  it('[mail.list-id] writes a non-ASCII sender name in List-Id as one encoded word on one header', async () => {
+    // Act
+    const parsed = parseMime(
+      await buildMime(
+        message({
+          sender: { address: 'news@example.com', name: 'Grüße aus Köln' },
+          unsubscribeUrl: UNSUBSCRIBE_URL,
+        }),
+      ),
+    );
+
+    // Assert
+    const [header] = headerValues(parsed, 'list-id');
+    expect(header).toMatch(/^=\?UTF-8\?Q\?.+\?= <news\.example\.com>$/);
+    expect(parsed.rawHeaderLines.filter((line) => /^list-id:/i.test(line))).toHaveLength(1);
   });
 
   it('keeps a subject on one header line even when it carries CR/LF', async () => {

@@ -68,7 +68,7 @@ describe('[v2.subscribers-import-stop] a part DynamoDB fails under', () => {
       log,
     };
 
-    const answer = await importCsvPart(deps, csv, 'C');
+    const answer = await importCsvPart(deps, csv, { source: 'newsletter', defaultStatus: 'C' });
 
     // Nothing of the part is still writing when it answers, and nothing began after the failure.
     expect(world.inFlight()).toBe(0);
