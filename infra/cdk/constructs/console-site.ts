@@ -74,7 +74,7 @@ export class ConsoleSite extends Construct {
     super(scope, id);
     if (!existsSync(join(props.consoleDir, 'index.html'))) {
       throw new DeploymentContextError(
-        `No built console in ${props.consoleDir}: run npm run build:console (npm run synth and npm run deploy do), or pass -c consoleDir=FOLDER`,
+        `No built console in ${props.consoleDir}: run npm run build:console, or leave -c consoleDir out (cdk synth and cdk deploy then build it)`,
       );
     }
     const { region, urlSuffix } = Stack.of(this);
