@@ -56,6 +56,8 @@ export async function buildConsole(
   await copyFile(source('./src/console.css'), `${outDir}/console.css`);
   await copyFile(source('./index.html'), `${outDir}/index.html`);
   await copyFile(source('./preview.html'), `${outDir}/preview.html`);
+  // Browsers ask every origin for it, the web version's readers too: served, not a 403.
+  await copyFile(source('./favicon.ico'), `${outDir}/favicon.ico`);
   const size = await shippedJsGzipBytes(outDir);
   if (size > budget) {
     throw new Error(

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CampaignOperator, campaignOperator } from '../e2e/support/campaign-operator.ts';
 import { type LocalService, startLocalService } from '../e2e/support/local-service.ts';
 import { launchChromium } from './support/chromium.ts';
+import { expectAccessible } from './support/console.ts';
 
 let service: LocalService;
 let operator: CampaignOperator;
@@ -32,6 +33,20 @@ const SUBJECT = 'Browser web version';
 const READER = 'browser-reader@example.net';
 let viewLink = '';
 
+// What the console's editor saves: a fragment, which the web version puts in a page of ours.
+const FRAGMENT_HTML =
+  '<h1>Autumn news</h1><p>Hello {name}.</p><p><a href="{unsubscription_url}">Unsubscribe</a></p>';
+const FRAGMENT_SUBJECT = 'Browser web version of a fragment';
+let fragmentLink = '';
+
+/** The "view in your browser" link of the campaign mail of `subject`. */
+async function viewLinkOf(subject: string): Promise<string> {
+  const [mail] = await operator.mailsOf(subject);
+  const link = /View this newsletter in your browser: (\S+)/.exec(mail?.body.text ?? '')?.[1];
+  if (!link) throw new Error(`no web version link in the campaign mail of ${subject}`);
+  return link;
+}
+
 beforeAll(async () => {
   service = await startLocalService();
   operator = await campaignOperator(service);
@@ -42,10 +57,13 @@ beforeAll(async () => {
   await writeFile(file, ISSUE_HTML);
   await operator.cliOk('newsletters', 'edit', String(id), '--html', file);
   await operator.cliOk('newsletters', 'send', String(id));
+  const fragment = await operator.createIssue(FRAGMENT_SUBJECT, [4]);
+  await writeFile(file, FRAGMENT_HTML);
+  await operator.cliOk('newsletters', 'edit', String(fragment), '--html', file);
+  await operator.cliOk('newsletters', 'send', String(fragment));
   await service.stack.settled();
-  const [mail] = await operator.mailsOf(SUBJECT);
-  viewLink = /View this newsletter in your browser: (\S+)/.exec(mail?.body.text ?? '')?.[1] ?? '';
-  if (!viewLink) throw new Error('no web version link in the campaign mail');
+  viewLink = await viewLinkOf(SUBJECT);
+  fragmentLink = await viewLinkOf(FRAGMENT_SUBJECT);
 });
 
 afterAll(async () => {
@@ -107,5 +125,37 @@ describe('[campaign.web-version] the web version in Chromium', () => {
     expect(response.status()).toBe(404);
     expect(await page.locator('h1').textContent()).toBe('This link no longer works');
     expect((await service.subscriber(READER))?.status).toBe('C');
+  });
+
+  it('puts an issue written as a fragment in an accessible page: a language, a main landmark, every part in a region', async () => {
+    const { page } = await openPage();
+
+    const shown = await page.goto(fragmentLink);
+
+    expect(shown?.status()).toBe(200);
+    expect(await page.locator('html').getAttribute('lang')).toBe('en');
+    expect(await page.locator('main h1').textContent()).toBe('Autumn news');
+    // axe-core runs no check in the served page, whose sandbox policy allows no script: the
+    // same document is checked in a page of its own.
+    const copy = await (context as BrowserContext).newPage();
+    await copy.setContent((await shown?.text()) ?? '');
+    await expectAccessible(copy, 'the web version of a fragment');
+    // The rules of lesser impact that expectAccessible lets pass, by name.
+    const broken = (await copy.evaluate(`axe
+      .run(document, { runOnly: ['html-has-lang', 'landmark-one-main', 'region'] })
+      .then((result) => result.violations.map((v) => v.id))`)) as string[];
+    expect(broken).toEqual([]);
+  });
+
+  it('finds a favicon where a browser asks for one, on the web version’s origin', async () => {
+    const { page } = await openPage();
+    await page.goto(fragmentLink);
+
+    const icon = await page.request.get(new URL('/favicon.ico', fragmentLink).href);
+
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()['content-type']).toBe('image/x-icon');
+    // An ICO file's header: reserved 0, type 1 (icon).
+    expect([...(await icon.body()).subarray(0, 4)]).toEqual([0, 0, 1, 0]);
   });
 });

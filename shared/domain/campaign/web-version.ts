@@ -49,7 +49,8 @@ export function webVersionUrlOf(
  * `{unsubscription_url}` pointing to `unsubscribePage`, the unsubscribe page without a token,
  * which tells a reader to use the link of their own mail. No footer: the page is the link the
  * footer would add, and it holds nobody's unsubscribe link. A whole document is served as it is;
- * a fragment gets a minimal document around it with the subject as its title.
+ * a fragment gets a minimal document around it: the subject as its title, a language, and the
+ * content as its main landmark.
  */
 export function renderWebVersion(
   issue: { readonly subject: string },
@@ -64,15 +65,19 @@ export function renderWebVersion(
     fallbacks,
   );
   if (_WHOLE_DOCUMENT.test(filled.html)) return filled.html;
+  // A language and a main landmark, as every page of ours has (axe-core's html-has-lang,
+  // landmark-one-main and region); `en` because the settings carry no language.
   return `<!DOCTYPE html>
-<html>
+<html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(filled.subject)}</title>
 </head>
 <body>
+<main>
 ${filled.html}
+</main>
 </body>
 </html>
 `;

@@ -85,7 +85,7 @@ describe('[campaign.web-version] the web version of an issue', () => {
     expect(page.length).toBeLessThan(NEWSLETTER_HTML.length);
   });
 
-  it('puts a fragment into a document titled with the escaped subject', () => {
+  it('puts a fragment into a document in English, titled with the escaped subject, the content its main landmark', () => {
     // Act
     const page = renderWebVersion(
       { subject: 'Q&A <live>' },
@@ -95,14 +95,16 @@ describe('[campaign.web-version] the web version of an issue', () => {
 
     // Assert
     expect(page).toBe(`<!DOCTYPE html>
-<html>
+<html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Q&amp;A &lt;live&gt;</title>
 </head>
 <body>
+<main>
 <p>Hi ,  {notatag} a{color:red}</p>
+</main>
 </body>
 </html>
 `);
