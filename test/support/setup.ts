@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
+import { recordFileCpu } from './file-cpu.ts';
 import { dropMadeTables } from './made-tables.ts';
 
 /**
@@ -11,3 +12,7 @@ fc.configureGlobal({ seed: FC_SEED });
 
 // Each file's tables go when it ends: the run's one DynamoDB Local slows down as they pile up.
 afterAll(dropMadeTables);
+
+// Registered before each file's own hooks, so it runs after them (vitest runs afterAll hooks
+// last-registered first): the file's stacks are stopped and their processes reaped by then.
+afterAll(() => recordFileCpu(process.env.FILE_CPU_LOG, expect.getState().testPath));
