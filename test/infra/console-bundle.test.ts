@@ -27,6 +27,7 @@ describe('[console.bundle] the console bundle', () => {
     expect(files).toEqual([
       'console.css',
       'console.js',
+      'favicon.ico',
       'index.html',
       'preview.html',
       'preview.js',
