@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { buildConsole } from '../../console/build.ts';
+import { collectOutput } from './collect-output.ts';
 
 /** The repository root (cdk.json, package.json, node_modules). */
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -50,22 +51,13 @@ export async function synthesize(options: SynthOptions): Promise<string> {
     ...Object.entries(context).flatMap(([key, value]) => ['--context', `${key}=${value}`]),
   ];
   const cli = resolve(PROJECT_ROOT, 'node_modules', '.bin', 'cdk');
-  const child = spawn(cli, args, {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  const code = await new Promise<number | null>((done, fail) => {
-    child.once('error', fail);
-    child.once('exit', done);
-  });
+  const { code, output } = await collectOutput(
+    spawn(cli, args, {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   if (code !== 0) throw new Error(`cdk synth failed (exit ${code}):\n${output.slice(-4000)}`);
   return resolve(options.outdir);
 }

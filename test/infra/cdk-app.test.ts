@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type CollectedOutput, collectOutput } from '../../infra/local/collect-output.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const cdkJson = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')) as {
@@ -20,36 +21,24 @@ const cdkJson = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')) as {
 const scratch = await mkdtemp(join(tmpdir(), 'newsletter-cdk-app-'));
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
-/** Runs cdk.json's app command as the CLI does; resolves with its exit code and output. */
-function runApp(
-  outdir: string,
-  context: Record<string, unknown>,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(cdkJson.app, {
-    cwd: ROOT,
-    shell: true,
-    env: {
-      ...process.env,
-      CDK_OUTDIR: outdir,
-      CDK_CONTEXT_JSON: JSON.stringify({
-        ...cdkJson.context,
-        'aws:cdk:bundling-stacks': [],
-        ...context,
-      }),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('exit', (code) => done({ code, output }));
-  });
+/** Runs cdk.json's app command as the CLI does: with CDK_OUTDIR and CDK_CONTEXT_JSON. */
+function runApp(outdir: string, context: Record<string, unknown>): Promise<CollectedOutput> {
+  return collectOutput(
+    spawn(cdkJson.app, {
+      cwd: ROOT,
+      shell: true,
+      env: {
+        ...process.env,
+        CDK_OUTDIR: outdir,
+        CDK_CONTEXT_JSON: JSON.stringify({
+          ...cdkJson.context,
+          'aws:cdk:bundling-stacks': [],
+          ...context,
+        }),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
 }
 
 describe('the CDK app as `cdk synth` runs it', () => {

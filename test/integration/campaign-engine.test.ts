@@ -262,11 +262,7 @@ describe('[campaign.claim] never skip anyone, at most the mails in flight twice'
   it('a worker that died holding claims: its chunk, redelivered once the leases lapse, reaches everyone, the dead one’s in-flight recipients again', async () => {
     const world = await campaignWorld();
     const people = await world.subscribe(40);
-    const issue = await world.issue();
-    await started(world, issue.id);
-    while (world.queues.plans.length > 0) await world.planOne();
-    const chunk = world.queues.sends[0]?.chunk;
-    if (!chunk || 'kind' in chunk) throw new Error('no chunk');
+    const { issue, chunk } = await firstChunk(world);
     // The dead worker: its chunk claimed, 5 recipients sent and recorded but not yet counted,
     // 3 in flight (SES may or may not have taken them), then the process was killed.
     const now = world.clock.now();
@@ -302,11 +298,7 @@ describe('[campaign.claim] never skip anyone, at most the mails in flight twice'
   it('a copy of a chunk another worker holds comes back within 15 s, not at the end of the lease, and takes the chunk over once the holder gave it back', async () => {
     const world = await campaignWorld();
     await world.subscribe(10);
-    const issue = await world.issue();
-    await started(world, issue.id);
-    while (world.queues.plans.length > 0) await world.planOne();
-    const chunk = world.queues.sends[0]?.chunk;
-    if (!chunk || 'kind' in chunk) throw new Error('no chunk');
+    const { issue, chunk } = await firstChunk(world);
     // A live worker holds it with a lease of a whole function timeout (60 s).
     const now = world.clock.now();
     const holder = { ...deadClaim(now), owner: 'live' };
@@ -325,6 +317,16 @@ describe('[campaign.claim] never skip anyone, at most the mails in flight twice'
     expect(world.clock.now()).toBeLessThan(now + 60_000);
   });
 });
+
+/** A new issue started and planned, and the first chunk its planning queued for the workers. */
+async function firstChunk(world: CampaignWorld) {
+  const issue = await world.issue();
+  await started(world, issue.id);
+  while (world.queues.plans.length > 0) await world.planOne();
+  const chunk = world.queues.sends[0]?.chunk;
+  if (!chunk || 'kind' in chunk) throw new Error('no chunk');
+  return { issue, chunk };
+}
 
 async function sweepAfterRepairDelay(world: CampaignWorld): Promise<void> {
   world.clock.t += 7 * 60_000;
