@@ -97,7 +97,14 @@ export type Fault =
   | { readonly kind: 'lose-answers'; readonly operation: string; count: number };
 
 /** Services the endpoint forwards to a stand-in (the Scheduler is the local cloud's own). */
-export type ServiceName = 'dynamodb' | 'ssm' | 'ses' | 'sqs' | 'scheduler' | 'cognito-idp';
+export type ServiceName =
+  | 'dynamodb'
+  | 'ssm'
+  | 'ses'
+  | 'sqs'
+  | 'scheduler'
+  | 'cognito-idp'
+  | 'events';
 
 /** Options of the endpoint. */
 export interface AwsEndpointOptions {
@@ -380,6 +387,7 @@ const THROTTLE: Record<string, [string, string]> = {
   ssm: ['ThrottlingException', 'Rate exceeded'],
   ses: ['Throttling', 'Maximum sending rate exceeded.'],
   sqs: ['ThrottlingException', 'Rate exceeded'],
+  events: ['ThrottlingException', 'Rate exceeded'],
 };
 
 /** An error answer in the service's protocol, as the SDK parses it. */

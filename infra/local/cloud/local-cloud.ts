@@ -60,6 +60,7 @@ import {
   type DeployedUserPool,
   type PolicyDocument,
 } from './deployed-stack.ts';
+import { type EventBuses, startEventBuses } from './event-bus.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import { type CodeSource, type InvocationResult, LambdaHost } from './lambda-host.ts';
 import { type QueueMappings, startQueueMappings } from './queue-mappings.ts';
@@ -81,7 +82,10 @@ export interface LocalCloudOptions {
    * Where the stand-ins listen; the Scheduler is started here (scheduler.ts). Cognito only for
    * a stack with a user pool: its stand-in is also where the pool's tokens are issued.
    */
-  readonly upstreams: Record<Exclude<ServiceName, 'scheduler' | 'cognito-idp'>, string> & {
+  readonly upstreams: Record<
+    Exclude<ServiceName, 'scheduler' | 'cognito-idp' | 'events'>,
+    string
+  > & {
     readonly 'cognito-idp'?: string;
   };
   /** Whether an SSM parameter is a SecureString. */
@@ -151,6 +155,8 @@ export interface LocalCloud {
   >;
   /** EventBridge Scheduler, for a stack with a schedule group (scheduler.ts). */
   readonly scheduler: LocalScheduler | undefined;
+  /** EventBridge's buses, for a stack with a bus of its own (event-bus.ts). */
+  readonly eventBuses: EventBuses | undefined;
   /** Invokes a function directly, as an event source would. */
   invoke(logicalId: string, event: unknown): Promise<InvocationResult>;
   /**
@@ -506,6 +512,31 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       endpoint.setUpstream('scheduler', running.url);
       stopping.push(() => running.stop());
     }
+    let eventBuses: EventBuses | undefined;
+    const busNames = stack.eventBuses();
+    if (busNames.length > 0) {
+      const running = await startEventBuses({
+        buses: busNames,
+        rules: stack.patternRules(),
+        queues: queueDefinitions,
+        // EventBridge delivering to a queue: a service, so straight to SQS once the queue's
+        // policy allowed it (event-bus.ts checks), as SNS's deliveries.
+        sendToQueue: async (queueArn, body) => {
+          const name = queueArn.split(':').at(-1) ?? '';
+          await snsToSqs.send(
+            new SendMessageCommand({
+              QueueUrl: `${options.upstreams.sqs}/${LOCAL_ACCOUNT}/${name}`,
+              MessageBody: body,
+            }),
+          );
+        },
+        ...(options.onDenied ? { onDenied: options.onDenied } : {}),
+        ...(options.onStreamError ? { onError: options.onStreamError } : {}),
+      });
+      eventBuses = running;
+      endpoint.setUpstream('events', running.url);
+      stopping.push(() => running.stop());
+    }
     let api: ApiGateway | undefined;
     if (stack.ofType('AWS::ApiGateway::RestApi').length > 0) {
       const beside = options.site?.(stack);
@@ -526,6 +557,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       functions,
       queues,
       scheduler,
+      eventBuses,
       invoke,
       fireRule: (logicalId) => rules.fire(logicalId),
       publishSesEvent: ({ configurationSet, topicArn, message }) =>
@@ -547,7 +579,8 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
           await queueMappings?.settled();
           const published = await topics.settled();
           const ruled = await rules.settled();
-          const fired = ((await scheduler?.settled()) ?? false) || ruled;
+          const bused = (await eventBuses?.settled()) ?? false;
+          const fired = ((await scheduler?.settled()) ?? false) || ruled || bused;
           const worked =
             (mappings?.lastWorkEnded ?? 0) > round || (queueMappings?.lastWorkEnded ?? 0) > round;
           if (!published && !fired && !worked) return;
