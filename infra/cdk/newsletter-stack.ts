@@ -23,6 +23,7 @@ import { CampaignEngine } from './constructs/campaign-engine.ts';
 import { ConsolePeople } from './constructs/console-people.ts';
 import { ConsoleSite } from './constructs/console-site.ts';
 import { EngagementRecording } from './constructs/engagement-recording.ts';
+import { EventPublishing } from './constructs/event-publishing.ts';
 import { MailFeedback } from './constructs/mail-feedback.ts';
 import { NewsletterAlarms } from './constructs/newsletter-alarms.ts';
 import { NewsletterApi } from './constructs/newsletter-api.ts';
@@ -66,6 +67,8 @@ export class NewsletterStack extends Stack {
   readonly campaignWorkers: WorkerSizing;
   /** Opens and clicks: the engagement queue and the function that records them. */
   readonly engagement: EngagementRecording;
+  /** Events out: the events queue, its publisher and the stack's EventBridge bus. */
+  readonly events: EventPublishing;
   readonly alarms: NewsletterAlarms;
   /** The people who sign in to the console: the user pool, its groups and its app client. */
   readonly people: ConsolePeople;
@@ -258,15 +261,24 @@ export class NewsletterStack extends Stack {
     }
     this.functions = functions;
 
+    this.events = new EventPublishing(this, 'Events', {
+      projectRoot: PROJECT_ROOT,
+      environment,
+      targets,
+      logRetention,
+    });
     const consumers = new Map<string, { fn: NewsletterFunction; deadLetters: Queue }>();
     for (const consumer of streamConsumers) {
       consumers.set(
         consumer.name,
         this.#streamConsumer(
           consumer,
-          targets,
+          { ...targets, eventsQueueArn: this.events.queue.queueArn },
           {
             ...environment,
+            ...((consumer.access as RouteAccess).eventsQueue
+              ? { [ENV.eventsQueue]: this.events.queue.queueUrl }
+              : {}),
             [ENV.streamRetryBaseMs]: String(config.streamRetryBaseMs),
             // What sends mail names the configuration set, so SES reports back.
             ...(consumer.access.sendsMail
@@ -318,11 +330,13 @@ export class NewsletterStack extends Stack {
         [sesFeedback.name, this.feedbackFunction],
         ...this.campaigns.functions,
         ['engagement-recorder', this.engagement.fn],
+        ['event-publisher', this.events.fn],
       ]),
       deadLetterQueues: [
         ...[...consumers.values()].map(({ deadLetters }) => deadLetters),
         feedbackDeadLetters,
         this.engagement.deadLetters,
+        this.events.deadLetters,
       ],
       campaignDeadLetterQueues: this.campaigns.deadLetters,
       scheduleDeadLetterQueue: this.campaigns.schedules.deadLetters,
@@ -390,6 +404,10 @@ export class NewsletterStack extends Stack {
       description: `ARN of the queue of scheduled sends that did not start: ${ENV.scheduleDeadLetters}`,
       value: schedules.deadLetters.queueArn,
     });
+    new CfnOutput(this, 'EventBusName', {
+      description: 'The EventBridge bus of subscriber and issue events (docs/api.md, "Events")',
+      value: this.events.bus.eventBusName,
+    });
     new CfnOutput(this, 'FeedbackDeadLetters', {
       description: 'SES events the feedback function failed to apply after its retries',
       value: feedbackDeadLetters.queueUrl,
@@ -450,7 +468,10 @@ export class NewsletterStack extends Stack {
           FilterCriteria.filter({
             eventName: FilterRule.or(...filter.eventNames),
             dynamodb: {
-              Keys: { pk: { S: FilterRule.beginsWith(filter.keyPrefix) } },
+              Keys: {
+                pk: { S: FilterRule.beginsWith(filter.keyPrefix) },
+                ...(filter.sortKey ? { sk: { S: FilterRule.isEqual(filter.sortKey) } } : {}),
+              },
               ...(filter.states
                 ? { NewImage: { state: { S: FilterRule.or(...filter.states) } } }
                 : {}),

@@ -1,6 +1,9 @@
 import { DynamoCampaignStore } from '../adapters/store/dynamo-campaign-store.ts';
 import { DynamoEngagementStore } from '../adapters/store/dynamo-engagement-store.ts';
+import { DynamoRequests } from '../adapters/store/dynamo-requests.ts';
 import { DynamoStore } from '../adapters/store/dynamo-store.ts';
+import { emailById } from '../adapters/store/subscriber-index.ts';
+import type { SubscriberLookup } from '../operations/events/record-events.ts';
 import { dynamoDocumentClient } from './dynamodb-client.ts';
 import type { Environment } from './environment.ts';
 
@@ -17,4 +20,10 @@ export function campaignStore(environment: Environment): DynamoCampaignStore {
 /** Opens and clicks (docs/storage.md, "Engagement"), same client. */
 export function engagementStore(environment: Environment): DynamoEngagementStore {
   return new DynamoEngagementStore(dynamoDocumentClient(), environment.tableName);
+}
+
+/** Who has a subscriber id now (the `recent` index): tells a change of address from a delete. */
+export function subscriberLookup(environment: Environment): SubscriberLookup {
+  const requests = new DynamoRequests(dynamoDocumentClient());
+  return { emailById: (id) => emailById(requests, environment.tableName, id) };
 }

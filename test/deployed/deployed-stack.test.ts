@@ -976,6 +976,8 @@ describe('the whole scenario, from cdk.out', () => {
       { queue: 'CampaignsSendDeadLetters', batches: [] },
       // Nor does the engagement recorder.
       { queue: 'EngagementDeadLetters', batches: [] },
+      // The bus refuses nothing in the scenario: every event is published.
+      { queue: 'EventsDeadLetters', batches: [] },
       { queue: 'MailerDeadLetters', batches: [1] },
       { queue: 'SesFeedbackDeadLetters', batches: ['soft-2'] },
       { queue: 'SubscribeRequestsDeadLetters', batches: [1] },
