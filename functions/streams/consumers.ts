@@ -13,6 +13,8 @@ export interface StreamFilter {
   readonly sortKey?: string;
   /** Any of these events passes. */
   readonly eventNames: readonly ('INSERT' | 'MODIFY' | 'REMOVE')[];
+  /** Only items that have this string attribute after the change. */
+  readonly withAttribute?: string;
   /** Only items whose `state` attribute (a string) has one of these values. */
   readonly states?: readonly string[];
 }
@@ -50,6 +52,10 @@ export const streamConsumers = [
       { keyPrefix: 'SUBSCRIBER#', eventNames: ['INSERT', 'MODIFY', 'REMOVE'] },
       // An issue's item (not its content or pace): its status changes are events.
       { keyPrefix: 'NEWSLETTER#', sortKey: 'newsletter', eventNames: ['INSERT', 'MODIFY'] },
+      // A recipient's first open or a click (a send writes neither): engagement events, made
+      // only under `individual` tracking ([events.engagement]).
+      { keyPrefix: 'RECIPIENTS#', eventNames: ['MODIFY'], withAttribute: 'opened_at' },
+      { keyPrefix: 'RECIPIENTS#', eventNames: ['MODIFY'], withAttribute: 'clicked_at' },
     ],
     access: {
       // As the subscribe route, plus deleting the settled request; the counts' items and

@@ -5,6 +5,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { SqsEventOutbox } from '../../shared/adapters/events/sqs-event-outbox.ts';
 import { fromSubscriberItem } from '../../shared/adapters/store/subscriber-item.ts';
 import { isNewsletterError } from '../../shared/domain/errors.ts';
+import type { RecipientImage } from '../../shared/domain/events/engagement-events.ts';
 import type { IssueImage } from '../../shared/domain/events/issue-events.ts';
 import { recordEvents, type TableChange } from '../../shared/operations/events/record-events.ts';
 import { settleSubscribeRequest } from '../../shared/operations/subscribe.ts';
@@ -23,6 +24,7 @@ const lookup = subscriberLookup(environment);
 
 const keyOf = (record: DynamoDBRecord): string => record.dynamodb?.Keys?.pk?.S ?? '';
 const isSubscriber = (record: DynamoDBRecord): boolean => keyOf(record).startsWith('SUBSCRIBER#');
+const isRecipient = (record: DynamoDBRecord): boolean => keyOf(record).startsWith('RECIPIENTS#');
 const isIssue = (record: DynamoDBRecord): boolean =>
   keyOf(record).startsWith('NEWSLETTER#') && record.dynamodb?.Keys?.sk?.S === 'newsletter';
 
@@ -45,6 +47,15 @@ function changeOf(record: DynamoDBRecord): TableChange {
     // DynamoDB's TTL deletes as the service itself.
     byTtl: record.userIdentity?.type === 'Service',
   };
+  if (isRecipient(record))
+    return {
+      kind: 'recipient',
+      ...common,
+      // `RECIPIENTS#<issue>#<shard>`, or `RECIPIENTS#<issue>` for an issue sent before shards.
+      issueId: Number(keyOf(record).split('#')[1]),
+      ...(before ? { before: before as unknown as RecipientImage } : {}),
+      ...(after ? { after: after as unknown as RecipientImage } : {}),
+    };
   if (isIssue(record))
     return {
       kind: 'issue',
@@ -78,14 +89,21 @@ export const handler = streamHandler(
   },
   {
     batchStep: {
-      accepts: (record) => isSubscriber(record) || isIssue(record),
+      accepts: (record) => isSubscriber(record) || isIssue(record) || isRecipient(record),
       handle: async (records) => {
         const changes = records.map(changeOf);
         const subscribers = changes.flatMap((change) =>
           change.kind === 'subscriber' ? [change] : [],
         );
         const counted = await countSubscriberChanges(deps.store, subscribers, deps.now());
-        const events = await recordEvents({ outbox, lookup }, changes);
+        const events = await recordEvents(
+          {
+            outbox,
+            lookup,
+            tracking: async () => (await deps.settings()).campaign.tracking,
+          },
+          changes,
+        );
         return { counted, events };
       },
     },

@@ -472,8 +472,15 @@ export class NewsletterStack extends Stack {
                 pk: { S: FilterRule.beginsWith(filter.keyPrefix) },
                 ...(filter.sortKey ? { sk: { S: FilterRule.isEqual(filter.sortKey) } } : {}),
               },
-              ...(filter.states
-                ? { NewImage: { state: { S: FilterRule.or(...filter.states) } } }
+              ...(filter.states || filter.withAttribute
+                ? {
+                    NewImage: {
+                      ...(filter.states ? { state: { S: FilterRule.or(...filter.states) } } : {}),
+                      ...(filter.withAttribute
+                        ? { [filter.withAttribute]: { S: FilterRule.exists() } }
+                        : {}),
+                    },
+                  }
                 : {}),
             },
           }),

@@ -7,6 +7,9 @@
  * a publisher killed mid-batch loses nothing.
  */
 
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -214,6 +217,58 @@ describe('[events.stream] every change reaches the bus as its event', () => {
     await service.stack.settled();
     const ids = detailsOf(seen).map((detail) => detail.id);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('[events.engagement] opens and clicks name a person only under individual tracking', () => {
+  const html = (id: number) =>
+    `<!DOCTYPE html><html><body><p><a href="https://example.org/story?n=${id}">Story</a></p>` +
+    '<p><a href="{unsubscription_url}">Unsubscribe</a></p></body></html>';
+  const trackingLink = (mail: { body: { html?: string } }, kind: 'open' | 'click'): string => {
+    const found = [
+      ...(mail.body.html ?? '').matchAll(/(?:src|href)="([^"]*\/track\/(open|click)\/[^"]+)"/g),
+    ].find((match) => match[2] === kind);
+    if (!found?.[1]) throw new Error(`no ${kind} link`);
+    return found[1];
+  };
+
+  it('individual: a first open and a click name the reader; under counts the same make none', async () => {
+    const readers = ['events-reader-1@example.com', 'events-reader-2@example.com'];
+    for (const reader of readers) await operator.add(reader, [1]);
+    const subject = 'Events: engagement';
+    const issue = await operator.createIssue(subject, [1]);
+    const file = join(tmpdir(), `events-${process.pid}-${issue}.html`);
+    await writeFile(file, html(issue));
+    await operator.cliOk('newsletters', 'edit', String(issue), '--html', file);
+    await operator.cliOk('newsletters', 'send', String(issue), '--yes');
+    await service.stack.settled();
+    const mails = await operator.mailsOf(subject);
+    /** Opens the reader's mail and clicks its link; the engagement events naming the reader. */
+    const openAndClick = async (reader: string) => {
+      const mail = mails.find((each) => each.destination.to.some((to) => to.includes(reader)));
+      if (!mail) throw new Error(`no mail to ${reader}`);
+      await (await fetch(trackingLink(mail, 'open'))).arrayBuffer();
+      await (await fetch(trackingLink(mail, 'click'), { redirect: 'manual' })).arrayBuffer();
+      await service.stack.settled();
+      const id = await idOf(reader);
+      return (
+        detailsOf(seen) as unknown as { type: string; issue_id?: number; subscriber_id?: number }[]
+      )
+        .filter((detail) => detail.issue_id === issue && detail.subscriber_id === id)
+        .map((detail) => detail.type)
+        .sort();
+    };
+    service.setSettings({ campaign: { tracking: 'individual' } });
+    try {
+      expect(await openAndClick(readers[0] ?? '')).toEqual([
+        'engagement.clicked',
+        'engagement.opened',
+      ]);
+    } finally {
+      service.resetSettings();
+    }
+    // `counts`, the default: the open and click are counted, and no event names the reader.
+    expect(await openAndClick(readers[1] ?? '')).toEqual([]);
   });
 });
 

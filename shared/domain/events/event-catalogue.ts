@@ -104,6 +104,18 @@ export const EVENT_DATA = {
     failed: v.number(),
   }),
   'issue.cancelled': v.object({ subject: v.string() }),
+  'engagement.opened': v.pipe(
+    v.object({}),
+    v.description(
+      "A recipient's first open of an issue, as SES reported it; only under `individual` tracking.",
+    ),
+  ),
+  'engagement.clicked': v.pipe(
+    v.object({}),
+    v.description(
+      'A click of a link of an issue by a recipient, each one; only under `individual` tracking.',
+    ),
+  ),
 } as const;
 
 /** Every event type. */
@@ -141,7 +153,9 @@ const issueId = v.pipe(v.number(), v.integer(), v.minValue(1));
 export function eventSchema(type: EventType): v.GenericSchema {
   const subject: v.ObjectEntries = type.startsWith('issue.')
     ? { issue_id: issueId }
-    : { subscriber_id: subscriberId };
+    : type.startsWith('engagement.')
+      ? { issue_id: issueId, subscriber_id: subscriberId }
+      : { subscriber_id: subscriberId };
   return v.pipe(
     v.strictObject({
       ...envelope,
@@ -161,5 +175,12 @@ export type NewsletterEvent = {
 } & {
   readonly [T in EventType]: T extends `issue.${string}`
     ? { readonly type: T; readonly issue_id: number; readonly data: EventData<T> }
-    : { readonly type: T; readonly subscriber_id: number; readonly data: EventData<T> };
+    : T extends `engagement.${string}`
+      ? {
+          readonly type: T;
+          readonly issue_id: number;
+          readonly subscriber_id: number;
+          readonly data: EventData<T>;
+        }
+      : { readonly type: T; readonly subscriber_id: number; readonly data: EventData<T> };
 }[EventType];

@@ -1,4 +1,6 @@
 import type { EventOutbox } from '../../adapters/events/event-ports.ts';
+import type { TrackingMode } from '../../domain/engagement/engagement.ts';
+import { engagementEvents, type RecipientImage } from '../../domain/events/engagement-events.ts';
 import type { NewsletterEvent } from '../../domain/events/event-catalogue.ts';
 import { type IssueImage, issueEvents } from '../../domain/events/issue-events.ts';
 import { subscriberEvents } from '../../domain/events/subscriber-events.ts';
@@ -23,6 +25,12 @@ export type TableChange = StreamFacts &
         readonly after?: SubscriberRecord;
       }
     | { readonly kind: 'issue'; readonly before?: IssueImage; readonly after?: IssueImage }
+    | {
+        readonly kind: 'recipient';
+        readonly issueId: number;
+        readonly before?: RecipientImage;
+        readonly after?: RecipientImage;
+      }
   );
 
 /** Who has a subscriber id now, by address. */
@@ -55,11 +63,32 @@ async function removal(
  * same ids, which the publisher puts on the bus once.
  */
 export async function recordEvents(
-  deps: { readonly outbox: EventOutbox; readonly lookup: SubscriberLookup },
+  deps: {
+    readonly outbox: EventOutbox;
+    readonly lookup: SubscriberLookup;
+    /** `campaign.tracking` now; read only for a batch with engagement in it. */
+    readonly tracking: () => Promise<TrackingMode>;
+  },
   changes: readonly TableChange[],
 ): Promise<number> {
   const events: NewsletterEvent[] = [];
+  const tracking = changes.some((change) => change.kind === 'recipient')
+    ? await deps.tracking()
+    : 'off';
   for (const change of changes) {
+    if (change.kind === 'recipient') {
+      events.push(
+        ...engagementEvents({
+          issueId: change.issueId,
+          ...(change.before ? { before: change.before } : {}),
+          ...(change.after ? { after: change.after } : {}),
+          at: change.at,
+          streamSequence: change.sequence,
+          tracking,
+        }),
+      );
+      continue;
+    }
     if (change.kind === 'issue') {
       events.push(
         ...issueEvents({

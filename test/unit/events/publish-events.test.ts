@@ -79,6 +79,7 @@ describe('[events.subscriber] a removed subscriber item', () => {
       {
         outbox: { add: async (batch) => void queued.push(...batch) },
         lookup: { emailById: async () => holder },
+        tracking: async () => 'individual',
       },
       [
         {
