@@ -46,7 +46,6 @@ export interface SubscriberLookup {
 async function removal(
   lookup: SubscriberLookup,
   change: StreamFacts & { readonly before: SubscriberRecord },
-  movedInBatch: ReadonlySet<number>,
 ): Promise<'ttl' | 'move' | undefined> {
   const { before } = change;
   const expired =
@@ -54,8 +53,6 @@ async function removal(
     before.expires_at !== undefined &&
     before.expires_at * 1000 <= change.at.getTime();
   if (change.byTtl || expired) return 'ttl';
-  // The new address's item is in the same batch (the `recent` index may not have it yet).
-  if (movedInBatch.has(before.id)) return 'move';
   const now = await lookup.emailById(before.id);
   return now !== undefined && now !== before.email ? 'move' : undefined;
 }
@@ -78,14 +75,6 @@ export async function recordEvents(
   const tracking = changes.some((change) => change.kind === 'recipient')
     ? await deps.tracking()
     : 'off';
-  // Subscribers written anew under another address (an insert at a later version).
-  const movedInBatch = new Set(
-    changes.flatMap((change) =>
-      change.kind === 'subscriber' && !change.before && change.after && change.after.version > 1
-        ? [change.after.id]
-        : [],
-    ),
-  );
   for (const change of changes) {
     if (change.kind === 'recipient') {
       events.push(
@@ -114,7 +103,7 @@ export async function recordEvents(
     }
     const removedBy =
       change.after === undefined && change.before !== undefined
-        ? await removal(deps.lookup, { ...change, before: change.before }, movedInBatch)
+        ? await removal(deps.lookup, { ...change, before: change.before })
         : undefined;
     events.push(
       ...subscriberEvents({

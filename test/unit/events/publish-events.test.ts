@@ -104,27 +104,4 @@ describe('[events.subscriber] a removed subscriber item', () => {
     expect(await removed({ before: lapsed }, undefined)).toEqual(['subscriber.expired']);
     expect(await removed({}, 'ada@new.example')).toEqual([]);
   });
-
-  it('is a move when the new address is written in the same batch, whatever the index says', async () => {
-    const queued: NewsletterEvent[] = [];
-    const facts = { eventId: 'e', sequence: '1', at, byTtl: false };
-    await recordEvents(
-      {
-        outbox: { add: async (batch) => void queued.push(...batch) },
-        lookup: { emailById: async () => undefined },
-        tracking: async () => 'individual',
-      },
-      [
-        { kind: 'subscriber', ...facts, before: confirmed },
-        {
-          kind: 'subscriber',
-          ...facts,
-          after: { ...confirmed, email: 'ada@new.example', version: 3 },
-        },
-      ],
-    );
-    expect(queued.map((event) => [event.type, event.data])).toEqual([
-      ['subscriber.updated', { email: 'ada@new.example', fields: ['email'] }],
-    ]);
-  });
 });
