@@ -52,11 +52,12 @@ export default defineConfig({
         test: { ...fileOptions, name: 'browser', include: ['test/browser/**/*.test.ts'] },
       },
     ],
-    // Three on two cores: since the stacks' stream pollers idle at four reads a second, a file
-    // spends much of its time waiting on its stack (mail, streams, queues), not on a core. On
-    // this 2-core machine the whole run took 403 s with two workers and 385 s with three
-    // (docs/testing.md, "Where the suite's time goes").
-    maxWorkers: 3,
+    // Two on two cores. Three once saved 18 s of 403 (docs/testing.md, "Where the suite's time
+    // goes"), but since every stack sits behind the strict DynamoDB front and counts its
+    // subscribers from the stream, three files at once starve each other and the one shared
+    // DynamoDB Local: files that take 24-79 s alone (v2-journey, races) took 157-472 s in a
+    // three-worker run, and tests that pass alone ran out of time (2026-11-29).
+    maxWorkers: 2,
     // Longest files first also in a clean clone, which has no durations cached (CI).
     sequence: { sequencer: SlowFoldersFirst },
   },

@@ -46,15 +46,19 @@ export interface Bundle {
   readonly packages: readonly { readonly name: string; readonly bytes: number }[];
 }
 
-/** Builds one entry exactly as `bundling` says, into `outdir`. */
+/**
+ * Builds one entry exactly as `bundling` says, into `outdir`, from `projectRoot` (another
+ * checkout's, to compare with an earlier commit).
+ */
 export async function buildBundle(
   name: string,
   entry: string,
   outdir: string,
   bundling: BundlingOptions,
   plugins: readonly Plugin[] = [],
+  projectRoot: string = PROJECT_ROOT,
 ): Promise<Bundle> {
-  const options = esbuildOptionsFor(bundling, entry, outdir, PROJECT_ROOT);
+  const options = esbuildOptionsFor(bundling, entry, outdir, projectRoot);
   const result = await build({ ...options, plugins: [...plugins] });
   const file = options.outfile ?? join(outdir, 'index.mjs');
   const content = await readFile(file);
@@ -89,12 +93,16 @@ export function buildReference(
   );
 }
 
-/** Every route's bundle, built as `bundling` says. */
+/**
+ * Every route's bundle, built as `bundling` says, from this checkout or from `projectRoot`
+ * (an earlier commit's worktree, whose functions/ has a file of each route's name).
+ */
 export async function buildFunctions(
   outdir: string,
   bundling: BundlingOptions,
   plugins: readonly Plugin[] = [],
   only?: readonly string[],
+  projectRoot: string = PROJECT_ROOT,
 ): Promise<Map<string, Bundle>> {
   const functions = new Map<string, Bundle>();
   for (const route of routes) {
@@ -103,10 +111,11 @@ export async function buildFunctions(
       route.name,
       await buildBundle(
         route.name,
-        join(PROJECT_ROOT, 'functions', `${route.name}.ts`),
+        join(projectRoot, 'functions', `${route.name}.ts`),
         join(outdir, route.name),
         bundling,
         plugins,
+        projectRoot,
       ),
     );
   }

@@ -52,10 +52,12 @@ export const CAMPAIGN_START = '<!-- campaigns:start -->';
 export const CAMPAIGN_END = '<!-- campaigns:end -->';
 
 /**
- * A claimed chunk's item: up to 100 subscriber ids and as many link hashes of about 30 bytes,
- * about 3.5 KB, so a claim or a release (which write the whole item) is 4 WRU.
+ * A chunk's item: up to 100 subscriber ids and its lease, under 1 KB, so a claim or a release
+ * (which write the whole item) is 1 WRU.
  */
-const CHUNK_ITEM_WRU = 4;
+const CHUNK_ITEM_WRU = 1;
+/** A claim's links item: up to 100 link hashes of about 30 bytes, about 3.1 KB: 4 WRU. */
+const CLAIM_LINKS_WRU = 4;
 /** A Query page of the list index (entries of about 60 bytes, 251 a shard) or of records. */
 const TABLE_QUERY_PAGE_RRU = 4;
 
@@ -568,6 +570,7 @@ function cost(run: Throughput) {
       // A page of the list index or of records: a few hundred small items, strongly consistent.
       else if (operation === 'Query') readUnits += count * TABLE_QUERY_PAGE_RRU;
       else if (target === 'CHUNKS') writeUnits += count * CHUNK_ITEM_WRU;
+      else if (target === 'CHUNKLINKS') writeUnits += count * CLAIM_LINKS_WRU;
       else if (/^(UpdateItem|PutItem|DeleteItem)$/.test(operation)) writeUnits += count;
       else if (operation === 'GetItem') readUnits += count;
       else if (operation === 'TransactWriteItems') writeUnits += 2 * count;
@@ -846,7 +849,8 @@ ${parts.table}
   per recipient.
 - **Units**: writes of items ≤ 1 KB are 1 WRU each (UpdateItem, PutItem: a recipient's record,
   the counts, the pace), a claim or release of a chunk ${CHUNK_ITEM_WRU} (its item holds up to
-  100 link hashes, about 3.5 KB); a BatchWriteItem of the planner writes the chunks, one item
+  100 ids and the lease), a claim's links item ${CLAIM_LINKS_WRU} (up to 100 link hashes, about
+  3.1 KB); a BatchWriteItem of the planner writes the chunks, one item
   of less than 1 KB per 100 recipients; reads are counted as strongly consistent ≤ 4 KB, 1 RRU
   per GetItem and per BatchGetItem item (the items are the recipients: the sender reads each
   recipient's subscriber once), an upper bound; a Query page of the \`recent\` index is

@@ -121,8 +121,26 @@ function runSide(dir: string, label: string, flags: readonly string[]): Promise<
   });
 }
 
-/** A worktree of `sha` with node_modules: this checkout's when the lock file is the same. */
-async function worktreeOf(sha: string): Promise<{ dir: string; remove: () => void }> {
+/**
+ * Whether `theirs` (an earlier lock file) installs nothing `ours` does not install alike: every
+ * package it names is here at the same place and version (ours may add packages; type
+ * declarations, which no run or bundle loads, may differ).
+ */
+export function locksAgree(theirs: string, ours: string): boolean {
+  type Lock = { packages?: Record<string, { version?: string }> };
+  const before = (JSON.parse(theirs) as Lock).packages ?? {};
+  const now = (JSON.parse(ours) as Lock).packages ?? {};
+  return Object.entries(before).every(
+    ([path, entry]) =>
+      path === '' || path.includes('node_modules/@types/') || now[path]?.version === entry.version,
+  );
+}
+
+/**
+ * A worktree of `sha` with node_modules: this checkout's when its lock file installs every
+ * package of `sha`'s alike (locksAgree), else an install of its own.
+ */
+export async function worktreeOf(sha: string): Promise<{ dir: string; remove: () => void }> {
   const parent = await mkdtemp(join(tmpdir(), `newsletter-bench-${sha.slice(0, 7)}-`));
   const dir = join(parent, 'tree');
   git('worktree', 'add', '--detach', dir, sha);
@@ -137,8 +155,8 @@ async function worktreeOf(sha: string): Promise<{ dir: string; remove: () => voi
     }
   };
   const lock = await readFile(join(PROJECT_ROOT, 'package-lock.json'), 'utf8');
-  if (git('show', `${sha}:package-lock.json`) === lock.trim()) {
-    process.stderr.write(`same package-lock.json: ${sha.slice(0, 7)} uses this node_modules\n`);
+  if (locksAgree(git('show', `${sha}:package-lock.json`), lock)) {
+    process.stderr.write(`same package versions: ${sha.slice(0, 7)} uses this node_modules\n`);
     await symlink(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   } else {
     process.stderr.write(`package-lock.json differs: npm install in ${dir}\n`);

@@ -209,6 +209,11 @@ function attributeValueSize(value: AttributeValue): number {
   if (value.N !== undefined) return numberSize(value.N);
   if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
   if (value.B !== undefined) return value.B.length;
+  // A set is the sum of its members.
+  if (value.SS !== undefined)
+    return value.SS.reduce((sum, each) => sum + Buffer.byteLength(each, 'utf8'), 0);
+  if (value.NS !== undefined) return value.NS.reduce((sum, each) => sum + numberSize(each), 0);
+  if (value.BS !== undefined) return value.BS.reduce((sum, each) => sum + each.length, 0);
   if (value.L !== undefined) {
     return 3 + value.L.reduce((sum, item) => sum + 1 + attributeValueSize(item), 0);
   }

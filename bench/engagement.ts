@@ -5,15 +5,25 @@
  * event source mapping (batches of 100, 5 s window, at most 2 at once) to the recorder bundle
  * in its own processes with its role, every call IAM-checked, into DynamoDB Local. Prints the
  * events per second from the first publish to the last event recorded, the recorder's calls
- * per event, and checks the figures come out exact. Options: --events N (default 10000).
+ * per event, and checks the figures come out exact. Then, in process against the same
+ * DynamoDB Local, the capacity units each kind of event costs in `counts` and `individual`
+ * (transactions by DynamoDB's documented rules, bench/dynamo.ts), and what reading the burst's
+ * figures costs. Options: --events N (default 10000).
  */
+import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack } from '../infra/local/local-stack.ts';
 import { DynamoEngagementStore } from '../shared/adapters/store/dynamo-engagement-store.ts';
 import { keys } from '../shared/adapters/store/table-design.ts';
+import {
+  type EngagementEvent,
+  mailToken,
+  type TrackingMode,
+} from '../shared/domain/engagement/engagement.ts';
 import { documentClient } from '../test/support/local-dynamo.ts';
+import { CapacityMeter, localClients, totalUnits } from './dynamo.ts';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '10000' } } });
 const events = Number(values.events);
@@ -58,6 +68,8 @@ try {
     .find((each) => each.destinations.some((d) => d.eventTypes.includes('open')));
   const destination = set?.destinations.find((d) => d.eventTypes.includes('open'));
   if (!set || !destination) throw new Error('no tracked configuration set');
+  // Each mail's own token, as the sender tags it ([engagement.mail-token]).
+  const tokens = Array.from({ length: recipients }, () => mailToken());
   const calls = stack.cloud.endpoint.calls.length;
   const started = performance.now();
   for (let n = 0; n < events; n += 1) {
@@ -65,7 +77,12 @@ try {
     const at = new Date().toISOString();
     const mail = {
       messageId: `bench-${subscriber}`,
-      tags: { newsletter: [String(ISSUE)], run: ['1'], subscriber: [String(subscriber)] },
+      tags: {
+        newsletter: [String(ISSUE)],
+        run: ['1'],
+        subscriber: [String(subscriber)],
+        mail: [tokens[subscriber - 1] as string],
+      },
     };
     const event =
       n < recipients
@@ -110,8 +127,82 @@ try {
       `  figures: opened ${figures.opened}, clicked ${figures.clicked}, clicks ${figures.clicks}; ${exact ? 'exact' : 'NOT EXACT'}, ${stack.denials.length} denials`,
     ].join('\n'),
   );
+  for (const line of await capacityPerEvent(stack.dynamo.endpoint, stack.tableName))
+    console.log(line);
   if (!exact) process.exitCode = 1;
 } finally {
   db.destroy();
   await stack.stop();
+}
+
+/**
+ * What each kind of event costs, in capacity units, recorded in process through a store whose
+ * requests report their capacity: read units from DynamoDB Local, a transaction's write units
+ * by DynamoDB's rules (every item twice its 1 KB units). Two sent recipients of an issue of
+ * their own, one per mode; then the report's read of the burst's figures.
+ */
+async function capacityPerEvent(endpoint: string, table: string): Promise<string[]> {
+  const clients = localClients(endpoint, { modelTransactions: true });
+  const meter = new CapacityMeter(clients);
+  const store = new DynamoEngagementStore(clients.doc, table, { onCapacity: meter.listener });
+  const issue = ISSUE + 1;
+  const modes: readonly [TrackingMode, number][] = [
+    ['counts', 1],
+    ['individual', 2],
+  ];
+  await db.send(
+    new BatchWriteCommand({
+      RequestItems: {
+        [table]: modes.map(([, subscriber]) => ({
+          PutRequest: {
+            Item: {
+              ...keys.recipient(issue, subscriber),
+              subscriber_id: subscriber,
+              run: 1,
+              state: 'sent',
+              attempts: 1,
+              message_id: `capacity-${subscriber}`,
+            },
+          },
+        })),
+      },
+    }),
+  );
+  const measure = async (label: string, run: () => Promise<unknown>): Promise<string> => {
+    meter.reset();
+    await run();
+    const use = meter.snapshot();
+    return `    ${label}: ${totalUnits(use.read)} RRU, ${totalUnits(use.write)} WRU (${use.calls.join(', ')})`;
+  };
+  const lines = ['  capacity per event (in process, one shard):'];
+  for (const [mode, subscriber] of modes) {
+    const mail = mailToken();
+    const event = (kind: 'open' | 'click', at: string): EngagementEvent => ({
+      kind,
+      newsletterId: issue,
+      subscriberId: subscriber,
+      at: `2026-11-22T${at}:00.000Z`,
+      eventId: randomUUID(),
+      mail,
+      ...(kind === 'click' ? { link: 'https://example.org/story' } : {}),
+    });
+    const record = (each: EngagementEvent) => () => store.record(each, { mode, shard: 0 });
+    const click = event('click', '10:40');
+    lines.push(
+      await measure(`${mode}, first open`, record(event('open', '10:30'))),
+      await measure(`${mode}, a later open`, record(event('open', '11:00'))),
+      await measure(`${mode}, an earlier open, another hour`, record(event('open', '09:10'))),
+      await measure(`${mode}, first click`, record(click)),
+      await measure(`${mode}, another click`, record(event('click', '10:50'))),
+      await measure(`${mode}, a copy of a click`, record(click)),
+    );
+  }
+  lines.push(
+    await measure('individual, the note before a batch', () => store.markPersonal()),
+    await measure(`the report's figures of the burst (${events} events)`, () =>
+      store.figures(ISSUE),
+    ),
+  );
+  clients.raw.destroy();
+  return lines;
 }

@@ -16,7 +16,6 @@ import {
   behindStrictFront,
   strictDynamoDbFromEnv,
 } from '../infra/local/stand-ins/strict-dynamodb.ts';
-import { ENV } from '../shared/runtime/environment.ts';
 import {
   type Bundle,
   buildBundle,
@@ -42,7 +41,7 @@ import {
 } from './report.ts';
 import { measureScaling } from './scaling.ts';
 import { measureWarm } from './warm.ts';
-import { STACK_VARIABLES } from './warm-environment.ts';
+import { lambdaEnvironment } from './warm-environment.ts';
 
 const USAGE = `Usage: tsx bench/run.ts [options]
   --init-pairs N    fresh-process pairs per bundle (default 51, at least 20)
@@ -96,23 +95,6 @@ const progress = (message: string): void => {
   const seconds = ((performance.now() - started) / 1000).toFixed(0).padStart(4);
   process.stderr.write(`[${seconds} s] ${message}\n`);
 };
-
-/** The environment a function's process starts with, as far as module loading cares. */
-function lambdaEnvironment(): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    AWS_REGION: 'us-east-1',
-    AWS_LAMBDA_FUNCTION_NAME: 'bench',
-    // The functions read their environment when loaded, as the stack sets it.
-    NEWSLETTER_TABLE: 'bench',
-    [ENV.configurationSet]: 'bench',
-    [ENV.campaignConfigurationSet]: 'bench-campaign',
-    [ENV.trackedConfigurationSet]: 'bench-tracked',
-    [ENV.trackedDeliveriesConfigurationSet]: 'bench-tracked-deliveries',
-    ...STACK_VARIABLES,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  };
-}
 
 async function main(): Promise<void> {
   const opts = options();

@@ -17,6 +17,7 @@ import type { CampaignMail } from '../shared/adapters/mail/campaign-mailer-port.
 import { PreparedMime } from '../shared/adapters/mail/prepared-mime.ts';
 import { SesCampaignMailer } from '../shared/adapters/mail/ses-campaign-mailer.ts';
 import { DynamoCampaignStore } from '../shared/adapters/store/dynamo-campaign-store.ts';
+import { DynamoSendBudget } from '../shared/adapters/store/dynamo-send-budget.ts';
 import { toSubscriberItem } from '../shared/adapters/store/subscriber-item.ts';
 import { keys } from '../shared/adapters/store/table-design.ts';
 import { parseCampaignContent } from '../shared/domain/campaign/campaign-content.ts';
@@ -158,6 +159,7 @@ function senderWorld(count: number) {
   });
   const deps: SenderDependencies = {
     campaigns: new DynamoCampaignStore(db, 'bench'),
+    budget: new DynamoSendBudget(db, 'bench'),
     queue: {
       plan: async () => undefined,
       send: async () => {

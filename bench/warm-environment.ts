@@ -29,6 +29,25 @@ export const STACK_VARIABLES: Readonly<Record<string, string>> = {
   [ENV.cognitoIssuerDomain]: 'https://cognito-idp.us-east-1.amazonaws.com',
 };
 
+/**
+ * The environment a function's process starts with, as far as module loading cares: the
+ * functions read their environment when loaded, as the stack sets it.
+ */
+export function lambdaEnvironment(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    AWS_REGION: 'us-east-1',
+    AWS_LAMBDA_FUNCTION_NAME: 'bench',
+    [ENV.table]: 'bench',
+    [ENV.configurationSet]: 'bench',
+    [ENV.campaignConfigurationSet]: 'bench-campaign',
+    [ENV.trackedConfigurationSet]: 'bench-tracked',
+    [ENV.trackedDeliveriesConfigurationSet]: 'bench-tracked-deliveries',
+    ...STACK_VARIABLES,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+}
+
 /** The session token the handlers present to the extension stand-in. */
 export const WARM_CREDENTIALS = {
   accessKeyId: 'local',

@@ -6,6 +6,7 @@ import { campaignStore } from '../shared/runtime/store.ts';
 import { apiHandler } from './http/api-handler.ts';
 import { createFunctionRuntime } from './http/function-runtime.ts';
 import { webVersionResponse } from './http/pages/web-version-page.ts';
+import { route } from './route-table/newsletter-view.ts';
 
 const environment = readEnvironment();
 const runtime = createFunctionRuntime();
@@ -19,7 +20,7 @@ const deps = {
 
 /** `GET /newsletters/{id}/view`: the web version of a sent, public issue, or a JSON 404. */
 export const handler = apiHandler(
-  'newsletter-view',
+  route,
   runtime,
   {},
   (params, context) =>

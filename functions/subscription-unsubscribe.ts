@@ -7,6 +7,7 @@ import { campaignStore, tableStore } from '../shared/runtime/store.ts';
 import { createFunctionRuntime } from './http/function-runtime.ts';
 import { pageHandler } from './http/page-handler.ts';
 import { unsubscribePage } from './http/pages/unsubscribe-page.ts';
+import { route } from './route-table/subscription-unsubscribe.ts';
 
 const environment = readEnvironment();
 const runtime = createFunctionRuntime();
@@ -23,7 +24,7 @@ const deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'> & {
 };
 
 /** The unsubscribe link: GET shows a button, POST (or RFC 8058 one-click) unsubscribes. */
-export const handler = pageHandler('subscription-unsubscribe', runtime, {
+export const handler = pageHandler(route, runtime, {
   show: unsubscribePage,
   check: (token) => runOperation(deps, 'check_link', () => checkLink(deps, token, 'unsubscribe')),
   act: (token, _context, oneClick) =>

@@ -6,6 +6,7 @@ import { runOperation } from '../shared/operations/run-operation.ts';
 import { sesClient } from '../shared/runtime/ses-client.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-account.ts';
 
 const { runtime, deps, keyCheck } = v2Function();
 // Only GetSendQuota and GetSendStatistics: this function sends no mail.
@@ -19,7 +20,7 @@ const sources = {
  * v2 `GET /account` (ours): SES's quota and rate, and the bounce and complaint rates of the
  * last two weeks against the levels SES reviews and pauses an account at ([v2.account]).
  */
-export const handler = v2Handler('v2-account', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   GET: async () => {
     const health = await runOperation(deps, 'account_health', () => accountHealth(sources));
     return isNewsletterError(health) ? health : { body: health };

@@ -6,8 +6,9 @@ import { issueIdOf, sendFlags } from '../shared/operations/v2/v2-issues.ts';
 import { sesClient } from '../shared/runtime/ses-client.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-issue-audience.ts';
 
-const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: false });
+const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction();
 // Only GetSendQuota: the same question `send` asks before it starts.
 const quota = new SesSendQuota(sesClient());
 
@@ -16,7 +17,7 @@ const quota = new SesSendQuota(sesClient());
  * those it has not reached), and whether that fits SES's daily quota, with the sentence `send`
  * would answer ([v2.audience]).
  */
-export const handler = v2Handler('v2-issue-audience', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   GET: async (params) => {
     const id = issueIdOf(params.id);
     if (isNewsletterError(id)) return id;

@@ -8,8 +8,9 @@ import { engagementStore } from '../shared/runtime/store.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { csvPartAnswer, wantsCsv } from './http/v2-csv-answer.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-issue-report.ts';
 
-const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: false });
+const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction();
 const engagement = engagementStore(readEnvironment());
 
 /**
@@ -20,27 +21,36 @@ const engagement = engagementStore(readEnvironment());
  * `Link: <…?after=ID>; rel="next"` header names the next part while rows remain. The parts
  * concatenate into the file `newsletters report --csv` writes.
  */
-export const handler = v2Handler('v2-issue-report', runtime, keyCheck, {
-  GET: async (params, caller, request) => {
-    const id = issueIdOf(params.id);
-    if (isNewsletterError(id)) return id;
-    if (!wantsCsv(request)) {
-      // Opens and clicks as `newsletters report` gives them ([engagement.report]).
-      const report = await runOperation(deps, 'report_newsletter', async () =>
-        campaignReport(
-          {
-            campaigns: deps.campaigns,
-            engagement: { store: engagement, tracking: (await deps.settings()).campaign.tracking },
-          },
-          id,
-        ),
+export const handler = v2Handler(
+  route,
+  runtime,
+  keyCheck,
+  {
+    GET: async (params, caller, request) => {
+      const id = issueIdOf(params.id);
+      if (isNewsletterError(id)) return id;
+      if (!wantsCsv(request)) {
+        // Opens and clicks as `newsletters report` gives them ([engagement.report]).
+        const report = await runOperation(deps, 'report_newsletter', async () =>
+          campaignReport(
+            {
+              campaigns: deps.campaigns,
+              engagement: {
+                store: engagement,
+                tracking: (await deps.settings()).campaign.tracking,
+              },
+            },
+            id,
+          ),
+        );
+        return isNewsletterError(report) ? report : { body: report };
+      }
+      const part = await runOperation(deps, 'report_newsletter', () =>
+        v2ReportCsvPart(deps, id, params.after),
       );
-      return isNewsletterError(report) ? report : { body: report };
-    }
-    const part = await runOperation(deps, 'report_newsletter', () =>
-      v2ReportCsvPart(deps, id, params.after),
-    );
-    if (isNewsletterError(part)) return part;
-    return csvPartAnswer(part, caller, `/issues/${id}/report`, `newsletter-${id}-report`);
+      if (isNewsletterError(part)) return part;
+      return csvPartAnswer(part, caller, `/issues/${id}/report`, `newsletter-${id}-report`);
+    },
   },
-});
+  { wantsCsv },
+);

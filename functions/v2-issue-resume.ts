@@ -2,13 +2,20 @@ import { isNewsletterError } from '../shared/domain/errors.ts';
 import { resumeNewsletter } from '../shared/operations/campaign/control-campaign.ts';
 import { runOperation } from '../shared/operations/run-operation.ts';
 import { issueIdOf, toV2Issue } from '../shared/operations/v2/v2-issues.ts';
+import { campaignQueue } from '../shared/runtime/campaign-clients.ts';
+import { readCampaignEnvironment } from '../shared/runtime/environment.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-issue-resume.ts';
 
-const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: true });
+const {
+  runtime,
+  keyCheck,
+  campaignDeps: deps,
+} = v2CampaignFunction(campaignQueue(readCampaignEnvironment()));
 
 /** v2 `POST /issues/{id}/resume` (ours): resumes a paused issue, as `newsletters resume`. */
-export const handler = v2Handler('v2-issue-resume', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   POST: async (params) => {
     const id = issueIdOf(params.id);
     if (isNewsletterError(id)) return id;

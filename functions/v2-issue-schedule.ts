@@ -10,8 +10,9 @@ import { campaignScheduler } from '../shared/runtime/campaign-clients.ts';
 import { readSchedulerEnvironment } from '../shared/runtime/environment.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-issue-schedule.ts';
 
-const { runtime, keyCheck, campaignDeps } = v2CampaignFunction({ queue: false });
+const { runtime, keyCheck, campaignDeps } = v2CampaignFunction();
 // This function alone creates schedules (the stack's CampaignSchedule* values, its grants on
 // the schedule group and the role it passes: functions/routes.ts, `schedules`).
 const deps: ScheduleDependencies = {
@@ -24,7 +25,7 @@ const deps: ScheduleDependencies = {
  * `newsletters schedule` does; `DELETE` takes a scheduled issue back to draft, as
  * `newsletters unschedule` ([v2.issues], [campaign.schedule]). Both answer the issue.
  */
-export const handler = v2Handler('v2-issue-schedule', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   POST: async (params, caller) => {
     const id = issueIdOf(params.id);
     if (isNewsletterError(id)) return id;

@@ -5,11 +5,12 @@ import { issueIdOf, issueInput, savedAnswer } from '../shared/operations/v2/v2-i
 import { ok } from './http/v2-answers.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-issue.ts';
 
-const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: false });
+const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction();
 
 /** v2 `PUT /issues/{id}` (ours): edits an issue, by the operation `newsletters edit` runs. */
-export const handler = v2Handler('v2-issue', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   PUT: async (params) => {
     const id = issueIdOf(params.id);
     if (isNewsletterError(id)) return id;

@@ -4,11 +4,12 @@ import { runOperation } from '../shared/operations/run-operation.ts';
 import { issueInput, savedAnswer } from '../shared/operations/v2/v2-issues.ts';
 import { v2CampaignFunction } from './http/v2-campaign-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-issues.ts';
 
-const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction({ queue: false });
+const { runtime, keyCheck, campaignDeps: deps } = v2CampaignFunction();
 
 /** v2 `POST /issues` (ours): a new draft, by the operation `newsletters create` runs. */
-export const handler = v2Handler('v2-issues', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   POST: async (params) => {
     const input = issueInput(params);
     if (isNewsletterError(input)) return input;

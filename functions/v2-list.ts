@@ -9,6 +9,7 @@ import { ssmClient } from '../shared/runtime/ssm-client.ts';
 import { ok } from './http/v2-answers.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-list.ts';
 
 const { runtime, deps, keyCheck } = v2Function();
 const environment = readEnvironment();
@@ -20,7 +21,7 @@ const usage = new DynamoListUsage(dynamoDocumentClient(), environment.tableName)
  * v2 `GET /lists/{id}` (read key), and ours with a write key: `PUT /lists/{id}` (rename,
  * flags) and `DELETE /lists/{id}` ([v2.lists-delete]).
  */
-export const handler = v2Handler('v2-list', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   GET: async (params) => ok(await runOperation(deps, 'v2_list', () => getV2List(deps, params.id))),
   PUT: async (params) =>
     ok(await runOperation(deps, 'edit_list', () => editV2List(lists, params.id, params))),

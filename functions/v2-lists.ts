@@ -9,6 +9,7 @@ import { ssmClient } from '../shared/runtime/ssm-client.ts';
 import { collection } from './http/v2-answers.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-lists.ts';
 
 const { runtime, deps: table, keyCheck } = v2Function();
 const environment = readEnvironment();
@@ -19,7 +20,7 @@ const deps = {
 const lists = { ssm: ssmClient(), parameter: environment.settingsParameter };
 
 /** v2 `GET /lists` (every list, read key) and `POST /lists` (ours: a new list, write key). */
-export const handler = v2Handler('v2-lists', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   GET: async (params) =>
     collection(await runOperation(deps, 'v2_lists', () => listV2Lists(deps, params))),
   POST: async (params) => {

@@ -5,12 +5,13 @@ import { campaignStore } from '../shared/runtime/store.ts';
 import { collection } from './http/v2-answers.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-newsletters.ts';
 
 const { runtime, deps: table, keyCheck } = v2Function();
 const deps = { ...table, campaigns: campaignStore(readEnvironment()) };
 
 /** v2 `GET /newsletters`: public issues for anyone, every issue for a key. */
-export const handler = v2Handler('v2-newsletters', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   GET: async (params, caller) =>
     collection(
       await runOperation(deps, 'v2_newsletters', () =>

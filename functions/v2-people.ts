@@ -4,6 +4,7 @@ import { peopleDirectory } from '../shared/runtime/people-directory.ts';
 import { ok } from './http/v2-answers.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-people.ts';
 
 const { runtime, deps: table, keyCheck } = v2Function();
 const deps = { ...table, people: peopleDirectory() };
@@ -13,7 +14,7 @@ const deps = { ...table, people: peopleDirectory() };
  * `{email, role}`, answering the temporary password once), for signed-in admins only
  * ([people.manage]).
  */
-export const handler = v2Handler('v2-people', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   GET: async () => ok(await runOperation(deps, 'list_people', () => listPeople(deps))),
   POST: async (params) => {
     const added = await runOperation(deps, 'add_person', () => addPerson(deps, params));

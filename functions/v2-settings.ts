@@ -9,6 +9,7 @@ import { readEnvironment } from '../shared/runtime/environment.ts';
 import { ssmClient } from '../shared/runtime/ssm-client.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-settings.ts';
 
 const { runtime, deps, keyCheck } = v2Function();
 const settings = { ssm: ssmClient(), parameter: readEnvironment().settingsParameter };
@@ -28,7 +29,7 @@ function versionOf(raw: unknown): number | undefined | NewsletterError {
  * `npx newsletter settings set` validates it, optionally only while still at `version`
  * ([v2.settings]).
  */
-export const handler = v2Handler('v2-settings', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   GET: async () => {
     const shown = await runOperation(deps, 'show_settings', () => showSettings(settings));
     return isNewsletterError(shown) ? shown : { body: shown };

@@ -7,6 +7,7 @@ import { dynamoDocumentClient } from '../shared/runtime/dynamodb-client.ts';
 import { readEnvironment } from '../shared/runtime/environment.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-subscriber-issues.ts';
 
 const { runtime, deps: table, keyCheck } = v2Function();
 const deps = {
@@ -20,7 +21,7 @@ const deps = {
  * issues that went out a page; `Link: <…?before=ID>; rel="next"` while older ones remain
  * ([v2.subscriber-issues]).
  */
-export const handler = v2Handler('v2-subscriber-issues', runtime, keyCheck, {
+export const handler = v2Handler(route, runtime, keyCheck, {
   GET: async (params, caller) => {
     const page = await runOperation(deps, 'v2_subscriber_issues', () =>
       v2SubscriberIssues(deps, String(params.id), params.before),

@@ -5,6 +5,7 @@ import { readEnvironment } from '../shared/runtime/environment.ts';
 import { tableStore } from '../shared/runtime/store.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-subscribers-import.ts';
 
 const { runtime, deps, keyCheck } = v2Function();
 // The store with its id reservation, as the CLI's import uses it.
@@ -17,7 +18,7 @@ const store = tableStore(readEnvironment());
  * ([v2.subscribers-import]).
  */
 export const handler = v2Handler(
-  'v2-subscribers-import',
+  route,
   runtime,
   keyCheck,
   {

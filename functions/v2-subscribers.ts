@@ -10,6 +10,7 @@ import { tableStore } from '../shared/runtime/store.ts';
 import { csvPartAnswer, wantsCsv } from './http/v2-csv-answer.ts';
 import { v2Function } from './http/v2-function.ts';
 import { v2Handler } from './http/v2-handler.ts';
+import { route } from './route-table/v2-subscribers.ts';
 
 const { runtime, deps: table, keyCheck } = v2Function();
 const deps = {
@@ -20,28 +21,34 @@ const deps = {
 const exportStore = tableStore(readEnvironment());
 
 /** v2 `GET /subscribers` (a page, read key) and `POST /subscribers` (upsert, write key). */
-export const handler = v2Handler('v2-subscribers', runtime, keyCheck, {
-  GET: async (params, caller, request) => {
-    // Ours: with Accept: text/csv, the export in parts ([v2.subscribers-csv]).
-    if (wantsCsv(request)) {
-      const part = await runOperation(deps, 'v2_subscribers_csv', () =>
-        v2SubscribersCsvPart({ store: exportStore, settings: deps.settings }, params),
+export const handler = v2Handler(
+  route,
+  runtime,
+  keyCheck,
+  {
+    GET: async (params, caller, request) => {
+      // Ours: with Accept: text/csv, the export in parts ([v2.subscribers-csv]).
+      if (wantsCsv(request)) {
+        const part = await runOperation(deps, 'v2_subscribers_csv', () =>
+          v2SubscribersCsvPart({ store: exportStore, settings: deps.settings }, params),
+        );
+        return isNewsletterError(part)
+          ? part
+          : csvPartAnswer(part, caller, '/subscribers', 'subscribers');
+      }
+      const result = await runOperation(deps, 'v2_subscribers', () =>
+        listV2Subscribers(deps, params),
       );
-      return isNewsletterError(part)
-        ? part
-        : csvPartAnswer(part, caller, '/subscribers', 'subscribers');
-    }
-    const result = await runOperation(deps, 'v2_subscribers', () =>
-      listV2Subscribers(deps, params),
-    );
-    if (isNewsletterError(result)) return result;
-    return { body: result.subscribers, headers: pageHeaders(result.total, result.page) };
+      if (isNewsletterError(result)) return result;
+      return { body: result.subscribers, headers: pageHeaders(result.total, result.page) };
+    },
+    POST: async (params, caller) => {
+      const result = await runOperation(deps, 'v2_save_subscriber', () =>
+        saveV2Subscriber(deps, params, caller),
+      );
+      if (isNewsletterError(result)) return result;
+      return { status: result.created ? 201 : 200, body: result.subscriber };
+    },
   },
-  POST: async (params, caller) => {
-    const result = await runOperation(deps, 'v2_save_subscriber', () =>
-      saveV2Subscriber(deps, params, caller),
-    );
-    if (isNewsletterError(result)) return result;
-    return { status: result.created ? 201 : 200, body: result.subscriber };
-  },
-});
+  { wantsCsv },
+);

@@ -27,7 +27,7 @@ import { unsubscribe as unsubscribeOperation } from './operations/unsubscribe.ts
 import { readEnvironment } from './runtime/environment.ts';
 import { createLogger } from './runtime/logger.ts';
 import { serviceParameters } from './runtime/parameters.ts';
-import { engagementStore, tableStore } from './runtime/store.ts';
+import { engagementErasure, tableStore } from './runtime/store.ts';
 
 /**
  * The operations of the interface over one set of dependencies. Each takes one object of named
@@ -107,7 +107,7 @@ function environmentDependencies(): Dependencies {
     const environment = readEnvironment();
     environmentDeps = {
       store: tableStore(environment),
-      engagement: engagementStore(environment),
+      engagement: engagementErasure(environment),
       settings: serviceParameters(environment).settings,
       now: () => new Date(),
       log: createLogger().log,

@@ -91,11 +91,14 @@ function describe(issue: CampaignRecord): string {
 }
 
 /**
- * The status as the listing shows it: a scheduled issue with its time, and MISSED when its
+ * The status as the listing shows it: a sending issue waiting for its turn ([campaign.overlap]),
+ * a scheduled issue with its time, and MISSED when its
  * schedule fired too late to send ([campaign.schedule-late]), or when it is still scheduled
  * more than the lateness after its time, whatever the cause ([campaign.schedule-overdue]).
  */
 function statusOf(issue: CampaignRecord, now: Date, latenessMinutes: number): string {
+  if (issue.status === 'sending' && issue.waiting_since)
+    return `sending (waiting for its turn since ${issue.waiting_since})`;
   if (issue.status !== 'scheduled') return issue.status;
   const at = issue.scheduled_at ? ` ${issue.scheduled_at}` : '';
   if (issue.schedule_missed_at) return `scheduled${at} (MISSED: fired ${issue.schedule_missed_at})`;
@@ -356,7 +359,9 @@ export function registerNewslettersCommands(program: Command, context: CliContex
       if (isNewsletterError(started)) failed(started);
       writeLine(
         context.io.stdout,
-        `Sending newsletter ${id}${started.new_only ? ' to the new' : ''} (run ${started.run}): \`newsletters watch ${id}\` shows its progress.`,
+        started.waiting_since
+          ? `Newsletter ${id}${started.new_only ? ' to the new' : ''} (run ${started.run}) waits for its turn: another campaign is sending and campaign.overlap is "wait"; it starts once none is. \`newsletters watch ${id}\` shows its progress.`
+          : `Sending newsletter ${id}${started.new_only ? ' to the new' : ''} (run ${started.run}): \`newsletters watch ${id}\` shows its progress.`,
       );
     });
 

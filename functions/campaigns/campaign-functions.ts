@@ -61,13 +61,20 @@ export const campaignFunctions = [
     summary: 'Sends campaign mail to the queued recipients, paced, claiming each with a lease',
     trigger: { queue: 'sends', batchSize: 1 },
     access: {
-      // Read the campaign and its content (GetItem), the subscribers (BatchGetItem), claim,
-      // settle, skip and release recipients and count (UpdateItem); put back unsent ones.
-      table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
-      queries: [],
+      // Read the campaign and its content (GetItem), the subscribers (BatchGetItem; one whose
+      // address changed since planning by their id, Query `recent`), claim, settle, skip and
+      // release recipients and count (UpdateItem), note a claim's links (PutItem); put back
+      // unsent ones; ask the planner for more of the campaign's chunks as its own are done.
+      table: [
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:PutItem',
+      ],
+      queries: ['recent'],
       sendsMail: true,
       settings: true,
-      queues: ['sends'],
+      queues: ['sends', 'plans'],
     },
     paced: true,
   },
@@ -94,10 +101,11 @@ export const campaignFunctions = [
     summary: "Starts a scheduled issue's send when its schedule fires, unless it fires late",
     trigger: { scheduler: 'at' },
     access: {
-      // Read the issue, its content and the subscriber counter (GetItem); start the run or mark
-      // the schedule missed (UpdateItem); queue the first page as `newsletters send` does.
+      // Read the issue, its content and the subscriber counter (GetItem); the campaigns sending
+      // already (Query `recent`, [campaign.overlap]); start the run or mark the schedule missed
+      // (UpdateItem); queue the first page as `newsletters send` does.
       table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      queries: [],
+      queries: ['recent'],
       sendsMail: false,
       settings: true,
       queues: ['plans'],

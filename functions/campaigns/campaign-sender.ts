@@ -9,7 +9,7 @@ import {
   sendChunk,
 } from '../../shared/operations/campaign/send-recipients.ts';
 import { sendTestMail } from '../../shared/operations/campaign/test-send.ts';
-import { campaignQueue, campaignStore } from '../../shared/runtime/campaign-clients.ts';
+import { campaignQueue, campaignStore, sendBudget } from '../../shared/runtime/campaign-clients.ts';
 import { CLIENT_OPTIONS } from '../../shared/runtime/client-options.ts';
 import {
   ENV,
@@ -26,6 +26,7 @@ const campaign = readCampaignEnvironment();
 const sender: SenderDependencies = {
   ...deps,
   campaigns: campaignStore(environment),
+  budget: sendBudget(environment),
   queue: campaignQueue(campaign),
   // One attempt per send: a throttled mail goes back on the queue, paced, rather than being
   // retried at once by the SDK past the rate it was refused for.

@@ -5,6 +5,7 @@ import { readEngagementEvent } from '../../shared/adapters/mail/ses-engagement-e
 import { recordEngagement } from '../../shared/operations/campaign/record-engagement.ts';
 import { useBackgroundDynamoDb } from '../../shared/runtime/dynamodb-client.ts';
 import { readEnvironment } from '../../shared/runtime/environment.ts';
+import { serviceParameters } from '../../shared/runtime/parameters.ts';
 import { engagementStore } from '../../shared/runtime/store.ts';
 import { createFunctionRuntime } from '../http/function-runtime.ts';
 
@@ -14,6 +15,8 @@ const runtime = createFunctionRuntime();
 const deps = {
   log: runtime.log,
   metrics: runtime.metrics,
+  // `campaign.tracking` says what may be stored ([engagement.modes]).
+  settings: serviceParameters(readEnvironment()).settings,
   engagement: engagementStore(readEnvironment()),
 };
 
@@ -33,7 +36,11 @@ export const handler = middy(async (event: SQSEvent): Promise<SQSBatchResponse> 
         reading: readEngagementEvent(record.body),
       })),
     );
-    runtime.log.info('engagement_batch', { messages: event.Records.length, ...outcome.counts });
+    runtime.log.info('engagement_batch', {
+      messages: event.Records.length,
+      mode: outcome.mode,
+      ...outcome.counts,
+    });
     return { batchItemFailures: outcome.failed.map((id) => ({ itemIdentifier: id })) };
   } finally {
     if (runtime.metricsPublisher.hasStoredMetrics())

@@ -13,14 +13,18 @@ import {
   dynamoDocumentClient,
   useBackgroundDynamoDb,
 } from '../../shared/runtime/dynamodb-client.ts';
-import { ENV, readEnvironment, readRequired } from '../../shared/runtime/environment.ts';
+import { readEnvironment } from '../../shared/runtime/environment.ts';
+import { EVENTS_ENV, readRequired } from '../../shared/runtime/events-environment.ts';
 import { createFunctionRuntime } from '../http/function-runtime.ts';
 
 // Nobody waits on this function: DynamoDB calls may retry longer, as the campaign engine's do.
 useBackgroundDynamoDb();
 const runtime = createFunctionRuntime();
 const deps = {
-  bus: new EventBridgeEventBus(new EventBridgeClient(CLIENT_OPTIONS), readRequired(ENV.eventBus)),
+  bus: new EventBridgeEventBus(
+    new EventBridgeClient(CLIENT_OPTIONS),
+    readRequired(EVENTS_ENV.eventBus),
+  ),
   marks: new DynamoPublishedMarks(
     new DynamoRequests(dynamoDocumentClient()),
     readEnvironment().tableName,

@@ -3,11 +3,11 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import type { Settings } from '../../shared/domain/settings-schema.ts';
 import { type CallContext, required } from '../../shared/operations/dependencies.ts';
-import { type Route, type RouteName, routeNamed } from '../routes.ts';
+import type { RouteEntry } from '../route-table/route-entry.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
-import { requestClient, trustedProxyHops } from './client-address.ts';
+import { frontDoor } from './client-address.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
-import { formAnswer, isBrowserFormPost } from './form-answer.ts';
+import type { BrowserForms } from './form-answer.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { header } from './headers.ts';
 import { methodNotAllowed } from './method-guard.ts';
@@ -45,17 +45,22 @@ export interface EndpointAccess {
  * Builds the handler of a JSON endpoint: parse the parameters, settle the key, run the
  * operation, shape the response. The rules live in the operation (shared/operations); this is
  * only the HTTP adapter. Public routes answer CORS preflights and carry CORS headers on every
- * answer; the subscribe route answers a browser's plain form post with a page. `respond` shapes
- * a success (a route serving a page passes its own); errors always get the JSON error body.
+ * answer; the subscribe route answers a browser's plain form post with a page, through `forms`
+ * (BROWSER_FORMS of form-answer.ts), which a route with `formPage` must pass and no other
+ * function bundles. `respond` shapes a success (a route serving a page passes its own); errors
+ * always get the JSON error body.
  */
 export function apiHandler(
-  name: RouteName,
+  route: RouteEntry,
   runtime: FunctionRuntime,
   access: EndpointAccess,
   operation: Operation,
   respond: Responder = jsonResponse,
+  forms?: BrowserForms,
 ): ProxyHandler {
-  const route = routeNamed(name);
+  if (route.formPage && !forms) {
+    throw new Error(`${route.name} answers browser forms: its handler must pass BROWSER_FORMS`);
+  }
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>();
   // First in, so its `after` and `onError` see the final answer, the generic 500 included.
   if (route.cors) handler.use(corsMiddleware(allowedOrigins()));
@@ -65,9 +70,9 @@ export function apiHandler(
     if (wrongMethod) return wrongMethod;
     const requestId = requestIdOf(event, context);
     const answer = await answerOf(route, access, runtime, operation, event);
-    if (route.formPage && isBrowserFormPost(event)) {
+    if (route.formPage && forms?.isBrowserFormPost(event)) {
       const settings = await required(access.settings, 'settings')().catch(() => undefined);
-      return formAnswer(formOutcomeOf(answer), settings, {
+      return forms.formAnswer(formOutcomeOf(answer), settings, {
         requestId,
         referer: header(event, 'referer'),
       });
@@ -77,11 +82,11 @@ export function apiHandler(
 }
 
 /** Read once per container, like the rest of the function's configuration. */
-const proxyHops = trustedProxyHops();
+const door = frontDoor();
 
 /** Parses the request, settles the key and runs the operation: its result or why not. */
 async function answerOf(
-  route: Route,
+  route: RouteEntry,
   access: EndpointAccess,
   runtime: FunctionRuntime,
   operation: Operation,
@@ -105,13 +110,13 @@ async function answerOf(
     if (isNewsletterError(check)) return check;
     trusted = check.trusted;
   }
-  const apiRoot = apiRootOf(event, route.path);
+  const apiRoot = apiRootOf(event, route.path, door.host(event));
   return operation(params, {
     trusted,
     channel: trusted ? 'api' : 'public_form',
     ...(apiRoot ? { apiRoot } : {}),
     apiRootPath: apiRootPathOf(event, route.path),
-    ...requestClient(event, proxyHops),
+    ...door.client(event),
   });
 }
 

@@ -2,18 +2,22 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { header } from './headers.ts';
 
 /**
- * `{api_root}` as this request reached us, for links in mails: scheme and host from the
- * request, and the path up to the route's own path. That keeps the stage (`/api`) on the
- * execute-api host and drops it behind a custom domain's base path mapping, where it is not
- * part of the public URL.
+ * `{api_root}` as this request reached us, for links in mails: the scheme, the host the client
+ * addressed (`host`, from the front door: the viewer's own through CloudFront), and the path up
+ * to the route's own path. That keeps the stage (`/api`) on the execute-api host and drops it
+ * behind a custom domain's base path mapping, where it is not part of the public URL.
+ *
+ * The scheme is the last X-Forwarded-Proto entry (the nearest proxy's, API Gateway's own) when
+ * it is `http` or `https`; anything else is not a scheme a link may have, and `https` is used.
  */
 export function apiRootOf(
   event: Pick<APIGatewayProxyEvent, 'headers' | 'requestContext' | 'path'>,
   routePath: string,
+  host: string | undefined,
 ): string | undefined {
-  const host = header(event, 'host');
   if (!host) return undefined;
-  const scheme = header(event, 'x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
+  const proto = header(event, 'x-forwarded-proto')?.split(',').at(-1)?.trim().toLowerCase();
+  const scheme = proto === 'http' || proto === 'https' ? proto : 'https';
   return `${scheme}://${host}${apiRootPathOf(event, routePath)}`;
 }
 

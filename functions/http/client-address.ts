@@ -1,17 +1,26 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { header } from './headers.ts';
 
 /**
- * How many proxies the operator put in front of API Gateway (e.g. 1 for CloudFront). Only
- * then is X-Forwarded-For believed, and only as far as those proxies wrote it.
+ * The header the stack's CloudFront distribution adds to every request it passes to the API,
+ * holding the origin secret ([http.front-door]). CloudFront writes it over any a viewer sent.
  */
-export const TRUSTED_PROXY_HOPS_ENV = 'NEWSLETTER_TRUSTED_PROXY_HOPS';
+export const ORIGIN_HEADER = 'x-newsletter-origin';
 
-/** The configured number of trusted proxies; 0 (trust no header) when unset. */
-export function trustedProxyHops(env: NodeJS.ProcessEnv = process.env): number {
-  const value = Number(env[TRUSTED_PROXY_HOPS_ENV] ?? 0);
-  return Number.isInteger(value) && value > 0 ? value : 0;
-}
+/**
+ * Headers the distribution's viewer-request function writes on every API request, over any a
+ * viewer sent: the address the viewer connected from, and the host it addressed.
+ */
+export const VIEWER_IP_HEADER = 'x-newsletter-viewer-ip';
+export const VIEWER_HOST_HEADER = 'x-newsletter-viewer-host';
+
+/**
+ * The origin secrets a function accepts, comma-separated: the one CloudFront sends, and while a
+ * rotation is under way the one before (docs/deploy.md, "Rotating the origin secret").
+ */
+export const ORIGIN_SECRETS_ENV = 'NEWSLETTER_ORIGIN_SECRETS';
 
 /** Who sent a request, as the rate limit and the consent evidence see it. */
 export interface RequestClient {
@@ -19,28 +28,60 @@ export interface RequestClient {
   readonly userAgent?: string;
 }
 
+/** How a function tells a request that came through the stack's CloudFront from any other. */
+export interface FrontDoor {
+  /** Whether the request carries an origin secret the stack accepts: it came through CloudFront. */
+  proxied(event: Pick<APIGatewayProxyEvent, 'headers'>): boolean;
+  /**
+   * The client: the viewer's address CloudFront's function wrote, for a request that came
+   * through CloudFront; else API Gateway's source IP, the peer that reached it. No
+   * X-Forwarded-For entry is ever believed: its left part is the client's own writing.
+   */
+  client(event: APIGatewayProxyEvent): RequestClient;
+  /**
+   * The host the client addressed, for links in mails: the viewer's Host as CloudFront's
+   * function passed it, for a request that came through CloudFront; else the Host header.
+   */
+  host(event: Pick<APIGatewayProxyEvent, 'headers'>): string | undefined;
+}
+
+// A Host value: a DNS name or an IPv4 address, an optional port; anything else is not believed.
+const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/;
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
 /**
- * The client of a request. API Gateway's source IP is the peer that reached it; with `hops`
- * trusted proxies in front, the client is the address the outermost of them saw, which is
- * `hops` places from the right of X-Forwarded-For followed by that peer (each proxy appends
- * the address it received the request from). Anything further left was written by the
- * client and is never believed; a chain too short to hold that many proxies means the request
- * did not come through them, so the peer is the client.
+ * The front door of a function, from its environment (read once per container). Without
+ * origin secrets (a function run outside the stack) no request counts as proxied.
  */
-export function requestClient(event: APIGatewayProxyEvent, hops: number): RequestClient {
-  const peer = event.requestContext?.identity?.sourceIp || undefined;
-  const userAgent = header(event, 'user-agent') || undefined;
-  let clientIp = peer;
-  if (hops > 0 && peer) {
-    const forwarded = (header(event, 'x-forwarded-for') ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
-    // API Gateway may already have appended the peer itself; the proxy in front appended the
-    // client's address last, so a client cannot make the last entry equal the peer.
-    const chain = forwarded.at(-1) === peer ? forwarded : [...forwarded, peer];
-    const position = chain.length - 1 - hops;
-    if (position >= 0) clientIp = chain[position];
-  }
-  return { ...(clientIp ? { clientIp } : {}), ...(userAgent ? { userAgent } : {}) };
+export function frontDoor(env: NodeJS.ProcessEnv = process.env): FrontDoor {
+  const secrets = (env[ORIGIN_SECRETS_ENV] ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter((secret) => secret.length > 0)
+    .map(digest);
+  const proxied = (event: Pick<APIGatewayProxyEvent, 'headers'>): boolean => {
+    const given = header(event, ORIGIN_HEADER);
+    if (given === undefined || secrets.length === 0) return false;
+    // Digests of equal length, compared in constant time: the time says nothing of the secret.
+    const mine = digest(given);
+    return secrets.some((secret) => timingSafeEqual(secret, mine));
+  };
+  return {
+    proxied,
+    client(event) {
+      const userAgent = header(event, 'user-agent') || undefined;
+      const viewer = proxied(event) ? header(event, VIEWER_IP_HEADER)?.trim() : undefined;
+      const clientIp =
+        viewer && isIP(viewer) !== 0
+          ? viewer
+          : event.requestContext?.identity?.sourceIp || undefined;
+      return { ...(clientIp ? { clientIp } : {}), ...(userAgent ? { userAgent } : {}) };
+    },
+    host(event) {
+      const viewer = proxied(event) ? header(event, VIEWER_HOST_HEADER)?.trim() : undefined;
+      const host = viewer && HOST.test(viewer) ? viewer : header(event, 'host');
+      return host || undefined;
+    },
+  };
 }

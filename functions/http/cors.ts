@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Route } from '../routes.ts';
+import type { RouteEntry } from '../route-table/route-entry.ts';
 import { header } from './headers.ts';
 
 /** Environment variable holding the allowed origins of the public routes (set by the stack). */
@@ -39,7 +39,7 @@ export function corsHeaders(
 }
 
 /** The answer to a preflight (`OPTIONS`) of a public route: 204, what may follow, how long. */
-export function preflightResponse(route: Pick<Route, 'methods'>): APIGatewayProxyResult {
+export function preflightResponse(route: Pick<RouteEntry, 'methods'>): APIGatewayProxyResult {
   return {
     statusCode: 204,
     headers: {

@@ -51,3 +51,12 @@ export function formAnswer(
   const html = formPage(page, context.referer);
   return { statusCode: html.status, headers: { ...html.headers }, body: html.html };
 }
+
+/** How a route with `formPage` answers a browser's form post, for apiHandler. */
+export interface BrowserForms {
+  readonly isBrowserFormPost: typeof isBrowserFormPost;
+  readonly formAnswer: typeof formAnswer;
+}
+
+/** The browser form answers, for the handler of a route with `formPage` (subscribe). */
+export const BROWSER_FORMS: BrowserForms = { isBrowserFormPost, formAnswer };

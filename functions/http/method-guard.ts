@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { newsletterError } from '../../shared/domain/errors.ts';
-import type { Route } from '../routes.ts';
+import type { RouteEntry } from '../route-table/route-entry.ts';
 import { errorResponse } from './responses.ts';
 
 /**
@@ -10,7 +10,7 @@ import { errorResponse } from './responses.ts';
  * type. Checked first, before any parsing.
  */
 export function methodNotAllowed(
-  route: Pick<Route, 'path' | 'methods'>,
+  route: Pick<RouteEntry, 'path' | 'methods'>,
   method: string,
 ): APIGatewayProxyResult | undefined {
   if ((route.methods as readonly string[]).includes(method)) return undefined;

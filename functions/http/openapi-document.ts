@@ -302,7 +302,10 @@ export function openApiDocument(): Json {
       {
         url: 'https://{host}/{stage}/newsletter/v1',
         variables: {
-          host: { default: 'localhost:3000', description: 'API Gateway or custom domain host' },
+          host: {
+            default: 'localhost:3000',
+            description: "The distribution's host (the stack's ApiRoot) or its custom domain",
+          },
           stage: { default: 'api', description: 'API Gateway stage (the path prefix)' },
         },
       },

@@ -199,7 +199,10 @@ export function openApiV2Document(): Json {
       {
         url: 'https://{host}/{stage}/newsletter/v2',
         variables: {
-          host: { default: 'localhost:3000', description: 'API Gateway or custom domain host' },
+          host: {
+            default: 'localhost:3000',
+            description: "The distribution's host (the stack's ApiRoot) or its custom domain",
+          },
           stage: { default: 'api', description: 'API Gateway stage (the path prefix)' },
         },
       },

@@ -3,10 +3,10 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { isNewsletterError, type NewsletterError } from '../../shared/domain/errors.ts';
 import type { CallContext } from '../../shared/operations/dependencies.ts';
 import type { LinkOutcome } from '../../shared/operations/token-links.ts';
-import { type RouteName, routeNamed } from '../routes.ts';
+import type { RouteEntry } from '../route-table/route-entry.ts';
 import type { ProxyHandler } from './api-handler.ts';
 import { apiRootOf } from './api-root.ts';
-import { requestClient, trustedProxyHops } from './client-address.ts';
+import { frontDoor } from './client-address.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
 import { methodNotAllowed } from './method-guard.ts';
 import { observability, requestIdOf } from './observability.ts';
@@ -30,7 +30,7 @@ export interface LinkPage {
 }
 
 /** Read once per container, like the rest of the function's configuration. */
-const proxyHops = trustedProxyHops();
+const door = frontDoor();
 
 const OUTCOME_PAGES: Record<LinkOutcome, MessagePageKind> = {
   confirmed: 'confirmed',
@@ -49,11 +49,10 @@ function toResponse(page: HtmlPage): APIGatewayProxyResult {
  * a one-click POST whose body is only `List-Unsubscribe=One-Click`.
  */
 export function pageHandler(
-  name: RouteName,
+  route: RouteEntry,
   runtime: FunctionRuntime,
   page: LinkPage,
 ): ProxyHandler {
-  const route = routeNamed(name);
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(observability(runtime, route.name))
     .handler(async (event, context) => {
@@ -73,14 +72,14 @@ export function pageHandler(
           live && typeof token === 'string' ? page.show(token) : messagePage('link-invalid'),
         );
       }
-      const apiRoot = apiRootOf(event, route.path);
+      const apiRoot = apiRootOf(event, route.path, door.host(event));
       const oneClick = !isNewsletterError(params) && params['List-Unsubscribe'] === 'One-Click';
       const outcome = await page.act(
         token,
         {
           trusted: false,
           ...(apiRoot ? { apiRoot } : {}),
-          ...requestClient(event, proxyHops),
+          ...door.client(event),
         },
         oneClick,
       );

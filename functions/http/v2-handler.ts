@@ -13,9 +13,9 @@ import {
   checkPersonToken,
   personOnPublicRoute,
 } from '../../shared/operations/v2/check-person-token.ts';
-import { type HttpMethod, type Route, type RouteName, roleNeeded, routeNamed } from '../routes.ts';
+import { type HttpMethod, type RouteEntry, roleNeeded } from '../route-table/route-entry.ts';
 import { apiRootOf, apiRootPathOf } from './api-root.ts';
-import { requestClient, trustedProxyHops } from './client-address.ts';
+import { frontDoor } from './client-address.ts';
 import { bearerToken, clientCredentials } from './client-credentials.ts';
 import { allowedOrigins, corsMiddleware, preflightResponse } from './cors.ts';
 import type { FunctionRuntime } from './function-runtime.ts';
@@ -25,7 +25,6 @@ import { nestBracketedFields } from './nested-fields.ts';
 import { observability, requestIdOf } from './observability.ts';
 import { parseRequest, type RequestParameters } from './parse-request.ts';
 import { errorResponse } from './responses.ts';
-import { wantsCsv } from './v2-csv-answer.ts';
 import type { CallerChecks } from './v2-function.ts';
 
 /** What a v2 operation answers on success: a status (200 by default), a body, headers. */
@@ -61,6 +60,12 @@ export interface V2HandlerOptions {
    * still gives the parameters. Other routes refuse it, as any body of another type.
    */
   readonly csvBody?: boolean;
+  /**
+   * Whether a request asks for the CSV answer (`wantsCsv` of v2-csv-answer.ts): required of a
+   * route whose table entry has one (`csv.answer`), whose role may depend on it; passed in so
+   * that only those functions bundle the content negotiation.
+   */
+  readonly wantsCsv?: (request: V2Request) => boolean;
 }
 
 /** The largest CSV body a route takes: a part of 1,000 rows with room for long profiles. */
@@ -91,7 +96,7 @@ function v2ErrorResponse(error: NewsletterError, requestId: string): APIGatewayP
 }
 
 /** Read once per container, like the rest of the function's configuration. */
-const proxyHops = trustedProxyHops();
+const door = frontDoor();
 
 /**
  * The handler of a v2 route: method guard, CORS on the public ones, parameters (query, body,
@@ -99,13 +104,15 @@ const proxyHops = trustedProxyHops();
  * and the answer with its status and headers. Rules live in the operations; this adapts HTTP.
  */
 export function v2Handler(
-  name: RouteName,
+  route: RouteEntry,
   runtime: FunctionRuntime,
   keyCheck: CallerChecks,
   operations: Readonly<Partial<Record<HttpMethod, V2Operation>>>,
   options: V2HandlerOptions = {},
 ): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
-  const route = routeNamed(name);
+  if (route.csv?.answer !== undefined && !options.wantsCsv) {
+    throw new Error(`${route.name} answers CSV: its handler must pass wantsCsv`);
+  }
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>();
   if (route.cors) handler.use(corsMiddleware(allowedOrigins()));
   return handler.use(observability(runtime, route.name)).handler(async (event, context) => {
@@ -129,7 +136,7 @@ export function v2Handler(
 
 async function answerOf(
   event: APIGatewayProxyEvent,
-  route: Route,
+  route: RouteEntry,
   method: HttpMethod,
   checks: CallerChecks,
   operation: V2Operation,
@@ -145,11 +152,11 @@ async function answerOf(
   for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
     if (value !== undefined) params[name] = value;
   }
-  const client = requestClient(event, proxyHops);
+  const client = door.client(event);
   const token = bearerToken(event);
   const accept = header(event, 'accept');
   // A CSV answer may need more of a person than the method's JSON ([report.editor]).
-  const role = roleNeeded(route, method, route.csv?.answer !== undefined && wantsCsv({ accept }));
+  const role = roleNeeded(route, method, options.wantsCsv?.({ accept }) === true);
   const keyed = policy === 'read' || policy === 'write' || route.clientKeys === false;
   let key: ClientKeyRecord | undefined;
   let person: Person | undefined;
@@ -185,7 +192,7 @@ async function answerOf(
   }
   const trusted = key !== undefined || person !== undefined;
   // Mails of a v2 call link to the pages of v1, which serve the links.
-  const apiRoot = apiRootOf(event, routePath)?.replace(/\/v2$/, '/v1');
+  const apiRoot = apiRootOf(event, routePath, door.host(event))?.replace(/\/v2$/, '/v1');
   const request = {
     ...(accept === undefined ? {} : { accept }),
     ...(csv === undefined ? {} : { csv }),

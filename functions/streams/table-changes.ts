@@ -11,7 +11,8 @@ import { recordEvents, type TableChange } from '../../shared/operations/events/r
 import { settleSubscribeRequest } from '../../shared/operations/subscribe.ts';
 import { countSubscriberChanges } from '../../shared/operations/subscribers/count-subscriber-changes.ts';
 import { CLIENT_OPTIONS } from '../../shared/runtime/client-options.ts';
-import { ENV, readEnvironment, readRequired } from '../../shared/runtime/environment.ts';
+import { readEnvironment } from '../../shared/runtime/environment.ts';
+import { EVENTS_ENV, readRequired } from '../../shared/runtime/events-environment.ts';
 import { subscriberLookup } from '../../shared/runtime/store.ts';
 import { tableFunction } from '../http/table-function.ts';
 import { itemIdOf, streamHandler } from './stream-handler.ts';
@@ -19,7 +20,10 @@ import { itemIdOf, streamHandler } from './stream-handler.ts';
 const { runtime, deps } = tableFunction();
 const environment = readEnvironment();
 const { streamRetryBaseMs } = environment;
-const outbox = new SqsEventOutbox(new SQSClient(CLIENT_OPTIONS), readRequired(ENV.eventsQueue));
+const outbox = new SqsEventOutbox(
+  new SQSClient(CLIENT_OPTIONS),
+  readRequired(EVENTS_ENV.eventsQueue),
+);
 const lookup = subscriberLookup(environment);
 
 const keyOf = (record: DynamoDBRecord): string => record.dynamodb?.Keys?.pk?.S ?? '';

@@ -1,9 +1,13 @@
-import { createNewsletterApp } from './newsletter-app.ts';
+import { App } from 'aws-cdk-lib';
+import { addEdgeStack, addNewsletterStack, wantsEdgeStack } from './newsletter-app.ts';
 import { DeploymentContextError } from './newsletter-config.ts';
 
-// Entry point of cdk.json: `npx cdk synth|deploy -c senderIdentity=... [-c stage=...]`.
+// Entry point of cdk.json: `npx cdk synth|deploy -c senderIdentity=... [-c stage=...]`;
+// with `-c edgeStack=true`, the distribution's web ACL alone, in us-east-1 (docs/deploy.md).
 try {
-  createNewsletterApp();
+  const app = new App();
+  if (wantsEdgeStack(app)) addEdgeStack(app);
+  else addNewsletterStack(app);
 } catch (error) {
   // A missing `-c` value is the operator's to fix: say what, without a stack trace.
   if (!(error instanceof DeploymentContextError)) throw error;

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
+import { RATE_WINDOWS, type RateLimits } from './client-limits.ts';
 
 /** Repository root: a relative consoleDir is read from here. */
 const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -35,16 +36,42 @@ export interface NewsletterConfig {
    * `npm run build:console` writes; `npm run synth` and `npm run deploy` build it first).
    */
   readonly consoleDir: string;
-  /** Optional custom domain; the stage stays the first path segment (`/api/newsletter/v1`). */
+  /**
+   * Optional custom domain of the distribution (console and API); the stage stays the first
+   * path segment (`/api/newsletter/v1`). CloudFront takes certificates from us-east-1 only.
+   */
   readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
   /** Keep the table when the stack is deleted or the table replaced. */
   readonly retain: boolean;
   /** DynamoDB deletion protection: the table cannot be deleted, not even by CloudFormation. */
   readonly deletionProtection: boolean;
-  /** Stage-wide steady request rate (requests per second) before API Gateway answers 429. */
+  /** Each method's steady request rate (requests per second) before API Gateway answers 429. */
   readonly throttleRate: number;
-  /** Stage-wide burst (concurrent requests) before API Gateway answers 429. */
+  /** Each method's burst (concurrent requests) before API Gateway answers 429. */
   readonly throttleBurst: number;
+  /**
+   * The sign-up methods' own throttle (v1 `POST /subscribe`, v2 `POST /subscriptions`), and the
+   * unsubscribe page's (GET and POST, one-click included): buckets of their own, so a flood of
+   * one never answers 429 to the other ([http.client-limits]).
+   */
+  readonly signUpThrottle: { readonly rate: number; readonly burst: number };
+  readonly unsubscribeThrottle: { readonly rate: number; readonly burst: number };
+  /**
+   * Requests one client address may send per window before AWS WAF answers 429, at the
+   * distribution and at the API's stage: sign-up, unsubscribe, everything else.
+   */
+  readonly clientLimits: RateLimits;
+  /**
+   * The generation of the origin secret CloudFront sends the API (1, 2, …); deploying the next
+   * number rotates it ([http.front-door]). Keep it in cdk.json once raised.
+   */
+  readonly originSecretGeneration: number;
+  /**
+   * A CloudFront-scoped web ACL made elsewhere (the edge stack, `-c edgeStack=true`, in
+   * us-east-1) for the distribution; without it the stack makes its own when deployed in
+   * us-east-1, where CloudFront-scoped web ACLs live.
+   */
+  readonly distributionWebAclArn?: string;
   /** Days CloudWatch keeps function and access logs; one of the values CloudWatch allows. */
   readonly logRetentionDays: number;
   /**
@@ -56,11 +83,6 @@ export interface NewsletterConfig {
   readonly alarmTopicArn?: string;
   /** A stream consumer's first wait after a failed record (ms); it doubles each time. */
   readonly streamRetryBaseMs: number;
-  /**
-   * Proxies in front of API Gateway (CloudFront: 1) whose X-Forwarded-For entries the rate
-   * limit and the consent evidence believe; 0 by default: the header is never trusted.
-   */
-  readonly trustedProxyHops: number;
   /**
    * The highest rate a campaign is meant to send at (mails per second, all workers together):
    * the settings' `campaign.rate`, or 80% of the account's SES MaxSendRate. The campaign
@@ -104,6 +126,19 @@ const DEFAULTS = {
   stage: 'api',
   throttleRate: 50,
   throttleBurst: 100,
+  // A form is posted once per person; a flood from many addresses stops here, not at Lambda.
+  signUpThrottleRate: 20,
+  signUpThrottleBurst: 40,
+  // After a campaign, mailbox providers' one-click POSTs come in waves.
+  unsubscribeThrottleRate: 100,
+  unsubscribeThrottleBurst: 200,
+  // Per client address and 5 minutes: sign-ups well above the app's own limit (20 in 10
+  // minutes), whose answer is the friendlier; one-click from a mailbox provider's few
+  // addresses; the console and API clients paging through lists.
+  wafSignUpLimit: 100,
+  wafUnsubscribeLimit: 1_000,
+  wafApiLimit: 2_000,
+  wafWindowSeconds: 300,
   logRetentionDays: 30,
   // What a campaign of a new production SES account sends: 80% of its 14 mails a second.
   campaignMaxRate: 11.2,
@@ -118,7 +153,9 @@ const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}
 const ADDRESS = /^[^@\s]{1,64}@(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
 const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
-const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
+const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[A-Za-z0-9-]+$/;
+const GLOBAL_WEB_ACL_ARN =
+  /^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-]{1,128}\/[a-f0-9-]{36}$/;
 
 /**
  * Turns context into a validated configuration.
@@ -223,7 +260,29 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     problems.push(`domainName "${domainName}" is not a domain name`);
   }
   if (certificateArn !== undefined && !CERTIFICATE_ARN.test(certificateArn)) {
-    problems.push(`certificateArn "${certificateArn}" is not an ACM certificate ARN`);
+    problems.push(
+      `certificateArn "${certificateArn}" is not an ACM certificate ARN in us-east-1 (the distribution's certificate must be there)`,
+    );
+  }
+
+  if (read('trustedProxyHops') !== undefined) {
+    problems.push(
+      'trustedProxyHops is no longer read: the API answers only what came through the ' +
+        "stack's CloudFront, which tells it the client's address itself (docs/deploy.md, " +
+        '"The front door"); remove it',
+    );
+  }
+  const distributionWebAclArn = text('distributionWebAclArn');
+  if (distributionWebAclArn !== undefined && !GLOBAL_WEB_ACL_ARN.test(distributionWebAclArn)) {
+    problems.push(
+      `distributionWebAclArn "${distributionWebAclArn}" is not the ARN of a CloudFront-scoped web ACL (arn:aws:wafv2:us-east-1:…:global/webacl/NAME/ID)`,
+    );
+  }
+  const wafLimit = (key: string, fallback: number): number =>
+    count(key, fallback, 10, 2_000_000_000);
+  const wafWindowSeconds = count('wafWindowSeconds', DEFAULTS.wafWindowSeconds, 60, 600);
+  if (!(RATE_WINDOWS as readonly number[]).includes(wafWindowSeconds)) {
+    problems.push(`wafWindowSeconds must be one of ${RATE_WINDOWS.join(', ')}`);
   }
 
   const alarmTopicArn = text('alarmTopicArn');
@@ -281,11 +340,26 @@ export function readNewsletterConfig(read: ContextReader): NewsletterConfig {
     deletionProtection: flag('deletionProtection', true),
     throttleRate,
     throttleBurst,
+    signUpThrottle: {
+      rate: count('signUpThrottleRate', DEFAULTS.signUpThrottleRate, 1, 10_000),
+      burst: count('signUpThrottleBurst', DEFAULTS.signUpThrottleBurst, 1, 5_000),
+    },
+    unsubscribeThrottle: {
+      rate: count('unsubscribeThrottleRate', DEFAULTS.unsubscribeThrottleRate, 1, 10_000),
+      burst: count('unsubscribeThrottleBurst', DEFAULTS.unsubscribeThrottleBurst, 1, 5_000),
+    },
+    clientLimits: {
+      signUp: wafLimit('wafSignUpLimit', DEFAULTS.wafSignUpLimit),
+      unsubscribe: wafLimit('wafUnsubscribeLimit', DEFAULTS.wafUnsubscribeLimit),
+      api: wafLimit('wafApiLimit', DEFAULTS.wafApiLimit),
+      windowSeconds: wafWindowSeconds as RateLimits['windowSeconds'],
+    },
+    originSecretGeneration: count('originSecretGeneration', 1, 1, 1_000_000),
+    ...(distributionWebAclArn !== undefined ? { distributionWebAclArn } : {}),
     logRetentionDays,
     apiGatewayCloudWatchRole: flag('apiGatewayCloudWatchRole', true),
     ...(alarmTopicArn !== undefined ? { alarmTopicArn } : {}),
     streamRetryBaseMs: count('streamRetryBaseMs', ENV_DEFAULTS.streamRetryBaseMs, 0, 10_000),
-    trustedProxyHops: count('trustedProxyHops', 0, 0, 5),
     campaignMaxRate: rate('campaignMaxRate', DEFAULTS.campaignMaxRate, 100_000),
     ...(campaignWorkers !== undefined ? { campaignWorkers } : {}),
     ...(campaignWorkerMemory !== undefined ? { campaignWorkerMemory } : {}),

@@ -2,8 +2,11 @@ import { resolve } from 'node:path';
 import {
   Annotations,
   ArnFormat,
+  Aws,
+  CfnCondition,
   CfnOutput,
   Duration,
+  Fn,
   Stack,
   type StackProps,
   Validations,
@@ -14,21 +17,25 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { sesFeedback } from '../../functions/feedback/feedback-function.ts';
-import { TRUSTED_PROXY_HOPS_ENV } from '../../functions/http/client-address.ts';
+import { ORIGIN_SECRETS_ENV, VIEWER_IP_HEADER } from '../../functions/http/client-address.ts';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { type Route, type RouteAccess, routes } from '../../functions/routes.ts';
 import { type StreamConsumer, streamConsumers } from '../../functions/streams/consumers.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
+import { EVENTS_ENV } from '../../shared/runtime/events-environment.ts';
+import type { LimitedPaths } from './client-limits.ts';
 import { CampaignEngine } from './constructs/campaign-engine.ts';
+import { ClientLimitsAcl } from './constructs/client-limits-acl.ts';
 import { ConsolePeople } from './constructs/console-people.ts';
 import { ConsoleSite } from './constructs/console-site.ts';
 import { EngagementRecording } from './constructs/engagement-recording.ts';
 import { EventPublishing } from './constructs/event-publishing.ts';
 import { MailFeedback } from './constructs/mail-feedback.ts';
 import { NewsletterAlarms } from './constructs/newsletter-alarms.ts';
-import { NewsletterApi } from './constructs/newsletter-api.ts';
+import { API_BASE_PATH, API_V2_BASE_PATH, NewsletterApi } from './constructs/newsletter-api.ts';
 import { NewsletterFunction } from './constructs/newsletter-function.ts';
 import { NewsletterTable } from './constructs/newsletter-table.ts';
+import { OriginSecrets } from './constructs/origin-secrets.ts';
 import type { NewsletterConfig } from './newsletter-config.ts';
 import { deadLetterQueue, sendOnlyDestination } from './queues.ts';
 import {
@@ -74,6 +81,10 @@ export class NewsletterStack extends Stack {
   readonly people: ConsolePeople;
   /** The console's files and the distribution that serves them beside the API. */
   readonly console: ConsoleSite;
+  /** What the distribution sends the API so that the API knows it came through it. */
+  readonly originSecrets: OriginSecrets;
+  /** The stage's web ACL: only what came through CloudFront, per-client limits. */
+  readonly apiLimits: ClientLimitsAcl;
 
   constructor(scope: Construct, id: string, props: NewsletterStackProps) {
     super(scope, id, {
@@ -91,10 +102,27 @@ export class NewsletterStack extends Stack {
       stage: config.stage,
       throttleRate: config.throttleRate,
       throttleBurst: config.throttleBurst,
+      methodThrottles: methodThrottles(config),
       logRetention,
       cloudWatchRole: config.apiGatewayCloudWatchRole,
       corsOrigins: config.corsOrigins,
-      ...(config.customDomain ? { customDomain: config.customDomain } : {}),
+    });
+    // The API answers only what came through the stack's CloudFront ([http.front-door]): the
+    // stage's web ACL refuses the rest, before any function runs, and limits each client.
+    this.originSecrets = new OriginSecrets(this, 'OriginSecret', {
+      generation: config.originSecretGeneration,
+    });
+    const limitedPaths = limitedPathsOf(config.stage);
+    const refusalHeaders = wafCorsHeaders(config.corsOrigins);
+    this.apiLimits = new ClientLimitsAcl(this, 'ApiLimits', {
+      scope: 'REGIONAL',
+      associateWith: this.api.restApi.deploymentStage.stageArn,
+      limits: config.clientLimits,
+      paths: limitedPaths,
+      clientHeader: VIEWER_IP_HEADER,
+      originSecrets: this.originSecrets.accepted,
+      metricPrefix: 'NewsletterApi',
+      responseHeaders: refusalHeaders,
     });
 
     this.feedback = new MailFeedback(this, 'Feedback', {
@@ -221,10 +249,8 @@ export class NewsletterStack extends Stack {
             : {}),
           ...(access.schedules ? scheduleEnvironment : {}),
           ...((route as Route).version === 'v2' ? peopleEnvironment : {}),
-          // Only set when the operator declared proxies: the header is never trusted otherwise.
-          ...(config.trustedProxyHops > 0
-            ? { [TRUSTED_PROXY_HOPS_ENV]: String(config.trustedProxyHops) }
-            : {}),
+          // What tells a request that came through the stack's CloudFront ([http.front-door]).
+          [ORIGIN_SECRETS_ENV]: Fn.join(',', [...this.originSecrets.accepted]),
         },
         statements,
         logRetention,
@@ -277,7 +303,7 @@ export class NewsletterStack extends Stack {
           {
             ...environment,
             ...((consumer.access as RouteAccess).eventsQueue
-              ? { [ENV.eventsQueue]: this.events.queue.queueUrl }
+              ? { [EVENTS_ENV.eventsQueue]: this.events.queue.queueUrl }
               : {}),
             [ENV.streamRetryBaseMs]: String(config.streamRetryBaseMs),
             // What sends mail names the configuration set, so SES reports back.
@@ -330,6 +356,7 @@ export class NewsletterStack extends Stack {
         [sesFeedback.name, this.feedbackFunction],
         ...this.campaigns.functions,
         ['engagement-recorder', this.engagement.fn],
+        ['engagement-eraser', this.engagement.eraser],
         ['event-publisher', this.events.fn],
       ]),
       deadLetterQueues: [
@@ -344,10 +371,7 @@ export class NewsletterStack extends Stack {
       ...(config.alarmTopicArn ? { alarmTopicArn: config.alarmTopicArn } : {}),
     });
 
-    new CfnOutput(this, 'ApiRoot', {
-      description: '{api_root}: the base every endpoint path is appended to',
-      value: this.api.apiRoot,
-    });
+    const distributionAcl = this.#distributionWebAcl(config, limitedPaths, refusalHeaders);
     this.console = new ConsoleSite(this, 'Console', {
       consoleDir: config.consoleDir,
       logRetention,
@@ -356,6 +380,16 @@ export class NewsletterStack extends Stack {
       userPoolId: this.people.userPool.userPoolId,
       clientId: this.people.client.userPoolClientId,
       retain: config.retain,
+      originSecret: this.originSecrets.current,
+      ...(distributionAcl ? { webAclId: distributionAcl } : {}),
+      ...(config.customDomain ? { customDomain: config.customDomain } : {}),
+    });
+    // A rotated origin secret goes out only once the stage's web ACL and every function
+    // accept it, so no request through CloudFront is refused meanwhile.
+    this.console.distribution.node.addDependency(this.apiLimits, ...functions.values());
+    new CfnOutput(this, 'ApiRoot', {
+      description: '{api_root}: the base every endpoint path is appended to',
+      value: `${this.console.url}${config.stage}${API_BASE_PATH}`,
     });
     new CfnOutput(this, 'ConsoleUrl', {
       description:
@@ -416,12 +450,48 @@ export class NewsletterStack extends Stack {
       description: 'CloudWatch dashboard of the service (alarms: docs/deploy.md, "Operating")',
       value: this.alarms.dashboard.dashboardName,
     });
-    if (this.api.domain) {
+    if (config.customDomain) {
       new CfnOutput(this, 'CustomDomainTarget', {
         description: 'Point a CNAME or Route 53 alias record for the custom domain here',
-        value: this.api.domain.domainNameAliasDomainName,
+        value: this.console.distribution.distributionDomainName,
       });
     }
+  }
+
+  /**
+   * The distribution's web ACL: the one given (`distributionWebAclArn`, made in us-east-1 by
+   * the edge stack), else one of the stack's own, which CloudFormation creates only where
+   * CloudFront-scoped web ACLs live (us-east-1); elsewhere the stage's web ACL alone limits
+   * each client, and the DistributionWebAcl output says how to add the distribution's.
+   */
+  #distributionWebAcl(
+    config: NewsletterConfig,
+    paths: LimitedPaths,
+    responseHeaders: ReturnType<typeof wafCorsHeaders>,
+  ): string {
+    if (config.distributionWebAclArn) {
+      new CfnOutput(this, 'DistributionWebAcl', { value: config.distributionWebAclArn });
+      return config.distributionWebAclArn;
+    }
+    const inUsEast1 = new CfnCondition(this, 'InUsEast1', {
+      expression: Fn.conditionEquals(Aws.REGION, 'us-east-1'),
+    });
+    const edge = new ClientLimitsAcl(this, 'DistributionLimits', {
+      scope: 'CLOUDFRONT',
+      limits: config.clientLimits,
+      paths,
+      metricPrefix: 'NewsletterDistribution',
+      responseHeaders,
+    });
+    edge.acl.cfnOptions.condition = inUsEast1;
+    new CfnOutput(this, 'DistributionWebAcl', {
+      description:
+        "The distribution's web ACL of per-client limits (in us-east-1 only; elsewhere " +
+        'deploy the edge stack, -c edgeStack=true, and pass -c distributionWebAclArn)',
+      value: edge.acl.attrArn,
+      condition: inUsEast1,
+    });
+    return Fn.conditionIf(inUsEast1.logicalId, edge.acl.attrArn, Aws.NO_VALUE).toString();
   }
 
   /**
@@ -506,6 +576,47 @@ export class NewsletterStack extends Stack {
       arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
     });
   }
+}
+
+/** The request paths (stage included) of the routes with limits of their own. */
+export function limitedPathsOf(stage: string): LimitedPaths {
+  const pathsOf = (traffic: Route['traffic']): string[] =>
+    routes
+      .filter((route: Route) => route.traffic === traffic)
+      .map(
+        (route: Route) =>
+          `/${stage}${route.version === 'v2' ? API_V2_BASE_PATH : API_BASE_PATH}${route.path}`,
+      );
+  return { signUp: pathsOf('sign-up'), unsubscribe: pathsOf('unsubscribe') };
+}
+
+/** The sign-up and unsubscribe methods' own throttles, by method below the stage. */
+function methodThrottles(
+  config: NewsletterConfig,
+): Record<string, { readonly rate: number; readonly burst: number }> {
+  const throttles: Record<string, { readonly rate: number; readonly burst: number }> = {};
+  for (const route of routes as readonly Route[]) {
+    if (!route.traffic) continue;
+    const base = route.version === 'v2' ? API_V2_BASE_PATH : API_BASE_PATH;
+    for (const method of route.methods) {
+      throttles[`${base}${route.path}/${method}`] =
+        route.traffic === 'sign-up' ? config.signUpThrottle : config.unsubscribeThrottle;
+    }
+  }
+  return throttles;
+}
+
+/**
+ * `Access-Control-Allow-Origin` on the web ACLs' refusals, as on API Gateway's own answers:
+ * static for `*` or a single origin. A web ACL cannot echo a request's origin, so with several
+ * the header is left out and a page of another site cannot read the refusal.
+ */
+export function wafCorsHeaders(
+  origins: '*' | readonly string[],
+): { name: string; value: string }[] {
+  if (origins === '*') return [{ name: 'Access-Control-Allow-Origin', value: '*' }];
+  const [only] = origins;
+  return origins.length === 1 && only ? [{ name: 'Access-Control-Allow-Origin', value: only }] : [];
 }
 
 /** `subscribers-add` → `SubscribersAdd`, for construct ids. */

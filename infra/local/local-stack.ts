@@ -89,6 +89,8 @@ export interface LocalStackOptions {
   readonly runSchedules?: boolean;
   /** The clock EventBridge Scheduler fires one-time schedules by (default: the real one). */
   readonly schedulerNow?: () => Date;
+  /** The clock the web ACLs' rate-based rules count by (tests move it past a window). */
+  readonly webAclNow?: () => number;
   /**
    * The local SES's MaxSendRate (`SES_MAX_SEND_RATE`), enforced as SES enforces it: a send
    * beyond it in any second is refused with `Throttling`. Without it, the quota of a new
@@ -129,7 +131,13 @@ export type StackDynamoDb = Pick<DynamoDbLocal, 'endpoint' | 'dataDir' | 'stop'>
 
 /** The running local service. */
 export interface LocalStack {
+  /** `{api_root}` at the public address: the distribution, as the stack's ApiRoot output. */
   readonly apiRoot: string;
+  /**
+   * `{api_root}` at the API's own execute-api address, which answers only what came through
+   * the distribution ([http.front-door]): for tests that call around it.
+   */
+  readonly executeApiRoot: string;
   readonly apiKey: string;
   readonly mailViewer: string;
   /**
@@ -143,7 +151,7 @@ export interface LocalStack {
   readonly parameters: ParameterStore;
   readonly sqs: SqsLocal;
   readonly cloud: LocalCloud;
-  /** The console, on the API's origin: `http://localhost:PORT/`. */
+  /** The console, on the API's public origin (the distribution): `http://localhost:PORT/`. */
   readonly consoleUrl: string;
   /** The Cognito stand-in people sign in at. */
   readonly cognito: CognitoLocal;
@@ -325,6 +333,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.streamIdlePollMs ? { streamIdlePollMs: options.streamIdlePollMs } : {}),
       ...(options.runSchedules === undefined ? {} : { runSchedules: options.runSchedules }),
       ...(options.schedulerNow ? { schedulerNow: options.schedulerNow } : {}),
+      ...(options.webAclNow ? { webAclNow: options.webAclNow } : {}),
       // Kept with the data, so a schedule survives a restart (and fires late after downtime).
       ...(dataDir ? { schedulesFile: join(dataDir, 'schedules.json') } : {}),
       ...(options.sharedDynamoDb ? { tableSuffix: randomBytes(6).toString('hex') } : {}),
@@ -352,8 +361,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       client.destroy();
     }
 
-    if (!cloud.api) throw new Error('the stack has no REST API');
-    const apiRoot = `${cloud.api.stageUrl}/newsletter/v1`;
+    if (!cloud.api || !cloud.distribution)
+      throw new Error('the stack has no REST API behind a distribution');
+    const apiRoot = `${cloud.distribution.url}${stage}/newsletter/v1`;
+    const executeApiRoot = `${cloud.api.stageUrl}/newsletter/v1`;
     const people = consoleConfigOf(cloud.stack, stage, cognito).cognito;
     // The admin CLI's --local reads these to find the stand-ins' ports, picked free at start.
     const endpoints: LocalEndpoints = {
@@ -376,6 +387,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
     return {
       apiRoot,
+      executeApiRoot,
       apiKey,
       mailViewer: ses.viewerUrl,
       dynamo,
@@ -384,7 +396,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       parameters,
       sqs,
       cloud,
-      consoleUrl: `http://localhost:${cloud.api.port}/`,
+      consoleUrl: cloud.distribution.url,
       cognito,
       people: { userPoolId: people.userPoolId, clientId: people.clientId },
       sesPublisher,

@@ -192,10 +192,17 @@ export const SettingsSchema = v.pipe(
     campaign: v.optional(
       v.strictObject({
         /**
-         * Mails per second a campaign sends at most, all workers together. Unset: 80% of the
-         * account's SES maximum send rate, which is also the ceiling of any rate set here.
+         * Mails per second campaign mail is sent at most, all campaigns and workers together
+         * (the account's send budget, [campaign.budget]). Unset: 80% of the account's SES
+         * maximum send rate, which is also the ceiling of any rate set here.
          */
         rate: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(10_000))),
+        /**
+         * What a send does while another campaign is sending ([campaign.overlap]): `share`
+         * (both send at once, sharing the budget's rate) or `wait` (it waits its turn, and
+         * starts once no other campaign is sending).
+         */
+        overlap: v.optional(v.picklist(['share', 'wait']), 'share'),
         /** Failed sends in a row that pause a campaign (and raise an alarm). */
         failure_limit: v.optional(
           v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)),
@@ -227,6 +234,7 @@ export const SettingsSchema = v.pipe(
         tracking: v.optional(v.picklist(['off', 'counts', 'individual']), 'counts'),
       }),
       {
+        overlap: 'share' as const,
         failure_limit: 20,
         stall_minutes: 10,
         schedule_lateness_minutes: 15,

@@ -104,6 +104,22 @@ export interface SubscriberRecord extends Subscriber {
   readonly last_change?: { readonly via: ChangeVia; readonly version: number };
 }
 
+/**
+ * Whether mail to this subscriber may say what callers wrote into its record (name, surname;
+ * [mail.caller-text]). Only when its owner stands behind it: it was added by a trusted caller
+ * (a key, the function class, an import, the CLI), or the person confirmed through their
+ * activation link since. A keyless sign-up's fields are anyone's words until then (a stranger
+ * can type a victim's address and "your account is locked, see evil.example" as the name), so
+ * the mails that reach the address before it confirms (the activation; in single opt-in, the
+ * welcome) carry none of them. A record without consent evidence (stored before it was kept)
+ * cannot show who wrote its fields, so it counts as unconfirmed.
+ */
+export function ownerVouchesFields(record: SubscriberRecord): boolean {
+  const consent = record.consent;
+  if (!consent) return false;
+  return consent.channel !== 'public_form' || consent.confirmed !== undefined;
+}
+
 /** Strips a record down to what callers may see. */
 export function toSubscriber(record: SubscriberRecord): Subscriber {
   return {

@@ -4,7 +4,7 @@ import { describeError } from '../domain/errors.ts';
 import { pageLink } from '../domain/links.ts';
 import { type OutboxMail, SENDABLE } from '../domain/outbox.ts';
 import type { Settings } from '../domain/settings-schema.ts';
-import type { SubscriberRecord } from '../domain/subscriber.ts';
+import { ownerVouchesFields, type SubscriberRecord } from '../domain/subscriber.ts';
 import { mintToken, splitExpiredTokens } from '../domain/tokens.ts';
 import type { Dependencies } from './dependencies.ts';
 import { CONFLICT, retryOnConflict } from './retry-on-conflict.ts';
@@ -172,10 +172,13 @@ function prepare(
     tokens,
     version: subscriber.version + 1,
   };
+  // A mail to the subscriber quotes no caller's words until its owner stands behind them; the
+  // admin mail goes to the operator, whom the fields are for.
+  const quoted = mail.kind === 'admin' || ownerVouchesFields(subscriber);
   const about = {
     email: subscriber.email,
-    name: subscriber.name,
-    surname: subscriber.surname,
+    name: quoted ? subscriber.name : '',
+    surname: quoted ? subscriber.surname : '',
     listNames: settings.lists
       .filter((list) => subscriber.lists.includes(list.id))
       .map((list) => list.name),

@@ -26,4 +26,4 @@ export function campaignScheduler(target: SchedulerEnvironment): EventBridgeCamp
   return new EventBridgeCampaignScheduler(new SchedulerClient(CLIENT_OPTIONS), target);
 }
 
-export { campaignStore } from './store.ts';
+export { campaignStore, sendBudget } from './store.ts';

@@ -48,10 +48,6 @@ export const ENV = {
    * stand-in), as it sets AWS_ENDPOINT_URL: the stack never does.
    */
   cognitoIssuerDomain: 'NEWSLETTER_COGNITO_ISSUER_DOMAIN',
-  /** URL of the events queue the table's stream reader leaves events on (docs/storage.md). */
-  eventsQueue: 'NEWSLETTER_EVENTS_QUEUE',
-  /** Name of the stack's EventBridge bus the events are published on. */
-  eventBus: 'NEWSLETTER_EVENT_BUS',
 } as const;
 
 /** Defaults used where an operator sets nothing. */
@@ -172,14 +168,4 @@ export function readSchedulerEnvironment(
     roleArn: read(ENV.scheduleRole, "the scheduler role's ARN"),
     deadLetterArn: read(ENV.scheduleDeadLetters, "the schedules' dead-letter queue ARN"),
   };
-}
-
-/** A variable the stack sets on the functions that need it; throws naming it when missing. */
-export function readRequired(
-  variable: typeof ENV.eventsQueue | typeof ENV.eventBus,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  const value = env[variable];
-  if (!value) throw new Error(`Environment variable ${variable} is not set`);
-  return value;
 }

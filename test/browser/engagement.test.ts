@@ -3,7 +3,8 @@
  * tracked is opened in the mail viewer in Chromium, which loads its images as a mail client
  * does (so SES's pixel reports an open), and a link in it is clicked (so SES's redirect reports
  * a click and sends the browser on). The link arrives at its real address, a page of the
- * test's own; the report counts 1 open and 1 click for that link.
+ * test's own; the report counts 1 open and 1 click for that link. In `counts` (the default)
+ * the console's page of that subscriber shows the issue, and not when they opened or clicked it.
  */
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CampaignOperator, campaignOperator } from '../e2e/support/campaign-operator.ts';
 import { type LocalService, startLocalService } from '../e2e/support/local-service.ts';
 import { launchChromium } from './support/chromium.ts';
+import { addPerson, expectAccessible, openSection, signIn } from './support/console.ts';
 
 let service: LocalService;
 let operator: CampaignOperator;
@@ -97,6 +99,30 @@ describe('[engagement.local] a campaign mail opened and clicked in the mail view
       links: [{ url: `${siteRoot}/story?from=newsletter`, clicks: 1 }],
     });
     expect(service.stack.denials).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('[engagement.modes] the console in counts', () => {
+  it('shows the issue a subscriber got, and not when they opened or clicked it', async () => {
+    const admin = await addPerson(service.stack, 'engagement-admin@example.org', 'admin');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(service.stack.consoleUrl);
+    await signIn(page, admin.email, admin.temporaryPassword, 'Admin-Password-2026!');
+    await openSection(page, 'Subscribers');
+    await page.getByLabel('Address starts with').fill(READER);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: READER }).click();
+    await page.getByRole('heading', { level: 1, name: READER }).waitFor();
+    const got = page.getByRole('region', { name: 'Issues they got' });
+    const issue = got.getByRole('listitem').filter({ hasText: SUBJECT });
+    await issue.waitFor();
+    // The reader opened and clicked it (above): counts keeps no one's opens or clicks.
+    expect(await issue.textContent()).toMatch(/: sent, /);
+    expect(await issue.textContent()).not.toMatch(/opened|clicked/);
+    expect(await got.textContent()).toContain('shows only while tracking is individual');
+    await expectAccessible(page, 'a subscriber in counts');
     await context.close();
   });
 });

@@ -36,6 +36,7 @@ import type { CampaignDependencies } from '../../shared/operations/campaign/camp
 import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
 import { createClientKey } from '../../shared/operations/v2/manage-client-keys.ts';
 import { runCli } from '../cli/cli-harness.ts';
+import { until } from '../e2e/support/campaign-operator.ts';
 import {
   type ApiResponse,
   BASELINE_SETTINGS,
@@ -143,6 +144,34 @@ async function seedReached(
       ...memberItems(record),
       { ...keys.recipient(issue, record.id), state: 'sent', run: 1, message_id: `m-${index}` },
     ]),
+    [],
+  );
+  return records;
+}
+
+/** Confirmed subscribers of a list, written as an import writes them (the list index too). */
+async function seedConfirmed(count: number, list: number, prefix: string) {
+  const store = new DynamoStore(db, service.stack.tableName);
+  const first = await store.reserveIds('subscriber', count);
+  const settings = parseSettings(JSON.stringify(BASELINE_SETTINGS));
+  const now = new Date();
+  const records = Array.from(
+    { length: count },
+    (_, index): SubscriberRecord => ({
+      ...newSubscriberRecord(
+        `${prefix}-${index}@example.com`,
+        { name: '', lists: [list], profile: {} },
+        'C',
+        settings,
+        now,
+        { preassigned: false },
+      ),
+      id: first + index,
+      version: 1,
+    }),
+  );
+  await batchWrite(
+    records.flatMap((record) => [toSubscriberItem(record), ...memberItems(record)]),
     [],
   );
   return records;
@@ -282,6 +311,14 @@ async function setAttributes(email: string, values: Record<string, unknown>): Pr
       },
     }),
   );
+  // The change is counted from the stream: worked off here, not in the next step's calls.
+  await service.stack.settled();
+}
+
+/** A request that arranges the scenario, its stream work done before the next step. */
+async function arrange(request: () => Promise<unknown>): Promise<void> {
+  await request();
+  await service.stack.settled();
 }
 
 async function lastMailLinks(email: string) {
@@ -293,6 +330,8 @@ async function lastMailLinks(email: string) {
 
 describe('the whole scenario, from cdk.out', () => {
   beforeAll(async () => {
+    // Work started before (the set-up's events on their way to the bus) is no step's.
+    await service.stack.settled();
     const ada = 'ada@example.com';
     // subscribe: new address, keyless, double opt-in.
     await step('subscribe, new, keyless (double opt-in)', () =>
@@ -374,13 +413,15 @@ describe('the whole scenario, from cdk.out', () => {
       service.post('/subscribers/add', { email: bob, api_key: key() }),
     );
     const cleo = 'cleo@example.com';
-    await service.post('/subscribers/add', { email: cleo, lists: [3], api_key: key() });
+    await arrange(() =>
+      service.post('/subscribers/add', { email: cleo, lists: [3], api_key: key() }),
+    );
     await step('unsubscribe, confirmed', () =>
       service.post('/unsubscribe', { email: cleo, api_key: key() }),
     );
     for (const status of ['B', 'P'] as const) {
       const email = `blocked-${status.toLowerCase()}@example.com`;
-      await service.post('/subscribers/add', { email, api_key: key() });
+      await arrange(() => service.post('/subscribers/add', { email, api_key: key() }));
       await setAttributes(email, { status });
       await step(`subscribe, ${status}, keyless`, () => service.post('/subscribe', { email }));
       await step(`subscribe, ${status}, keyed`, () =>
@@ -482,7 +523,8 @@ describe('the whole scenario, from cdk.out', () => {
     await setAttributes('reader-3@example.com', { transient_bounces: 1 });
     await writeFile(
       join(operatorDir, 'issue.html'),
-      '<h1>Hello {name}</h1><p><a href="{unsubscription_url}">Unsubscribe</a></p>',
+      '<h1>Hello {name}</h1><p><a href="https://example.org/story">The story</a></p>' +
+        '<p><a href="{unsubscription_url}">Unsubscribe</a></p>',
     );
     await operator(
       'newsletters',
@@ -539,6 +581,16 @@ describe('the whole scenario, from cdk.out', () => {
         return undefined;
       },
     );
+    // [engagement.recording] ... and follows its link: a Click event, with the click's own item.
+    const link = /href="([^"]*\/track\/click\/[^"]+)"/.exec(campaignMail.body.html ?? '')?.[1];
+    if (!link) throw new Error('the campaign mail has no tracked link');
+    await step(
+      'campaign: a reader clicks a link (SES Click, engagement queue, recorder)',
+      async () => {
+        await (await fetch(link, { redirect: 'manual' })).arrayBuffer();
+        return undefined;
+      },
+    );
     await step(
       'campaign: one-click unsubscribe from a campaign mail',
       () =>
@@ -582,6 +634,31 @@ describe('the whole scenario, from cdk.out', () => {
       (mail) => mail.subject === 'Campaign',
     );
     expect(newMail?.body.html ?? '').not.toContain('/track/');
+    // [engagement.switch] Tracking is not `individual`, and has not been for long (the state
+    // says so, as a table from before this rule has never been erased): the eraser, fired by
+    // its rule, walks every issue that went out and erases what is stored per person. Its calls
+    // (a Query per record partition and issue) are described in docs/storage.md, not listed.
+    await db.send(
+      new UpdateCommand({
+        TableName: service.stack.tableName,
+        Key: keys.personalEngagement(),
+        UpdateExpression: 'SET away_since = :then',
+        ExpressionAttributeValues: { ':then': '2026-01-01T00:00:00.000Z' },
+      }),
+    );
+    const erasure = service.stack.cloud.stack
+      .scheduleRules()
+      .find((rule) => rule.logicalId.includes('Erasure'));
+    if (!erasure) throw new Error('no erasure rule');
+    await step(
+      'engagement: the eraser, tracking not individual, erases per-person opens and clicks',
+      async () => {
+        const [fired] = await service.stack.cloud.fireRule(erasure.logicalId);
+        expect(fired?.result).toMatchObject({ ok: true, result: { status: 'erased' } });
+        return undefined;
+      },
+      { documented: false },
+    );
     // The web version of the sent issue, keyless; an unknown issue and a segment that is no id.
     await step('web version of a sent, public issue', () =>
       service.get(`/newsletters/${campaignId}/view`),
@@ -605,6 +682,54 @@ describe('the whole scenario, from cdk.out', () => {
       },
       { documented: false },
     );
+    // [campaign.complete] A worker that died took a count with it: the run, quiet, is short of
+    // its total. The sweeper recounts its records (Query of the table) and ends it.
+    const repairedKey = { pk: `NEWSLETTER#${campaignId + 1}`, sk: 'newsletter' };
+    const repaired = (
+      await db.send(
+        new GetCommand({
+          TableName: service.stack.tableName,
+          Key: repairedKey,
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
+    expect(repaired).toMatchObject({ status: 'sent', plan_done: true });
+    const short = Number(repaired?.sent ?? 0) > 0 ? 'sent' : 'skipped';
+    expect(Number(repaired?.[short] ?? 0)).toBeGreaterThan(0);
+    await db.send(
+      new UpdateCommand({
+        TableName: service.stack.tableName,
+        Key: repairedKey,
+        UpdateExpression:
+          'SET #status = :sending, #short = #short - :one, progress_at = :then, active_at = :now REMOVE sent_at',
+        ExpressionAttributeNames: { '#status': 'status', '#short': short },
+        ExpressionAttributeValues: {
+          ':sending': 'sending',
+          ':one': 1,
+          ':then': new Date(Date.now() - 60_000).toISOString(),
+          ':now': new Date().toISOString(),
+        },
+      }),
+    );
+    await step(
+      'campaign: the sweeper recounts a run a dead worker left short, and ends it',
+      async () => {
+        await service.stack.cloud.fireRule(sweep.logicalId);
+        return undefined;
+      },
+      { documented: false },
+    );
+    const recounted = (
+      await db.send(
+        new GetCommand({
+          TableName: service.stack.tableName,
+          Key: repairedKey,
+          ConsistentRead: true,
+        }),
+      )
+    ).Item;
+    expect(recounted).toMatchObject({ status: 'sent', [short]: repaired?.[short] });
 
     // A scheduled send: the operator schedules a copy, the Scheduler fires it at its time with
     // the stack's scheduler role, and the campaign starter starts the send.
@@ -683,6 +808,47 @@ describe('the whole scenario, from cdk.out', () => {
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
+    // [campaign.feed] A send larger than its share of the workers' queue (about half a minute
+    // of sending): its workers ask the planner for the rest as theirs are done. A reader moves
+    // to another address meanwhile (v2 PUT /subscribers/{id}): [campaign.recheck] the worker
+    // finds them by id and mails the new address. Cancelled once the feed was asked for.
+    const crowd = await seedConfirmed(500, 3, 'crowd');
+    const mover = crowd[150];
+    if (!mover) throw new Error('no mover');
+    await operator('newsletters', 'copy', String(campaignId));
+    const crowdId = quotaId + 1;
+    await operator('newsletters', 'edit', String(crowdId), '--lists', '3');
+    await step(
+      'campaign: a send larger than its queue, a reader moving meanwhile (workers ask for more)',
+      async () => {
+        await operator('newsletters', 'send', String(crowdId));
+        const moved = await v2call('PUT', `/subscribers/${mover.id}`, good, {
+          email: 'crowd-moved@example.com',
+        });
+        expect(moved.status).toBe(200);
+        const read = async (key: Record<string, unknown>) =>
+          (
+            await db.send(
+              new GetCommand({
+                TableName: service.stack.tableName,
+                Key: key,
+                ConsistentRead: true,
+              }),
+            )
+          ).Item;
+        await until(
+          async () =>
+            Number((await read(keys.newsletter(crowdId)))?.fed_chunks ?? 0) > 4 &&
+            (await read(keys.recipient(crowdId, mover.id)))?.state === 'sent',
+          'the feed asked for and the moved reader mailed',
+        );
+        await operator('newsletters', 'cancel', String(crowdId));
+        return undefined;
+      },
+      { documented: false },
+    );
+    expect(await service.mails(mover.email)).toEqual([]);
+    expect(await service.mails('crowd-moved@example.com')).toHaveLength(1);
     await step('v2 GET /test', () => v2call('GET', '/test', good));
     await step('v2 GET /account', () => v2call('GET', '/account', good));
     const shownSettings = await step('v2 GET /settings', () => v2call('GET', '/settings', good));
@@ -980,7 +1146,7 @@ describe('the whole scenario, from cdk.out', () => {
       { queue: 'EventsDeadLetters', batches: [] },
       { queue: 'MailerDeadLetters', batches: [1] },
       { queue: 'SesFeedbackDeadLetters', batches: ['soft-2'] },
-      { queue: 'SubscribeRequestsDeadLetters', batches: [1] },
+      { queue: 'TableChangesDeadLetters', batches: [1] },
     ]);
   });
 
@@ -1064,7 +1230,18 @@ describe('the whole scenario, from cdk.out', () => {
     const rows = steps
       .filter((each) => each.documented)
       .map((each) => {
-        const callers = [...new Set(each.calls.map((call) => call.caller))];
+        // The request's own function first, then what follows from the table's stream in a
+        // fixed order: the table-changes reader and the mailer start on the same write, so
+        // which starts first is chance.
+        const started = [...new Set(each.calls.map((call) => call.caller))];
+        const rank = (caller: string): number => {
+          const at = FOLLOWERS.indexOf(names.get(caller) ?? '');
+          return at === -1 ? FOLLOWERS.length : at;
+        };
+        const callers = [
+          ...started.slice(0, 1),
+          ...started.slice(1).sort((a, b) => rank(a) - rank(b)),
+        ];
         const fn = callers.map(
           (caller) => `\`${(names.get(caller) ?? '?').replace(/^functions\/|\.ts$/g, '')}\``,
         );
@@ -1076,8 +1253,7 @@ describe('the whole scenario, from cdk.out', () => {
         const calls = callers
           .flatMap((caller) =>
             parameterReadsTogether(
-              each.calls
-                .filter((call) => call.caller === caller)
+              oneInvocationAtATime(each.calls.filter((call) => call.caller === caller))
                 .filter(
                   (call, index, own) =>
                     call.attempt === 1 || own[index - 1]?.summary !== call.summary,
@@ -1106,6 +1282,32 @@ describe('the whole scenario, from cdk.out', () => {
     expect(current).toBe(table);
   });
 });
+
+/** The functions that follow a request's writes, in the order the recorded calls name them. */
+const FOLLOWERS = [
+  'functions/streams/table-changes.ts',
+  'functions/streams/mailer.ts',
+  'functions/feedback/ses-feedback.ts',
+  'functions/events/event-publisher.ts',
+];
+
+/**
+ * A function's calls one invocation after another, in the order the invocations began: two
+ * invocations of a queue's consumer may overlap, and how their calls interleave is chance. A
+ * call without an invocation (the parameters extension's) goes with the call before it.
+ */
+function oneInvocationAtATime(calls: readonly RecordedCall[]): RecordedCall[] {
+  let current: string | undefined;
+  const owned = calls.map((call) => {
+    current = call.invocation ?? current;
+    return { call, invocation: current };
+  });
+  const order = [...new Set(owned.map((each) => each.invocation))];
+  return owned
+    .map((each, index) => ({ ...each, index }))
+    .sort((a, b) => order.indexOf(a.invocation) - order.indexOf(b.invocation) || a.index - b.index)
+    .map((each) => each.call);
+}
 
 /**
  * Consecutive SSM reads as one entry, names sorted: the extension reads the names of one

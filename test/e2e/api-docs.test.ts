@@ -67,7 +67,7 @@ it('every curl example in docs/api.md answers what the page shows, in order, on 
       },
     });
     expect(normalise(JSON.parse(stdout)), example.title).toEqual(normalise(example.answer));
-    // A keyless subscribe is worked off after its answer (the subscribe-requests stream); the
+    // A keyless subscribe is worked off after its answer (the table-changes stream); the
     // page's later ids assume it was, as it is by the time a reader types the next command.
     await stack.settled();
   }

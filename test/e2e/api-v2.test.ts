@@ -521,6 +521,15 @@ describe('subscribers', () => {
       400,
       'unknown_list',
     );
+    // Longer than any address (hostile-console.test.ts found it a 500): a clear 400.
+    expectError(
+      await call('GET', '/subscribers', {
+        credentials: reader,
+        query: `search=${'a'.repeat(2_000)}`,
+      }),
+      400,
+      'invalid_parameter',
+    );
   });
 });
 

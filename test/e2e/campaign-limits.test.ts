@@ -144,6 +144,68 @@ describe('[campaign.account-refusal] SES refuses the account or the sender', () 
   );
 });
 
+describe('[campaign.budget] two campaigns at once, SES enforcing the account’s rate', () => {
+  it('share the one campaign rate: SES refuses nothing, both send all along, each reader gets each issue once, and activation mail goes out meanwhile', async () => {
+    const readers = (list: number) =>
+      Array.from({ length: 60 }, (_, index) => `budget-${list}-reader${index}@example.net`);
+    // Lists 1 and 3: list 2 is pre-assigned to everyone, list 4 is the other tests'.
+    const [first, second] = [readers(1), readers(3)];
+    for (const [list, addresses] of [
+      [1, first],
+      [3, second],
+    ] as const)
+      for (let start = 0; start < addresses.length; start += 10)
+        await Promise.all(
+          addresses.slice(start, start + 10).map((email) => operator.add(email, [list])),
+        );
+    const one = await operator.createIssue('Budget one', [1]);
+    const two = await operator.createIssue('Budget two', [3]);
+    const logsBefore = service.logLines.length;
+    service.ses.setQuota({ max24HourSend: 1_000_000 });
+    service.ses.enforceQuota(true);
+    const newcomers = ['budget-newcomer1@example.net', 'budget-newcomer2@example.net'];
+    try {
+      await operator.cliOk('newsletters', 'send', String(one));
+      await operator.cliOk('newsletters', 'send', String(two));
+      // Sign-ups while both send: their activation mail takes the share the budget leaves.
+      await until(async () => (await operator.mailsOf('Budget two')).length >= 5, 'the second');
+      for (const email of newcomers) {
+        const answer = await service.post('/subscribe', { email, name: 'New', lists: [4] });
+        expect(answer.status).toBe(200);
+      }
+      await until(
+        async () =>
+          (await operator.campaigns.getCampaign(one))?.status === 'sent' &&
+          (await operator.campaigns.getCampaign(two))?.status === 'sent',
+        'the end of both sends',
+      );
+      await service.stack.settled();
+    } finally {
+      service.ses.enforceQuota(false);
+      service.ses.setQuota({ max24HourSend: 50_000 });
+    }
+    const mailsOne = await operator.mailsOf('Budget one');
+    const mailsTwo = await operator.mailsOf('Budget two');
+    expect(addressesOf(mailsOne)).toEqual([...first].sort());
+    expect(addressesOf(mailsTwo)).toEqual([...second].sort());
+    // Both at once: the second's first mail came before the first's last.
+    const seconds = (mails: readonly StoredMail[]) => mails.map((mail) => mail.at);
+    expect(Math.min(...seconds(mailsTwo))).toBeLessThanOrEqual(Math.max(...seconds(mailsOne)));
+    // SES, enforcing the account's 14 a second, refused no campaign mail and no activation.
+    const logs = service.logLines.slice(logsBefore);
+    expect(logs.filter((line) => line.includes('"CampaignThrottles"'))).toEqual([]);
+    expect(logs.filter((line) => line.includes('Maximum sending rate exceeded'))).toEqual([]);
+    const mailbox = await service.stack.mailboxNow();
+    for (const email of newcomers)
+      expect(
+        mailbox.filter((mail) => to(mail) === email),
+        email,
+      ).toHaveLength(1);
+    expect(await operator.report(one)).toMatchObject({ sent: 60, failed: 0, skipped: 0 });
+    expect(await operator.report(two)).toMatchObject({ sent: 60, failed: 0, skipped: 0 });
+  });
+});
+
 describe('[campaign.unknown-outcome] SES takes a mail and answers too late', () => {
   it('that one reader gets it twice, nobody else does, and the first copy’s one-click link unsubscribes', async () => {
     const id = await operator.createIssue('Slow answer', [4]);

@@ -4,19 +4,28 @@
  * SES does (pixel, tracked links, `ses:no-track` honoured, text part and headers untouched),
  * fetching the pixel and following a link publish SES's Open and Click events to the
  * engagement topic, SNS puts them on the engagement queue, and the recorder (its own role,
- * every call IAM-checked) records them; the CLI's report shows them. Then the recorder's and
- * the delete route's grants are judged both ways against the calls they made.
+ * every call IAM-checked) records them; the CLI's report shows them. In `individual` a first
+ * open lands on the recipient record, and after the switch back to `counts` the eraser, fired
+ * by its rule, removes it. Then the recorder's, the eraser's and the delete route's grants are
+ * judged both ways against the calls they made.
  */
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../infra/local/cloud/aws-endpoint.ts';
 import type { DeployedFunction } from '../../infra/local/cloud/deployed-stack.ts';
 import { rawHeader, type StoredMail } from '../../infra/local/stand-ins/ses-local.ts';
+import { keys } from '../../shared/adapters/store/table-design.ts';
 import { callsFailingWithout, describeGrant, unusedGrants } from '../support/grant-coverage.ts';
+import { documentClient } from '../support/local-dynamo.ts';
 import { type CampaignOperator, campaignOperator } from './support/campaign-operator.ts';
-import { type LocalService, startLocalService } from './support/local-service.ts';
+import {
+  BASELINE_SETTINGS,
+  type LocalService,
+  startLocalService,
+} from './support/local-service.ts';
 
 let service: LocalService;
 let operator: CampaignOperator;
@@ -168,6 +177,53 @@ describe('[engagement.erase] a deleted subscriber, through the API', () => {
   });
 });
 
+describe('[engagement.switch] individual, then counts: the eraser as deployed', () => {
+  it('a first open in individual lands on the record; after the switch the eraser removes it', async () => {
+    const db = documentClient(service.stack.dynamo.endpoint);
+    const table = service.stack.tableName;
+    const { id: idle } = (await service.subscriber('idle@example.net')) ?? { id: 0 };
+    const openedAt = async (): Promise<unknown> =>
+      (
+        await db.send(
+          new GetCommand({ TableName: table, Key: keys.recipient(id, idle), ConsistentRead: true }),
+        )
+      ).Item?.opened_at;
+    const eraser = service.stack.cloud.stack
+      .scheduleRules()
+      .find((rule) => rule.logicalId.includes('Erasure'));
+    if (!eraser) throw new Error('no erasure rule');
+    const erase = async (): Promise<unknown> =>
+      (await service.stack.cloud.fireRule(eraser.logicalId)).map(({ result }) =>
+        result?.ok ? result.result : result,
+      );
+    try {
+      service.setSettings({ campaign: { ...BASELINE_SETTINGS.campaign, tracking: 'individual' } });
+      await (await fetch(trackingLinks(mailTo('idle@example.net'), 'open')[0] ?? '')).arrayBuffer();
+      await report();
+      expect(await openedAt()).toEqual(expect.any(String));
+
+      service.setSettings({ campaign: { ...BASELINE_SETTINGS.campaign, tracking: 'counts' } });
+      expect(await erase()).toEqual([{ status: 'waiting', records: 0 }]);
+      // As if the switch were long ago: no recorder can still hold `individual`.
+      await db.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.personalEngagement(),
+          UpdateExpression: 'SET away_since = :then',
+          ExpressionAttributeValues: { ':then': '2026-01-01T00:00:00.000Z' },
+        }),
+      );
+      expect(await erase()).toEqual([{ status: 'erased', records: 1 }]);
+      expect(await openedAt()).toBeUndefined();
+      expect((await report()).engagement.opened).toBe(2);
+      expect(service.stack.denials).toEqual([]);
+    } finally {
+      db.destroy();
+      service.resetSettings();
+    }
+  });
+});
+
 describe('least privilege in both directions', () => {
   const callsOf = (fn: DeployedFunction): RecordedCall[] =>
     service.stack.cloud.endpoint.calls.filter(
@@ -181,17 +237,18 @@ describe('least privilege in both directions', () => {
     return fn;
   };
 
-  it.each(['functions/engagement/engagement-recorder.ts', 'functions/subscribers-delete.ts'])(
-    '%s: every grant is used, and removing any one refuses a call',
-    async (entry) => {
-      const fn = fnOf(entry);
-      const calls = callsOf(fn);
-      expect(calls.length).toBeGreaterThan(0);
-      expect((await unusedGrants(fn, fn.policy, calls)).map(describeGrant)).toEqual([]);
-      const harmless = (await callsFailingWithout(fn, fn.policy, calls))
-        .filter(({ failing }) => failing.length === 0)
-        .map(({ grant }) => describeGrant(grant));
-      expect(harmless).toEqual([]);
-    },
-  );
+  it.each([
+    'functions/engagement/engagement-recorder.ts',
+    'functions/engagement/engagement-eraser.ts',
+    'functions/subscribers-delete.ts',
+  ])('%s: every grant is used, and removing any one refuses a call', async (entry) => {
+    const fn = fnOf(entry);
+    const calls = callsOf(fn);
+    expect(calls.length).toBeGreaterThan(0);
+    expect((await unusedGrants(fn, fn.policy, calls)).map(describeGrant)).toEqual([]);
+    const harmless = (await callsFailingWithout(fn, fn.policy, calls))
+      .filter(({ failing }) => failing.length === 0)
+      .map(({ grant }) => describeGrant(grant));
+    expect(harmless).toEqual([]);
+  });
 });

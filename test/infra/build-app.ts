@@ -37,6 +37,7 @@ export interface TemplateResource {
   readonly Type: string;
   readonly Properties: Record<string, unknown>;
   readonly DeletionPolicy?: string;
+  readonly Condition?: string;
   readonly UpdateReplacePolicy?: string;
 }
 

@@ -2,8 +2,8 @@
  * Opens and clicks as the synthesized template has them ([engagement.tracking],
  * [engagement.batch]): the tracked configuration sets publish opens and clicks, and keep
  * bounces and complaints; nothing else tracks; the engagement topic feeds a queue that only it
- * may send to; the recorder reads that queue in batches with exactly the grants it uses. Every
- * oracle is the template or a literal from AWS's documentation.
+ * may send to; the recorder reads that queue in batches with exactly the grants it uses; the
+ * eraser runs on a schedule. Every oracle is the template or a literal from AWS's documentation.
  */
 import { describe, expect, it } from 'vitest';
 import { buildApp, resourcesOfType, type TemplateResource } from './build-app.ts';
@@ -138,20 +138,60 @@ describe('[engagement.batch] events reach the recorder through a queue', () => {
     expect(queue.RedrivePolicy).toMatchObject({ maxReceiveCount: 5 });
   });
 
-  it('the recorder may read and update table items and poll its queue, nothing else', () => {
-    const recorder = resources[recorderId];
-    if (!recorder) throw new Error('no recorder');
-    const role = (recorder.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
-    const statements = (
-      (resources[role]?.Properties.Policies ?? []) as {
-        PolicyDocument: { Statement: Record<string, unknown>[] };
-      }[]
-    ).flatMap((policy) => policy.PolicyDocument.Statement);
+  it('the recorder may read, put and update table items, read the settings and poll its queue, nothing else', () => {
+    const statements = statementsOf(recorderId);
     expect(statements.map((statement) => [statement.Sid, statement.Action])).toEqual([
       ['Logs', ['logs:CreateLogStream', 'logs:PutLogEvents']],
-      ['Table', ['dynamodb:GetItem', 'dynamodb:UpdateItem']],
+      ['Table', ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']],
+      ['Parameters', 'ssm:GetParameter'],
       ['QueueMapping', ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage']],
     ]);
-    expect(statements[2]?.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(statements[3]?.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+  });
+});
+
+/** The statements of a function's role. */
+function statementsOf(functionId: string): Record<string, unknown>[] {
+  const fn = resources[functionId];
+  if (!fn) throw new Error(`no ${functionId}`);
+  const role = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+  return (
+    (resources[role]?.Properties.Policies ?? []) as {
+      PolicyDocument: { Statement: Record<string, unknown>[] };
+    }[]
+  ).flatMap((policy) => policy.PolicyDocument.Statement);
+}
+
+describe('[engagement.switch] the eraser runs every ten minutes, invoked by its rule only', () => {
+  const eraserId = logicalId(stack.engagement.eraser);
+  const ruleId = logicalId(stack.engagement.erasure);
+
+  it('has a rate(10 minutes) rule targeting it, and a permission for exactly that rule', () => {
+    const rule = resources[ruleId]?.Properties ?? {};
+    expect(rule.ScheduleExpression).toBe('rate(10 minutes)');
+    expect(rule.Targets).toEqual([
+      expect.objectContaining({ Arn: { 'Fn::GetAtt': [eraserId, 'Arn'] } }),
+    ]);
+    const permissions = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()].filter(
+      (each) => JSON.stringify(each.Properties.FunctionName).includes(eraserId),
+    );
+    expect(permissions.map((each) => each.Properties)).toEqual([
+      expect.objectContaining({
+        Principal: 'events.amazonaws.com',
+        SourceArn: { 'Fn::GetAtt': [ruleId, 'Arn'] },
+      }),
+    ]);
+  });
+
+  it('may read and update table items, query the table and `recent`, read the settings; nothing else', () => {
+    const statements = statementsOf(eraserId);
+    expect(statements.map((statement) => [statement.Sid, statement.Action])).toEqual([
+      ['Logs', ['logs:CreateLogStream', 'logs:PutLogEvents']],
+      ['Table', ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
+      ['TableIndexes', 'dynamodb:Query'],
+      ['Parameters', 'ssm:GetParameter'],
+    ]);
+    // Its runs are bounded well inside the timeout: the walk is saved after every page.
+    expect(resources[eraserId]?.Properties.Timeout).toBe(300);
   });
 });

@@ -32,7 +32,7 @@ describe.each([
     'custom domain, account role managed elsewhere',
     {
       domainName: 'news.example.com',
-      certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123',
+      certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
       apiGatewayCloudWatchRole: 'false',
     },
   ],

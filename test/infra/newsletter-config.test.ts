@@ -27,8 +27,11 @@ describe('readNewsletterConfig', () => {
       logRetentionDays: 30,
       apiGatewayCloudWatchRole: true,
       streamRetryBaseMs: 1000,
-      // X-Forwarded-For is never believed unless the operator declares proxies.
-      trustedProxyHops: 0,
+      // Their own buckets for the sign-up and unsubscribe methods; per-client WAF limits.
+      signUpThrottle: { rate: 20, burst: 40 },
+      unsubscribeThrottle: { rate: 100, burst: 200 },
+      clientLimits: { signUp: 100, unsubscribe: 1000, api: 2000, windowSeconds: 300 },
+      originSecretGeneration: 1,
       // 80% of a new production account's 14 a second; the workers are derived from it.
       campaignMaxRate: 11.2,
       campaignTimeoutSeconds: 60,
@@ -153,6 +156,64 @@ describe('readNewsletterConfig', () => {
     expect(() =>
       readNewsletterConfig(from({ senderIdentity: 'example.com', domainName: 'news.example.com' })),
     ).toThrow(/set both or neither/);
+  });
+
+  it('[http.front-door] takes the distribution certificate from us-east-1 only, and refuses trustedProxyHops', () => {
+    expect(() =>
+      readNewsletterConfig(
+        from({
+          senderIdentity: 'example.com',
+          domainName: 'news.example.com',
+          certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123',
+        }),
+      ),
+    ).toThrow(/in us-east-1/);
+    // An operator who followed the old advice learns why, instead of a silent change.
+    expect(() =>
+      readNewsletterConfig(from({ senderIdentity: 'example.com', trustedProxyHops: '1' })),
+    ).toThrow(/trustedProxyHops is no longer read: the API answers only what came through/);
+    expect(
+      readNewsletterConfig(from({ senderIdentity: 'example.com', originSecretGeneration: '4' }))
+        .originSecretGeneration,
+    ).toBe(4);
+  });
+
+  it('[http.client-limits] reads the per-client limits, the window, the method throttles and a distribution web ACL', () => {
+    const arn =
+      'arn:aws:wafv2:us-east-1:123456789012:global/webacl/NewsletterEdge/0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+    expect(
+      readNewsletterConfig(
+        from({
+          senderIdentity: 'example.com',
+          wafSignUpLimit: '10',
+          wafUnsubscribeLimit: 20,
+          wafApiLimit: '30',
+          wafWindowSeconds: '600',
+          signUpThrottleRate: '5',
+          unsubscribeThrottleBurst: '300',
+          distributionWebAclArn: arn,
+        }),
+      ),
+    ).toMatchObject({
+      clientLimits: { signUp: 10, unsubscribe: 20, api: 30, windowSeconds: 600 },
+      signUpThrottle: { rate: 5, burst: 40 },
+      unsubscribeThrottle: { rate: 100, burst: 300 },
+      distributionWebAclArn: arn,
+    });
+    const refused = () =>
+      readNewsletterConfig(
+        from({
+          senderIdentity: 'example.com',
+          wafSignUpLimit: '9',
+          wafWindowSeconds: '90',
+          distributionWebAclArn: arn.replace('us-east-1', 'eu-west-1'),
+        }),
+      );
+    expect(refused).toThrow(/wafSignUpLimit must be a whole number from 10 to 2000000000/);
+    expect(refused).toThrow(/wafWindowSeconds must be one of 60, 120, 300, 600/);
+    expect(refused).toThrow(
+      /distributionWebAclArn .* is not the ARN of a CloudFront-scoped web ACL/,
+    );
   });
 
   it('names every bad value at once', () => {

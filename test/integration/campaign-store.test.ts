@@ -3,11 +3,14 @@
  * writes it lets through and which it refuses (claims, leases, owners, a campaign's run and
  * plan page, an edit's status), and what those writes leave in the table.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
+import { RECORD_LINK_HASHES } from '../../shared/adapters/store/dynamo-recipient-records.ts';
+import { DynamoSendBudget } from '../../shared/adapters/store/dynamo-send-budget.ts';
 import { SUBSCRIBER_INDEX_PARTITIONS } from '../../shared/adapters/store/subscriber-index.ts';
 import { INDEX, keys } from '../../shared/adapters/store/table-design.ts';
+import { CHUNK_SIZE } from '../../shared/domain/campaign/work-messages.ts';
 import { campaignWorld } from '../support/campaign-world.ts';
 import { freshStore } from '../support/local-dynamo.ts';
 
@@ -43,6 +46,20 @@ const claim = (owner: string, now: number, entries: string[] = [`1.${owner}`]) =
 });
 
 const space = (newsletterId: number) => ({ newsletterId, legacy: false });
+
+/** About an item's size as DynamoDB counts it: its names, strings, numbers and set members. */
+function itemBytes(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number') return String(value).length;
+  if (value instanceof Set)
+    return [...value].reduce((sum: number, each) => sum + itemBytes(each), 0);
+  if (value && typeof value === 'object')
+    return Object.entries(value).reduce(
+      (sum, [name, each]) => sum + Buffer.byteLength(name) + itemBytes(each),
+      0,
+    );
+  return 1;
+}
 
 describe('[campaign.claim] the store lets a chunk be claimed only when no lease holds it', () => {
   it('refuses a second claim while the lease holds, says until when, and counts the claims', async () => {
@@ -96,6 +113,60 @@ describe('[campaign.claim] the store lets a chunk be claimed only when no lease 
     await campaigns.releaseChunk(id, 1, 1, 'b', true);
     expect((await campaigns.chunkPage(id, 1, 0, 10, 10)).chunks[0]?.done).toBe(true);
     expect(await campaigns.chunkLinks(id, 1, 9)).toBeUndefined();
+  });
+
+  it('[campaign.item-sizes] a chunk claimed again and again stays the same size: each claim’s links are an item of their own, of at most a chunk’s links', async () => {
+    const { campaigns, id, fresh } = await storeWithIssue();
+    const ids = Array.from({ length: CHUNK_SIZE }, (_, index) => index + 1);
+    await campaigns.putChunks(id, 1, [{ first: 1, ids }]);
+    const entries = (claimNo: number) =>
+      ids.map((subscriber) => `${subscriber}.${String(claimNo).padStart(22, 'x')}`);
+    const chunkBytes = async () =>
+      itemBytes(
+        (
+          await fresh.client.send(
+            new GetCommand({
+              TableName: fresh.tableName,
+              Key: keys.chunk(id, 1, 1),
+              ConsistentRead: true,
+            }),
+          )
+        ).Item ?? {},
+      );
+    // A throttle storm: the chunk is claimed, mints a link for each of its people, and is
+    // given back unsent, thirty times over.
+    for (let claimNo = 1; claimNo <= 30; claimNo += 1) {
+      const owner = `worker-${claimNo}`;
+      expect(await campaigns.claimChunk(id, 1, 1, claim(owner, NOW, entries(claimNo)))).toEqual({
+        claimed: true,
+        claims: claimNo,
+      });
+      await campaigns.releaseChunk(id, 1, 1, owner, false);
+      if (claimNo === 1) expect(await chunkBytes()).toBeLessThan(1_500);
+    }
+    expect(await chunkBytes()).toBeLessThan(1_500);
+    const claimItems =
+      (
+        await fresh.client.send(
+          new QueryCommand({
+            TableName: fresh.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.chunkLinks(id) },
+            ConsistentRead: true,
+          }),
+        )
+      ).Items ?? [];
+    expect(claimItems).toHaveLength(30);
+    for (const item of claimItems) expect(itemBytes(item)).toBeLessThan(4_000);
+    // Every copy's link is still found ([campaign.every-copy-link]).
+    const links = await campaigns.chunkLinks(id, 1, 1);
+    expect(links?.entries).toHaveLength(30 * CHUNK_SIZE);
+    expect(links?.entries).toContain(entries(1)[0]);
+    // No caller makes a claim's item larger than a chunk's links.
+    await campaigns.releaseChunk(id, 1, 1, 'worker-30', false);
+    await expect(
+      campaigns.claimChunk(id, 1, 1, claim('big', NOW, [...entries(31), '101.extra'])),
+    ).rejects.toThrow(RangeError);
   });
 
   it('pages a run’s chunks by first id up to the cursor, apart from other runs', async () => {
@@ -152,6 +223,25 @@ describe('[campaign.claim] the store lets a chunk be claimed only when no lease 
     expect([...(await campaigns.settledRecipients(space(id), [1, 2, 3, 4]))].sort()).toEqual([
       1, 2, 3,
     ]);
+  });
+
+  it('[campaign.item-sizes] a record keeps at most RECORD_LINK_HASHES links however many copies are recorded, and still records each copy', async () => {
+    const { campaigns, id } = await storeWithIssue();
+    const at = new Date(NOW);
+    for (let copy = 1; copy <= RECORD_LINK_HASHES + 4; copy += 1)
+      expect(
+        await campaigns.recordOutcome(
+          id,
+          1,
+          5,
+          { state: 'sent', messageId: `m-${copy}`, tokenHash: `h-${copy}`, linkExpiresAt: 2e9 },
+          at,
+        ),
+      ).toBe(true);
+    const record = await campaigns.getRecipient(space(id), 5);
+    expect(record).toMatchObject({ state: 'sent', message_id: `m-${RECORD_LINK_HASHES + 4}` });
+    expect(record?.token_hashes).toHaveLength(RECORD_LINK_HASHES);
+    expect(record?.token_hashes).toContain('h-1');
   });
 
   it('[campaign.report] spreads the records over partitions and pages them in subscriber order, the old partition’s too', async () => {
@@ -372,6 +462,9 @@ describe('[campaign.lifecycle] the store edits an issue only while it has one of
       failed: 0,
       consecutive_failures: 0,
       walk: 0,
+      fed_after: 0,
+      fed_chunks: 0,
+      done_chunks: 0,
       legacy_records: false,
       records_spread: false,
     });
@@ -607,18 +700,22 @@ describe('[campaign.sweep] the store finds the sending campaigns however many ne
   });
 });
 
-describe('[campaign.pacing] workers in any container reserve from one time line of slots', () => {
-  it('a reservation starts after every slot reserved before, also by another container; a new run starts afresh', async () => {
-    const { campaigns, id, fresh } = await storeWithIssue();
-    // Another container: a store of its own, which has seen no reservation yet.
-    const other = new DynamoCampaignStore(fresh.client, fresh.tableName);
-    expect(await campaigns.reservePace(id, 1, 5, 100, NOW)).toBe(NOW);
-    expect(await other.reservePace(id, 1, 5, 100, NOW + 10)).toBe(NOW + 500);
+describe('[campaign.budget] every worker of every campaign reserves from the account’s one time line of slots', () => {
+  it('a reservation starts after every slot reserved before, by another container or for another campaign, and never in the past', async () => {
+    const fresh = await freshStore();
+    const budget = new DynamoSendBudget(fresh.client, fresh.tableName);
+    // Another container (a worker of another campaign): a budget of its own, which has seen
+    // no reservation yet.
+    const other = new DynamoSendBudget(fresh.client, fresh.tableName);
+    expect(await budget.reserve(5, 100, NOW)).toBe(NOW);
+    expect(await other.reserve(5, 100, NOW + 10)).toBe(NOW + 500);
     // The first container's view is out of date: its write fails once, then goes after.
-    expect(await campaigns.reservePace(id, 1, 2, 100, NOW + 20)).toBe(NOW + 1_000);
+    expect(await budget.reserve(2, 100, NOW + 20)).toBe(NOW + 1_000);
     // Long after the last slot, a reservation starts now: no burst of slots from the past.
-    expect(await other.reservePace(id, 1, 1, 100, NOW + 60_000)).toBe(NOW + 60_000);
-    // A send to the new is another run: its line starts at its own now.
-    expect(await campaigns.reservePace(id, 2, 1, 100, NOW + 30)).toBe(NOW + 30);
+    expect(await other.reserve(1, 100, NOW + 60_000)).toBe(NOW + 60_000);
+    expect(await budget.reserve(1, 100, NOW + 60_030)).toBe(NOW + 60_100);
+    // Another budget (another kind of mail) is a time line of its own.
+    const series = new DynamoSendBudget(fresh.client, fresh.tableName, 'series');
+    expect(await series.reserve(1, 100, NOW + 60_040)).toBe(NOW + 60_040);
   });
 });

@@ -4,25 +4,24 @@
  * count once per person, SNS duplicates once, late and unknown events, a deleted subscriber's
  * events, a burst), read back through the report as the operator reads it.
  */
-import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readEngagementEvent } from '../../shared/adapters/mail/ses-engagement-event.ts';
 import type { EngagementStore } from '../../shared/adapters/store/engagement-store-port.ts';
 import type { TrackingMode } from '../../shared/domain/engagement/engagement.ts';
 import { DependencyError, isNewsletterError } from '../../shared/domain/errors.ts';
 import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
-import {
-  type CampaignReport,
-  campaignReport,
-  type ReportRow,
-} from '../../shared/operations/campaign/campaign-report.ts';
-import {
-  type EngagementMessage,
-  recordEngagement,
-} from '../../shared/operations/campaign/record-engagement.ts';
+import type { EngagementMessage } from '../../shared/operations/campaign/record-engagement.ts';
 import { testNewsletter } from '../../shared/operations/campaign/test-send.ts';
 import { deleteSubscriber } from '../../shared/operations/delete-subscriber.ts';
 import { type CampaignWorld, campaignWorld, started } from '../support/campaign-world.ts';
+import {
+  type EventOptions,
+  engagementMessage,
+  issueReport,
+  recordBatch,
+  sentIssue as sendIssue,
+  track,
+} from '../support/engagement-events.ts';
 
 let world: CampaignWorld;
 
@@ -30,70 +29,19 @@ beforeEach(async () => {
   world = await campaignWorld();
 });
 
-/** An issue sent to `count` subscribers; its id and the subscribers. */
-async function sentIssue(
-  count: number,
-  html = '<p>Hi {name}</p><p><a href="https://example.org/a">A</a> <a href="https://example.org/b">B</a></p>',
-): Promise<{ id: number; readers: SubscriberRecord[] }> {
-  const readers = await world.subscribe(count);
-  const issue = await world.issue({ html });
-  await started(world, issue.id);
-  await world.drain();
-  expect((await world.campaign(issue.id)).status).toBe('sent');
-  return { id: issue.id, readers };
-}
-
-/** SES's event as SNS delivers it to the engagement queue (not raw). */
-function message(
+const sentIssue = (count: number, html?: string) => sendIssue(world, count, html);
+const message = (
   kind: 'open' | 'click',
   newsletter: number | string,
   subscriber: number | string,
-  options: { at?: string; link?: string; snsId?: string } = {},
-): EngagementMessage {
-  const at = options.at ?? new Date(world.clock.now()).toISOString();
-  const mail = {
-    messageId: `ses-${randomUUID()}`,
-    tags: { newsletter: [String(newsletter)], run: ['1'], subscriber: [String(subscriber)] },
-  };
-  const ses =
-    kind === 'open'
-      ? { eventType: 'Open', mail, open: { timestamp: at, ipAddress: '192.0.2.1', userAgent: 'x' } }
-      : {
-          eventType: 'Click',
-          mail,
-          click: { timestamp: at, link: options.link ?? 'https://example.org/a', linkTags: {} },
-        };
-  const body = JSON.stringify({
-    Type: 'Notification',
-    MessageId: options.snsId ?? randomUUID(),
-    TopicArn: 'arn:aws:sns:eu-west-1:123456789012:engagement',
-    Message: JSON.stringify(ses),
-  });
-  return { messageId: randomUUID(), reading: readEngagementEvent(body) };
-}
-
+  options: EventOptions = {},
+): EngagementMessage => engagementMessage(world, kind, newsletter, subscriber, options);
 const record = (messages: EngagementMessage[], engagement: EngagementStore = world.engagement) =>
-  recordEngagement({ log: world.log, metrics: world.metrics, engagement }, messages);
-
-/** The report as `newsletters report` reads it, with its rows. */
-async function report(
-  id: number,
-  tracking: TrackingMode = 'counts',
-): Promise<{ report: CampaignReport; rows: ReportRow[] }> {
-  const rows: ReportRow[] = [];
-  const result = await campaignReport(
-    { campaigns: world.campaigns, engagement: { store: world.engagement, tracking } },
-    id,
-    (page) => {
-      rows.push(...page);
-    },
-  );
-  if (isNewsletterError(result)) throw new Error(result.message);
-  return { report: result, rows };
-}
+  recordBatch(world, messages, engagement);
+const report = (id: number, tracking: TrackingMode = 'counts') => issueReport(world, id, tracking);
 
 describe('[engagement.tags] [engagement.tracking] what campaign mail goes out with', () => {
-  it('counts (the default): tracked, tagged with the issue, run and recipient ids only', async () => {
+  it('counts (the default): tracked, tagged with the issue, run and recipient ids and a token of its own', async () => {
     const { id, readers } = await sentIssue(2);
     expect(world.ses.mails).toHaveLength(2);
     for (const mail of world.ses.mails) {
@@ -103,9 +51,20 @@ describe('[engagement.tags] [engagement.tracking] what campaign mail goes out wi
         newsletter: String(id),
         run: '1',
         subscriber: String(reader?.id),
+        mail: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       });
       // SES's tag values: letters, digits, `_` and `-` only.
-      for (const value of Object.values(mail.tags)) expect(value).toMatch(/^[A-Za-z0-9_-]+$/);
+      for (const value of Object.values(mail.tags ?? {})) expect(value).toMatch(/^[A-Za-z0-9_-]+$/);
+    }
+    // [engagement.mail-token] every mail its own, and stored nowhere with the recipient.
+    const tokens = world.ses.mails.map((mail) => mail.tags?.mail);
+    expect(new Set(tokens).size).toBe(2);
+    for (const reader of readers) {
+      const held = await world.campaigns.getRecipient(
+        { newsletterId: id, legacy: false },
+        reader.id,
+      );
+      expect(JSON.stringify(held)).not.toMatch(new RegExp(tokens.join('|')));
     }
   });
 
@@ -155,6 +114,7 @@ describe('[engagement.tags] [engagement.tracking] what campaign mail goes out wi
 
 describe('[engagement.recording] opens and clicks per issue, per link and per recipient', () => {
   it('[engagement.report] counts unique opens and clicks, total and per-link clicks; first times on the record', async () => {
+    track(world, 'individual');
     const { id, readers } = await sentIssue(3);
     const [ada, bob] = readers as [SubscriberRecord, SubscriberRecord];
     const t = (minutes: number) => new Date(Date.UTC(2026, 10, 22, 10, minutes)).toISOString();
@@ -186,7 +146,7 @@ describe('[engagement.recording] opens and clicks per issue, per link and per re
     expect(row).toMatchObject({ opened_at: t(1), clicked_at: t(2) });
   });
 
-  it('[engagement.modes] counts: per-person times are kept to count once but never shown', async () => {
+  it('[engagement.modes] counts: each person once, though nothing of theirs is stored or shown', async () => {
     const { id, readers } = await sentIssue(1);
     const reader = readers[0] as SubscriberRecord;
     await record([message('open', id, reader.id), message('click', id, reader.id)]);
@@ -194,7 +154,9 @@ describe('[engagement.recording] opens and clicks per issue, per link and per re
     expect(read.engagement).toMatchObject({ opened: 1, clicked: 1, tracking: 'counts' });
     expect(rows[0]).not.toHaveProperty('opened_at');
     expect(rows[0]).not.toHaveProperty('clicked_at');
-    // Still only once, in a later batch: the kept time says so.
+    // Even a report read as `individual` has nothing of them: nothing was stored.
+    expect((await report(id, 'individual')).rows[0]).not.toHaveProperty('opened_at');
+    // Still only once, in a later batch: the mail's token says so, not the person.
     await record([message('open', id, reader.id), message('click', id, reader.id)]);
     expect((await report(id)).report.engagement).toMatchObject({
       opened: 1,
@@ -222,6 +184,7 @@ describe('[engagement.dedupe] an event SNS repeats counts once; late events', ()
   });
 
   it('an earlier open that arrives late moves the first open back; one long after still counts', async () => {
+    track(world, 'individual');
     const { id, readers } = await sentIssue(2);
     const [ada, bob] = readers as [SubscriberRecord, SubscriberRecord];
     await record([message('open', id, ada.id, { at: '2026-11-22T10:30:00.000Z' })]);
@@ -263,12 +226,13 @@ describe('[engagement.dropped] events that cannot be tied to a recipient', () =>
     const { id, readers } = await sentIssue(2);
     const [ada, bob] = readers as [SubscriberRecord, SubscriberRecord];
     const failing: EngagementStore = {
-      record: async (event) => {
+      record: async (event, options) => {
         if (event.subscriberId === ada.id) throw new Error('DynamoDB away');
-        return world.engagement.record(event);
+        return world.engagement.record(event, options);
       },
       figures: (newsletterId) => world.engagement.figures(newsletterId),
       erase: (subscriberId) => world.engagement.erase(subscriberId),
+      markPersonal: () => world.engagement.markPersonal(),
     };
     const lost = message('open', id, ada.id);
     const outcome = await record([lost, message('open', id, bob.id)], failing);
@@ -279,6 +243,7 @@ describe('[engagement.dropped] events that cannot be tied to a recipient', () =>
 
 describe('[engagement.erase] deleting a subscriber erases their events', () => {
   it('their first open and click go, later events are dropped; the issue’s counts stay', async () => {
+    track(world, 'individual');
     const { id, readers } = await sentIssue(2);
     const [ada, bob] = readers as [SubscriberRecord, SubscriberRecord];
     await record([message('open', id, ada.id), message('click', id, ada.id)]);
@@ -309,6 +274,7 @@ describe('[engagement.erase] deleting a subscriber erases their events', () => {
   });
 
   it('an outage during the erasure leaves the subscriber there, and the retry erases and deletes', async () => {
+    track(world, 'individual');
     const { id, readers } = await sentIssue(1);
     const [ada] = readers as [SubscriberRecord];
     await record([message('open', id, ada.id)]);
@@ -426,6 +392,7 @@ describe('[engagement.hours] opens and clicks per hour, for the chart', () => {
   });
 
   it('an earlier open arriving late moves its count to the earlier hour, once however often it comes', async () => {
+    track(world, 'individual');
     const { id, readers } = await sentIssue(1);
     const reader = readers[0] as SubscriberRecord;
     await record([message('open', id, reader.id, { at: '2026-11-22T11:30:00.000Z' })]);

@@ -164,6 +164,51 @@ describe('subscribe, new address', () => {
   });
 });
 
+describe('[mail.caller-text] what a caller can put into mail', () => {
+  const WORDS = { name: 'Your account is locked, see evil.example', surname: 'www.evil.example' };
+
+  it('a keyless sign-up: the activation quotes none of its fields; the welcome after confirming does', async () => {
+    await newsletter.subscribe({ email: 'dee@example.com', ...WORDS }, PUBLIC);
+    const [activation] = mailer.of('activation', 'dee@example.com');
+    expect(activation?.subscriber).toMatchObject({
+      email: 'dee@example.com',
+      name: '',
+      surname: '',
+    });
+
+    await newsletter.confirm_subscription({ token: tokenOf(activation?.confirmUrl) }, PUBLIC);
+    expect(mailer.of('welcome', 'dee@example.com')[0]?.subscriber).toMatchObject(WORDS);
+    // The operator's own notification shows what was typed, whoever typed it.
+    expect(mailer.of('admin', 'admin@example.com')[0]?.subscriber).toMatchObject(WORDS);
+  });
+
+  it('single opt-in: the welcome of a keyless sign-up goes to an owner who never confirmed, so it quotes nothing', async () => {
+    current.settings = testSettings({ opt_in: 'single' });
+    await newsletter.subscribe({ email: 'eve@example.com', ...WORDS }, PUBLIC);
+    expect(mailer.of('welcome', 'eve@example.com')[0]?.subscriber).toMatchObject({
+      name: '',
+      surname: '',
+    });
+    expect(mailer.of('admin', 'admin@example.com')[0]?.subscriber).toMatchObject(WORDS);
+  });
+
+  it('a subscriber added with a key: its activation greets it by the name the key holder gave', async () => {
+    await newsletter.subscribe({ email: 'fay@example.com', name: 'Fay', surname: 'Lee' });
+    expect(mailer.of('activation', 'fay@example.com')[0]?.subscriber).toMatchObject({
+      name: 'Fay',
+      surname: 'Lee',
+    });
+  });
+
+  it("a keyless call on an address added with a key: the activation keeps the stored name, not the call's", async () => {
+    await newsletter.subscribe({ email: 'gus@example.com', name: 'Gus', send_emails: false });
+    await newsletter.subscribe({ email: 'gus@example.com', ...WORDS }, PUBLIC);
+    expect(mailer.of('activation', 'gus@example.com')[0]?.subscriber).toMatchObject({
+      name: 'Gus',
+    });
+  });
+});
+
 describe('subscribe, existing address', () => {
   it('[subscribe.keyless-no-rewrite] S: a keyless call changes nothing stored; the activation is resent only after the cooldown and confirming the newest applies its fields', async () => {
     await newsletter.subscribe({ email: 'ka@example.com', name: 'Ka' }, PUBLIC);

@@ -125,6 +125,33 @@ describe('the local API Gateway', () => {
     expect(matchResource(paths, '/pong')).toBeUndefined();
   });
 
+  it('[http.client-limits] keeps a bucket per method, as API Gateway: a flood of one method throttles no other', async () => {
+    // Arrange: every method's default of a burst of 2, and /ping's own of 1.
+    const perMethod = await startApiGateway({
+      api: {
+        ...API,
+        throttle: { rate: 0.001, burst: 2 },
+        methodThrottles: new Map([['/ping GET', { rate: 0.001, burst: 1 }]]),
+      },
+      port: 0,
+      invoke: async () => ({ ok: true, result: { statusCode: 200, body: 'ok' } }),
+    });
+    try {
+      // Act
+      const pings = [];
+      for (let i = 0; i < 3; i += 1) pings.push((await fetch(`${perMethod.stageUrl}/ping`)).status);
+      const views = [];
+      for (let i = 0; i < 3; i += 1)
+        views.push((await fetch(`${perMethod.stageUrl}/items/${i}/view`)).status);
+
+      // Assert: /ping's own burst, then the view's default one, each counted apart.
+      expect(pings).toEqual([200, 429, 429]);
+      expect(views).toEqual([200, 200, 429]);
+    } finally {
+      await perMethod.stop();
+    }
+  });
+
   it('throttles beyond the burst with the customised 429, CORS mapped from the Origin', async () => {
     const call = () =>
       fetch(`${gateway.stageUrl}/ping`, { headers: { Origin: 'https://site.example' } });

@@ -239,3 +239,66 @@ describe('function code from the template', () => {
     expect(own.function('Worker').codeDir).toBe(join(own.cdkOut, 'asset.own'));
   });
 });
+
+describe('[http.front-door] conditions and generated secrets from the template', () => {
+  /** A cdk.out folder with conditions beside the resources; secrets by ARN as drawn. */
+  function withConditions(
+    template: Record<string, unknown>,
+    secrets?: ReadonlyMap<string, string>,
+  ): DeployedStack {
+    const folder = mkdtempSync(join(tmpdir(), 'deployed-stack-'));
+    folders.push(folder);
+    writeFileSync(
+      join(folder, 'manifest.json'),
+      JSON.stringify({
+        artifacts: {
+          Fixture: {
+            type: 'aws:cloudformation:stack',
+            properties: { templateFile: 'Fixture.template.json' },
+          },
+        },
+      }),
+    );
+    writeFileSync(join(folder, 'Fixture.template.json'), JSON.stringify(template));
+    return new DeployedStack(folder, secrets ? { secrets } : {});
+  }
+  const reference = (id: string) => ({
+    'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: id }, ':SecretString:::}}']],
+  });
+  const template = {
+    Conditions: {
+      InUsEast1: { 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] },
+      Elsewhere: { 'Fn::Not': [{ Condition: 'InUsEast1' }] },
+    },
+    Resources: {
+      Secret: {
+        Type: 'AWS::SecretsManager::Secret',
+        Properties: { GenerateSecretString: { PasswordLength: 48, ExcludePunctuation: true } },
+      },
+      Here: { Type: 'AWS::SQS::Queue', Condition: 'InUsEast1', Properties: {} },
+      There: { Type: 'AWS::SQS::Queue', Condition: 'Elsewhere', Properties: {} },
+    },
+  };
+
+  it('creates only what its conditions hold for in the local region, and resolves Fn::If by them', () => {
+    const deployed = withConditions(template);
+    expect(deployed.conditions).toEqual({ InUsEast1: true, Elsewhere: false });
+    expect(deployed.ofType('AWS::SQS::Queue').map(([id]) => id)).toEqual(['Here']);
+    expect(deployed.resolve({ 'Fn::If': ['Elsewhere', 'there', { Ref: 'AWS::NoValue' }] })).toBe(
+      '',
+    );
+  });
+
+  it('resolves a dynamic reference to a secret it drew, and nothing else', () => {
+    const bare = withConditions(template);
+    const [secret] = bare.generatedSecrets();
+    expect(secret).toMatchObject({ logicalId: 'Secret', length: 48, excludePunctuation: true });
+    expect(() => bare.resolveString(reference('Secret'))).toThrow(TemplateError);
+    const drawn = withConditions(template, new Map([[secret?.arn ?? '', 'drawn-value']]));
+    expect(drawn.resolveString(reference('Secret'))).toBe('drawn-value');
+    expect(() =>
+      drawn.resolveString(`{{resolve:secretsmanager:${secret?.arn}:SecretString:password::}}`),
+    ).toThrow(/whole secrets only/);
+    expect(() => drawn.resolveString('{{resolve:ssm:/some/parameter}}')).toThrow(TemplateError);
+  });
+});

@@ -21,6 +21,7 @@ import {
 } from '../../shared/adapters/store/campaign-store-port.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoEngagementStore } from '../../shared/adapters/store/dynamo-engagement-store.ts';
+import { DynamoSendBudget } from '../../shared/adapters/store/dynamo-send-budget.ts';
 import type { CapacityListener, DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
 import type { AccountRefusal, CampaignRecord } from '../../shared/domain/campaign/campaign.ts';
 import type {
@@ -230,6 +231,7 @@ export async function campaignWorld(
     mailer: ses,
     clock,
     contents: new Map<number, StoredContent>(),
+    budget: new DynamoSendBudget(fresh.client, fresh.tableName),
     slots: new Map<string, number[]>(),
     sendSamples: new Map(),
     settings: async () => current.settings,
@@ -243,7 +245,7 @@ export async function campaignWorld(
     store: fresh.store,
     table: { client: fresh.client, name: fresh.tableName },
     campaigns,
-    engagement: new DynamoEngagementStore(fresh.client, fresh.tableName, onCapacity),
+    engagement: new DynamoEngagementStore(fresh.client, fresh.tableName, { onCapacity }),
     queues,
     ses,
     clock,

@@ -18,7 +18,7 @@ export function adminIdToken(
   return personIdToken(stack, email, password, 'admin');
 }
 
-/** The same for a person of either role. */
+/** As adminIdToken, for a person of either role ([console.roles]). */
 export async function personIdToken(
   stack: Pick<LocalStack, 'cognito' | 'people'>,
   email: string,

@@ -52,6 +52,15 @@ function changeOf(record: _Record): SubscriberChange | undefined {
   };
 }
 
+/** Where a table's stream was left: its ARN and the iterator of each shard's next records. */
+interface StreamPosition {
+  streamArn?: string;
+  readonly iterators: Map<string, string>;
+}
+
+const positions = new Map<string, StreamPosition>();
+const CLOSED = '';
+
 /** A worker over `tableName`'s stream, counting into `store`. */
 export function countWorker(
   tableName: string,
@@ -64,16 +73,24 @@ export function countWorker(
     credentials: LOCAL_CREDENTIALS,
     endpoint: inject('dynamoEndpoint'),
   });
-  /** Where each shard was left: the iterator of its next records. */
-  const iterators = new Map<string, string>();
-  let streamArn: string | undefined;
+  // One reader per table, as one event source mapping is: every worker over a table goes on
+  // where the last one left, rather than reading the stream again from its start (a test that
+  // makes a worker per round would otherwise read, and offer again, everything before it).
+  let position = positions.get(tableName);
+  if (position === undefined) {
+    position = { iterators: new Map() };
+    positions.set(tableName, position);
+  }
+  const { iterators } = position;
   const hasStream = async (): Promise<boolean> => {
-    streamArn ??= (await raw.send(new DescribeTableCommand({ TableName: tableName }))).Table
-      ?.LatestStreamArn;
-    return streamArn !== undefined;
+    position.streamArn ??= (
+      await raw.send(new DescribeTableCommand({ TableName: tableName }))
+    ).Table?.LatestStreamArn;
+    return position.streamArn !== undefined;
   };
   const read = async (): Promise<SubscriberChange[]> => {
     await hasStream();
+    const streamArn = position.streamArn;
     if (!streamArn)
       throw new Error(
         `table ${tableName} has no stream: make it with freshStore(…, { stream: true })`,
@@ -84,6 +101,8 @@ export function countWorker(
     const changes: SubscriberChange[] = [];
     for (const shard of shards) {
       const id = shard.ShardId ?? '';
+      // A closed shard read to its end has no next iterator: nothing more will come from it.
+      if (iterators.get(id) === CLOSED) continue;
       let iterator =
         iterators.get(id) ??
         (
@@ -101,7 +120,7 @@ export function countWorker(
           const change = changeOf(record);
           if (change) changes.push(change);
         }
-        if (output.NextShardIterator) iterators.set(id, output.NextShardIterator);
+        iterators.set(id, output.NextShardIterator ?? CLOSED);
         iterator = (output.Records ?? []).length > 0 ? output.NextShardIterator : undefined;
       }
     }

@@ -38,9 +38,11 @@ declare module 'vitest' {
  * synthesizes the stack once, bundles included, with `cdk synth` as a deployment would. The
  * suites that run the service run exactly these bundles, with the permissions and environment
  * this template gives them. The deployment choices made for tests: functions do not cache the
- * key and settings (parameterCacheSeconds=0), so a test's change applies to the next call; and
- * the stage throttle is at its maximum, since a hardening suite sends thousands of requests a
- * minute from one machine (the local API applies the stage throttle as API Gateway does); and
+ * key and settings (parameterCacheSeconds=0), so a test's change applies to the next call; the
+ * throttles (every method's, the sign-up and unsubscribe methods' own) and the web ACLs'
+ * per-client limits are at their maximum, since a hardening suite sends thousands of requests
+ * a minute from one address (the local API and distribution apply them as API Gateway and AWS
+ * WAF do; test/e2e/client-limits.test.ts runs a synth of its own with the defaults); and
  * the stream consumers' backoff after a failure starts at 50 ms instead of a second, so a test
  * of SES coming back does not wait minutes (the retries and their doubling are the deployed
  * ones: 8 retries, about 13 s in all here).
@@ -58,6 +60,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
       context: {
         throttleRate: '10000',
         throttleBurst: '5000',
+        signUpThrottleRate: '10000',
+        signUpThrottleBurst: '5000',
+        unsubscribeThrottleRate: '10000',
+        unsubscribeThrottleBurst: '5000',
+        wafSignUpLimit: '2000000000',
+        wafUnsubscribeLimit: '2000000000',
+        wafApiLimit: '2000000000',
         streamRetryBaseMs: '50',
         consoleDir,
       },

@@ -244,12 +244,14 @@ describe('[csv.formula-cells] the writers walked above are all there are', () =>
       .filter(({ text }) => /\.join\(['"],['"]\)/.test(text))
       .map(({ path }) => path)
       .sort();
-    // A table's list ids, an environment variable, repeated headers, a log field's names, and
-    // a refused row quoted in a JSON answer.
+    // A table's list ids, an environment variable, repeated headers, a log field's names, the
+    // campaigns an issue shares the rate with (a log field), and a refused row quoted in a JSON
+    // answer.
     expect(joined).toEqual([
       'cli/commands/newsletters.ts',
       'infra/cdk/newsletter-stack.ts',
       'infra/local/cloud/aws-endpoint.ts',
+      'shared/operations/campaign/control-campaign.ts',
       'shared/operations/subscribe.ts',
       'shared/operations/subscribers/import-csv-part.ts',
     ]);

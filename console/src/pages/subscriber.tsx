@@ -79,6 +79,10 @@ function Issues(props: { id: number }) {
   return (
     <section aria-labelledby="got-heading">
       <h2 id="got-heading">Issues they got</h2>
+      <p class="hint">
+        When they opened or clicked an issue shows only while tracking is individual (settings,
+        campaign.tracking); counts keeps no one's opens or clicks.
+      </p>
       {first.loading && <Busy label="Loading their issues…" />}
       <Problem error={first.error} />
       {more && items.length === 0 && !more.next && <p>None yet.</p>}

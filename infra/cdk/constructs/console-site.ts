@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CfnElement, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
   CachePolicy,
@@ -15,6 +16,7 @@ import {
   OriginRequestPolicy,
   PriceClass,
   ResponseHeadersPolicy,
+  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -23,6 +25,8 @@ import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { consolePolicy, PREVIEW_PATH, PREVIEW_POLICY } from '../../../console/csp.ts';
+import { ORIGIN_HEADER } from '../../../functions/http/client-address.ts';
+import { apiViewerRequestFunctionCode } from '../api-viewer-request.ts';
 import { consoleRewriteFunctionCode } from '../console-paths.ts';
 import { DeploymentContextError } from '../newsletter-config.ts';
 
@@ -40,6 +44,12 @@ export interface ConsoleSiteProps {
   readonly retain: boolean;
   /** How long the deployment's own logs are kept, as every function's. */
   readonly logRetention: RetentionDays;
+  /** What the distribution sends the API in ORIGIN_HEADER ([http.front-door]). */
+  readonly originSecret: string;
+  /** The distribution's web ACL (ARN), when it has one. */
+  readonly webAclId?: string;
+  /** A custom domain of the distribution, with its certificate (in us-east-1). */
+  readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
 }
 
 /**
@@ -50,12 +60,14 @@ export interface ConsoleSiteProps {
  * the page by a viewer-request function, on the console's paths only, so an API error is never
  * turned into the page; and `/{stage}/newsletter/*` passed to the REST API uncached, every
  * method, every header but Host (Authorization included), so the console calls the API on its
- * own origin and the keyed routes still answer no cross-origin request.
+ * own origin and the keyed routes still answer no cross-origin request. It is the API's one
+ * front door ([http.front-door]): it adds the origin secret the API's stage requires, and its
+ * viewer-request function tells the API the viewer's address and host.
  */
 export class ConsoleSite extends Construct {
   readonly bucket: Bucket;
   readonly distribution: Distribution;
-  /** `https://<distribution>.cloudfront.net/` */
+  /** `https://<distribution>.cloudfront.net/`, or the custom domain's. */
   readonly url: string;
 
   constructor(scope: Construct, id: string, props: ConsoleSiteProps) {
@@ -97,9 +109,26 @@ export class ConsoleSite extends Construct {
       code: FunctionCode.fromInline(consoleRewriteFunctionCode()),
       runtime: FunctionRuntime.JS_2_0,
     });
+    const apiFront = new CloudFrontFunction(this, 'ApiFront', {
+      comment: "The viewer's address and host, for the API (http.front-door)",
+      code: FunctionCode.fromInline(apiViewerRequestFunctionCode()),
+      runtime: FunctionRuntime.JS_2_0,
+    });
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'The newsletter console and its API on one origin',
       priceClass: PriceClass.PRICE_CLASS_100,
+      ...(props.webAclId ? { webAclId: props.webAclId } : {}),
+      ...(props.customDomain
+        ? {
+            domainNames: [props.customDomain.domainName],
+            certificate: Certificate.fromCertificateArn(
+              this,
+              'Certificate',
+              props.customDomain.certificateArn,
+            ),
+            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+          }
+        : {}),
       defaultRootObject: 'index.html',
       defaultBehavior: {
         origin: files,
@@ -121,15 +150,20 @@ export class ConsoleSite extends Construct {
         [`/${props.stage}/newsletter/*`]: {
           origin: new HttpOrigin(`${props.restApiId}.execute-api.${region}.${urlSuffix}`, {
             protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+            // Written over any header of that name a viewer sent.
+            customHeaders: { [ORIGIN_HEADER]: props.originSecret },
           }),
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: AllowedMethods.ALLOW_ALL,
           cachePolicy: CachePolicy.CACHING_DISABLED,
           originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          functionAssociations: [
+            { function: apiFront, eventType: FunctionEventType.VIEWER_REQUEST },
+          ],
         },
       },
     });
-    this.url = `https://${this.distribution.distributionDomainName}/`;
+    this.url = `https://${props.customDomain?.domainName ?? this.distribution.distributionDomainName}/`;
 
     new BucketDeployment(this, 'Deploy', {
       sources: [
@@ -153,26 +187,19 @@ export class ConsoleSite extends Construct {
         removalPolicy: RemovalPolicy.DESTROY,
       }),
     });
-    this.#acknowledge();
+    this.#acknowledge(props.customDomain !== undefined);
   }
 
   /** cdk-nag findings on the site, each acknowledged with the reason it stands. */
-  #acknowledge(): void {
+  #acknowledge(customDomain: boolean): void {
     const stack = Stack.of(this);
     Validations.of(this.distribution).acknowledge(
       {
         id: 'AwsSolutions-CFR1',
         reason:
-          'The console is for the few people who run the newsletter, wherever they are; who may ' +
-          'sign in is decided by the user pool, not by country, and the API behind it is ' +
-          'reachable without the distribution anyway.',
-      },
-      {
-        id: 'AwsSolutions-CFR2',
-        reason:
-          'The distribution serves static files and passes API calls to API Gateway, whose ' +
-          'stage throttle and per-client abuse limits apply as on its own domain; a WAF web ACL ' +
-          'is a monthly cost an operator can add (docs/deploy.md, "The console").',
+          'The console is for the few people who run the newsletter, wherever they are, and the ' +
+          'API is for subscribers anywhere; who may sign in is decided by the user pool, and ' +
+          'each client address is limited by the web ACLs, not by country.',
       },
       {
         id: 'AwsSolutions-CFR3',
@@ -181,14 +208,16 @@ export class ConsoleSite extends Construct {
           'nothing personal. Standard logs need a further bucket with ACLs enabled, which an ' +
           'operator can add (docs/deploy.md, "The console").',
       },
-      {
+    );
+    // With a custom domain the distribution has a certificate of its own, at TLSv1.2_2021.
+    if (!customDomain)
+      Validations.of(this.distribution).acknowledge({
         id: 'AwsSolutions-CFR4',
         reason:
           "The distribution uses CloudFront's default *.cloudfront.net certificate, whose " +
           'minimum protocol version cannot be raised; every behaviour is HTTPS only (redirect ' +
-          'or refuse), and a custom domain with its own certificate can set TLSv1.2_2021.',
-      },
-    );
+          'or refuse), and a custom domain with its own certificate sets TLSv1.2_2021.',
+      });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { EventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -7,7 +9,10 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { engagementRecorder } from '../../../functions/engagement/engagement-function.ts';
+import {
+  engagementEraser,
+  engagementRecorder,
+} from '../../../functions/engagement/engagement-function.ts';
 import { deadLetterQueue } from '../queues.ts';
 import { type AccessTargets, routePolicyStatements } from '../route-access-policy.ts';
 import { NewsletterFunction } from './newsletter-function.ts';
@@ -26,16 +31,19 @@ export interface EngagementRecordingProps {
 const MAX_RECEIVES = 5;
 
 /**
- * Opens and clicks into the table ([engagement.batch]; docs/storage.md, "Engagement"): the
- * engagement topic delivers to a queue (SNS's envelope, so its message id can tell a repeated
- * delivery), Lambda hands the queue's messages to the recorder in batches of up to 100
- * gathered for up to 5 s, at most two invocations at once, and what keeps failing goes to a
- * dead-letter queue with an alarm.
+ * Opens and clicks into the table ([engagement.batch]; docs/storage.md, "Opens and clicks"):
+ * the engagement topic delivers to a queue (SNS's envelope, so its message id can tell a
+ * repeated delivery), Lambda hands the queue's messages to the recorder in batches of up to
+ * 100 gathered for up to 5 s, at most two invocations at once, and what keeps failing goes to a
+ * dead-letter queue with an alarm. Beside it, on a schedule, the eraser of per-person opens
+ * and clicks once tracking has left `individual` ([engagement.switch]).
  */
 export class EngagementRecording extends Construct {
   readonly queue: Queue;
   readonly deadLetters: Queue;
   readonly fn: NewsletterFunction;
+  readonly eraser: NewsletterFunction;
+  readonly erasure: Rule;
 
   constructor(scope: Construct, id: string, props: EngagementRecordingProps) {
     super(scope, id);
@@ -81,6 +89,23 @@ export class EngagementRecording extends Construct {
       maxBatchingWindow: Duration.seconds(entry.batchingWindowSeconds),
       reportBatchItemFailures: true,
       maxConcurrency: entry.maxConcurrency,
+    });
+    const eraser = engagementEraser;
+    this.eraser = new NewsletterFunction(this, 'Eraser', {
+      entry: resolve(props.projectRoot, 'functions', 'engagement', `${eraser.name}.ts`),
+      projectRoot: props.projectRoot,
+      description: eraser.summary,
+      environment: props.environment,
+      statements: routePolicyStatements({ key: 'none', access: eraser.access }, props.targets),
+      logRetention: props.logRetention,
+      readsParameters: eraser.access.settings,
+      timeout: Duration.seconds(eraser.timeoutSeconds),
+    });
+    this.erasure = new Rule(this, 'Erasure', {
+      description:
+        'Every ten minutes: erase per-person opens and clicks once tracking is not individual',
+      schedule: Schedule.expression(eraser.schedule),
+      targets: [new LambdaFunction(this.eraser, { retryAttempts: 0 })],
     });
   }
 }

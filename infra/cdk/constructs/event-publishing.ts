@@ -7,7 +7,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { eventPublisher } from '../../../functions/events/event-functions.ts';
-import { ENV } from '../../../shared/runtime/environment.ts';
+import { EVENTS_ENV } from '../../../shared/runtime/events-environment.ts';
 import { deadLetterQueue } from '../queues.ts';
 import { type AccessTargets, routePolicyStatements } from '../route-access-policy.ts';
 import { NewsletterFunction } from './newsletter-function.ts';
@@ -56,7 +56,7 @@ export class EventPublishing extends Construct {
       entry: resolve(props.projectRoot, 'functions', 'events', `${entry.name}.ts`),
       projectRoot: props.projectRoot,
       description: entry.summary,
-      environment: { ...props.environment, [ENV.eventBus]: this.bus.eventBusName },
+      environment: { ...props.environment, [EVENTS_ENV.eventBus]: this.bus.eventBusName },
       statements: [
         ...routePolicyStatements({ key: 'none', access: entry.access }, props.targets),
         new PolicyStatement({

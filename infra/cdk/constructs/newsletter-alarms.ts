@@ -1,10 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import {
   Alarm,
-  AlarmRule,
-  AlarmState,
   ComparisonOperator,
-  CompositeAlarm,
   Dashboard,
   GraphWidget,
   type IMetric,
@@ -57,7 +54,7 @@ export const ALARM_THRESHOLDS = {
   complaintRate: 0.0005,
   /** Share of its rate a sending campaign must keep ([campaign.rate-kept]), percent. */
   rateKeptPercent: RATE_KEPT_ALARM_PERCENT,
-  /** Minutes in a row a campaign must run below it, unthrottled, for CampaignBehindRate. */
+  /** Minutes in a row a campaign must run below it for CampaignBehindRate. */
   rateKeptMinutes: 5,
 } as const;
 
@@ -89,12 +86,10 @@ export class NewsletterAlarms extends Construct {
    */
   readonly campaigns: readonly Alarm[];
   /**
-   * [campaign.rate-kept] A sending campaign keeps less than 80% of its rate for five minutes
-   * while SES throttled none of its sends: the composite of `rateKeptLow` and not
-   * `campaignsThrottled`. Only the composite notifies; its two parts have no actions.
+   * [campaign.rate-kept] A sending campaign keeps less than 80% of its share of the account's
+   * campaign rate for five minutes, throttled by SES or not.
    */
-  readonly behindRate: CompositeAlarm;
-  readonly behindRateParts: { readonly rateKeptLow: Alarm; readonly campaignsThrottled: Alarm };
+  readonly behindRate: Alarm;
   readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: NewsletterAlarmsProps) {
@@ -298,14 +293,20 @@ export class NewsletterAlarms extends Construct {
 
     const rateKept = serviceMetric('CampaignRateKept').with({
       period: SWEEP_PERIOD,
-      // One figure per sending campaign a sweep: with two at once, the better one counts.
-      statistic: 'Maximum',
+      // One figure per sending campaign a sweep, each against its share of the account's
+      // budget: the worst one counts, so a campaign behind is not hidden by one that keeps up.
+      statistic: 'Minimum',
     });
-    const rateKeptLow = new Alarm(this, 'CampaignRateKeptLow', {
+    this.behindRate = new Alarm(this, 'CampaignBehindRate', {
       alarmDescription:
-        'Part of CampaignBehindRate (which notifies): the campaign sweeper measured less than ' +
-        `${ALARM_THRESHOLDS.rateKeptPercent}% of a sending campaign's rate sent, every minute for ` +
-        `${ALARM_THRESHOLDS.rateKeptMinutes} minutes.`,
+        `A sending campaign kept less than ${ALARM_THRESHOLDS.rateKeptPercent}% of its share of ` +
+        `the account's campaign rate, every minute for ${ALARM_THRESHOLDS.rateKeptMinutes} ` +
+        'minutes: the campaign workers are too few or too small for the rate (docs/deploy.md, ' +
+        '"Sizing the campaign workers"), something slows them, or SES throttles campaign mail ' +
+        "that the budget should have kept under the account's rate (another sender on the " +
+        'account, a lower MaxSendRate than read). Read the campaign_behind_rate lines (which ' +
+        "campaign, what share) and CampaignThrottles, the sender's duration and errors, then " +
+        'deploy with a higher -c campaignMaxRate (or campaignWorkers), or find the other sender.',
       metric: rateKept,
       threshold: ALARM_THRESHOLDS.rateKeptPercent,
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
@@ -313,32 +314,6 @@ export class NewsletterAlarms extends Construct {
       datapointsToAlarm: ALARM_THRESHOLDS.rateKeptMinutes,
       // No campaign sending, or none judged (its first minute, its tail): nothing to say.
       treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    const campaignsThrottled = new Alarm(this, 'CampaignsThrottled', {
-      alarmDescription:
-        'Part of CampaignBehindRate (which notifies): SES throttled a campaign send in the last ' +
-        `${ALARM_THRESHOLDS.rateKeptMinutes} minutes, so a campaign short of its rate is SES's ` +
-        'doing, not the workers.',
-      metric: serviceMetric('CampaignThrottles').with({ period: SWEEP_PERIOD }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: ALARM_THRESHOLDS.rateKeptMinutes,
-      datapointsToAlarm: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    this.behindRateParts = { rateKeptLow, campaignsThrottled };
-    this.behindRate = new CompositeAlarm(this, 'CampaignBehindRate', {
-      alarmDescription:
-        `A sending campaign kept less than ${ALARM_THRESHOLDS.rateKeptPercent}% of its rate for ` +
-        `${ALARM_THRESHOLDS.rateKeptMinutes} minutes while SES throttled none of its sends: the ` +
-        'campaign workers are too few or too small for the rate (docs/deploy.md, "Sizing the ' +
-        'campaign workers"), or something slows them. Read the campaign_behind_rate lines ' +
-        "(which campaign, what share), the sender's duration and errors, then deploy with a " +
-        'higher -c campaignMaxRate (or campaignWorkers).',
-      alarmRule: AlarmRule.allOf(
-        AlarmRule.fromAlarm(rateKeptLow, AlarmState.ALARM),
-        AlarmRule.not(AlarmRule.fromAlarm(campaignsThrottled, AlarmState.ALARM)),
-      ),
     });
 
     if (props.alarmTopicArn) {

@@ -3,17 +3,14 @@ import {
   AccessLogField,
   AccessLogFormat,
   AuthorizationType,
-  BasePathMapping,
-  DomainName,
   EndpointType,
   type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
+  type MethodDeploymentOptions,
   MethodLoggingLevel,
   RestApi,
-  SecurityPolicy,
 } from 'aws-cdk-lib/aws-apigateway';
-import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -31,12 +28,19 @@ export const API_V2_BASE_PATH = '/newsletter/v2';
 export interface NewsletterApiProps {
   /** Stage name, which is also the first path segment (`api`, `wp-json`). */
   readonly stage: string;
+  /** Each method's throttle unless `methodThrottles` gives it one of its own. */
   readonly throttleRate: number;
   readonly throttleBurst: number;
+  /**
+   * Throttles of single methods, by `<resource path>/<METHOD>` below the stage
+   * (`/newsletter/v1/subscribe/POST`): each method has a bucket of its own on API Gateway.
+   */
+  readonly methodThrottles?: Readonly<
+    Record<string, { readonly rate: number; readonly burst: number }>
+  >;
   readonly logRetention: RetentionDays;
   /** Whether to set the account-wide role API Gateway writes logs with. */
   readonly cloudWatchRole: boolean;
-  readonly customDomain?: { readonly domainName: string; readonly certificateArn: string };
   /** Origins allowed to read the public routes' answers; gateway responses carry them too. */
   readonly corsOrigins: '*' | readonly string[];
 }
@@ -77,18 +81,15 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 
 /**
  * The REST API: `/newsletter/v1/<route path>` per route on a stage named after `{prefix}`,
- * stage throttling, JSON access logs, API Gateway's own errors in the API's error shape, and
- * optionally a custom domain that keeps the stage in the path.
+ * throttling per method, JSON access logs, and API Gateway's own errors in the API's error
+ * shape. It answers only through the stack's CloudFront distribution (the stage's web ACL
+ * refuses the rest: [http.front-door]), which is where a custom domain goes too.
  *
  * A trailing slash needs no resource of its own: REST APIs route `/subscribe/` to the
  * `/subscribe` resource (the event's `path` keeps the slash, `resource` does not).
  */
 export class NewsletterApi extends Construct {
   readonly restApi: RestApi;
-  /** `{api_root}`: on the custom domain when there is one, else on the execute-api host. */
-  readonly apiRoot: string;
-  /** The custom domain, when configured; DNS must point at its regional target. */
-  readonly domain?: DomainName;
   readonly #base: IResource;
   readonly #v2Base: IResource;
 
@@ -111,6 +112,15 @@ export class NewsletterApi extends Construct {
         stageName: props.stage,
         throttlingRateLimit: props.throttleRate,
         throttlingBurstLimit: props.throttleBurst,
+        methodOptions: Object.fromEntries(
+          Object.entries(props.methodThrottles ?? {}).map(([method, throttle]) => [
+            method,
+            {
+              throttlingRateLimit: throttle.rate,
+              throttlingBurstLimit: throttle.burst,
+            } satisfies MethodDeploymentOptions,
+          ]),
+        ),
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: ACCESS_LOG_FORMAT,
         // Execution logs for errors only; data tracing would log bodies, API keys included.
@@ -140,30 +150,6 @@ export class NewsletterApi extends Construct {
     this.#base = this.restApi.root.resourceForPath(API_BASE_PATH);
     this.#v2Base = this.restApi.root.resourceForPath(API_V2_BASE_PATH);
 
-    if (props.customDomain) {
-      this.domain = new DomainName(this, 'Domain', {
-        domainName: props.customDomain.domainName,
-        certificate: Certificate.fromCertificateArn(
-          this,
-          'Certificate',
-          props.customDomain.certificateArn,
-        ),
-        endpointType: EndpointType.REGIONAL,
-        securityPolicy: SecurityPolicy.TLS_1_2,
-      });
-      // Mapping the stage under its own name keeps `/{stage}/newsletter/v1` on the custom
-      // domain, so the same client URLs work on both hosts.
-      new BasePathMapping(this, 'Mapping', {
-        domainName: this.domain,
-        restApi: this.restApi,
-        stage: this.restApi.deploymentStage,
-        basePath: props.stage,
-      });
-      this.apiRoot = `https://${props.customDomain.domainName}/${props.stage}${API_BASE_PATH}`;
-    } else {
-      this.apiRoot = this.restApi.urlForPath(API_BASE_PATH);
-    }
-
     if (props.cloudWatchRole) {
       Validations.of(this.restApi).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
@@ -181,12 +167,6 @@ export class NewsletterApi extends Construct {
           'Parameters arrive as JSON, urlencoded or multipart forms (interface decision 1); the ' +
           'functions validate them and answer 400 in the API error shape. An API Gateway ' +
           'request validator cannot read form bodies and answers in its own format.',
-      },
-      {
-        id: 'AwsSolutions-APIG3',
-        reason:
-          'Abuse is bounded by stage throttling and by the per-address resend cooldown. A WAF ' +
-          'web ACL can be associated with the stage later without changing this stack.',
       },
       {
         id: 'AwsSolutions-APIG4',

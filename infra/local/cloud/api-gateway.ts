@@ -2,9 +2,12 @@
  * The REST API as the template defines it, served on loopback: the stage as the first path
  * segment, the resources and methods of the template (nothing else), Lambda proxy
  * integrations invoked only where a Lambda permission allows API Gateway to, mock integrations
- * with their static templates, the binary media types, the 10 MB payload limit, and the
- * gateway responses the template customises. A route missing from the template, a method it
- * does not define or a permission it forgets fails here as it would on AWS.
+ * with their static templates, the binary media types, the 10 MB payload limit, the gateway
+ * responses the template customises, the web ACL associated with the stage (before anything
+ * else, as AWS WAF) and the throttles, one bucket per method as API Gateway keeps them. A route
+ * missing from the template, a method it does not define or a permission it forgets fails
+ * here as it would on AWS. This is the execute-api address: the public one is the
+ * distribution in front of it (cloudfront.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -14,6 +17,7 @@ import { readBody } from '../read-body.ts';
 import type { ApiIntegration, ApiMethod, DeployedApi, HeaderSource } from './deployed-stack.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import type { InvocationResult } from './lambda-host.ts';
+import { LocalWebAcl, type WebAclVerdict } from './web-acl.ts';
 
 /** API Gateway's payload limit. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -43,11 +47,8 @@ export interface ApiGatewayOptions {
   readonly port: number;
   /** Called once per answered request (access log). */
   readonly onRequest?: (entry: { method: string; path: string; status: number }) => void;
-  /**
-   * What the origin serves outside the stage's paths, as CloudFront serves the console beside
-   * the API deployed (one origin); without it, API Gateway's own 403 as on its own domain.
-   */
-  readonly beside?: (method: string, url: URL) => Promise<Answer>;
+  /** The clock of the web ACL's rate-based rules (tests move it). */
+  readonly now?: () => number;
 }
 
 /** The running local API. */
@@ -106,28 +107,36 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     );
   };
 
-  // The stage's throttle as API Gateway applies it: a token bucket of `burst` tokens refilled at
-  // `rate` per second; a request that finds it empty is answered 429 by the gateway itself.
-  let tokens = api.throttle?.burst ?? Number.POSITIVE_INFINITY;
-  let refilledAt = performance.now();
-  const throttled = (): boolean => {
-    if (!api.throttle) return false;
+  // Throttling as API Gateway applies it: a token bucket per method, of `burst` tokens
+  // refilled at `rate` per second (the method's own settings, else the stage's for every
+  // method); a request that finds its method's bucket empty is answered 429 by the gateway.
+  const buckets = new Map<string, { tokens: number; refilledAt: number }>();
+  const throttled = (method: ApiMethod): boolean => {
+    const limit = api.methodThrottles?.get(`${method.path} ${method.httpMethod}`) ?? api.throttle;
+    if (!limit) return false;
+    const key = `${method.path} ${method.httpMethod}`;
     const now = performance.now();
-    tokens = Math.min(api.throttle.burst, tokens + ((now - refilledAt) / 1000) * api.throttle.rate);
-    refilledAt = now;
-    if (tokens < 1) return true;
-    tokens -= 1;
+    const bucket = buckets.get(key) ?? { tokens: limit.burst, refilledAt: now };
+    bucket.tokens = Math.min(
+      limit.burst,
+      bucket.tokens + ((now - bucket.refilledAt) / 1000) * limit.rate,
+    );
+    bucket.refilledAt = now;
+    buckets.set(key, bucket);
+    if (bucket.tokens < 1) return true;
+    bucket.tokens -= 1;
     return false;
   };
+  const webAcl = api.webAcl ? new LocalWebAcl(api.webAcl, options.now) : undefined;
 
   const answer = async (request: IncomingMessage, requestId: string): Promise<Answer> => {
     const body = await readBody(request, MAX_PAYLOAD_BYTES);
+    // AWS WAF decides first: a request it blocks reaches neither the throttle nor a function.
+    const verdict = webAcl?.evaluate(webAclRequestOf(request));
+    if (verdict?.action === 'block') return blockedAnswer(verdict, requestId);
     const url = new URL(request.url ?? '/', 'http://localhost');
     const prefix = `/${api.stage}`;
     const inStage = url.pathname === prefix || url.pathname.startsWith(`${prefix}/`);
-    // The stage's throttle is the API's; what is served beside it is not counted there.
-    if (!inStage && options.beside) return options.beside(request.method ?? 'GET', url);
-    if (throttled()) return gatewayResponse('THROTTLED', requestId, request);
     if (body === undefined) return gatewayResponse('REQUEST_TOO_LARGE', requestId, request);
     if (!inStage) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, request);
     const path = url.pathname.slice(prefix.length) || '/';
@@ -140,6 +149,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
     if (!resource || !method) {
       return gatewayResponse('MISSING_AUTHENTICATION_TOKEN', requestId, request);
     }
+    if (throttled(method)) return gatewayResponse('THROTTLED', requestId, request);
     return method.integration.kind === 'mock'
       ? mockAnswer(method.integration, request, requestId, gatewayResponse)
       : lambdaAnswer(
@@ -243,6 +253,38 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<ApiGa
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       }),
+  };
+}
+
+/** What a web ACL inspects of a request that reached the local server. */
+export function webAclRequestOf(request: IncomingMessage): {
+  ip: string;
+  method: string;
+  path: string;
+  headers: Record<string, string | undefined>;
+} {
+  // No prototype: a header may be called `__proto__` or `constructor`.
+  const headers: Record<string, string | undefined> = Object.create(null);
+  for (const [name, value] of Object.entries(request.headers)) {
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return {
+    ip: (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
+    method: request.method ?? 'GET',
+    path: (request.url ?? '/').split('?')[0] ?? '/',
+    headers,
+  };
+}
+
+/** The answer of a web ACL's Block action, as AWS WAF sends its custom response. */
+export function blockedAnswer(
+  verdict: Extract<WebAclVerdict, { action: 'block' }>,
+  requestId: string,
+): Answer {
+  return {
+    status: verdict.status,
+    headers: { ...verdict.headers, 'x-amzn-RequestId': requestId },
+    body: verdict.body,
   };
 }
 
@@ -389,11 +431,18 @@ export function proxyEvent(
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     add(request.rawHeaders[i] ?? '', request.rawHeaders[i + 1] ?? '');
   }
-  // API Gateway appends the caller's address to X-Forwarded-For and sets the scheme and port.
-  const forwardedFor = headers['X-Forwarded-For'];
-  delete headers['X-Forwarded-For'];
-  delete multiValueHeaders['X-Forwarded-For'];
-  add('X-Forwarded-For', forwardedFor ? `${forwardedFor}, ${sourceIp}` : sourceIp);
+  // API Gateway appends the caller's address to X-Forwarded-For and sets the scheme and port
+  // itself, whatever the caller sent as those (in whatever case).
+  const forwardedFor: string[] = [];
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'x-forwarded-for') forwardedFor.push(headers[name] ?? '');
+    if (['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-port'].includes(lower)) {
+      delete headers[name];
+      delete multiValueHeaders[name];
+    }
+  }
+  add('X-Forwarded-For', [...forwardedFor, sourceIp].join(', '));
   add('X-Forwarded-Proto', 'http');
   add('X-Forwarded-Port', String(request.socket.localPort ?? ''));
   const query: Record<string, string> = Object.create(null);

@@ -67,6 +67,11 @@ export interface RecordedCall {
    * a throttle, a timeout or a dropped connection. 1 when a client sends no such header.
    */
   readonly attempt: number;
+  /**
+   * The Lambda invocation that made the call: the Root of its X-Amzn-Trace-Id, which the SDK
+   * sends from the invocation's `_X_AMZN_TRACE_ID`. Absent for a caller outside an invocation.
+   */
+  readonly invocation?: string;
   readonly authorizations: readonly Authorization[];
   readonly allowed: boolean;
 }
@@ -260,6 +265,7 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
       operation: call.operation,
       summary: summarizeCall(call),
       attempt: attemptOf(incoming.headers['amz-sdk-request']),
+      ...invocationOf(incoming.headers['x-amzn-trace-id']),
       authorizations,
       allowed,
     };
@@ -371,6 +377,12 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
 function attemptOf(header: string | string[] | undefined): number {
   const attempt = /attempt=(\d+)/.exec(String(header ?? ''))?.[1];
   return attempt === undefined ? 1 : Number(attempt);
+}
+
+/** The `invocation` of a call from its X-Amzn-Trace-Id header (`Root=1-…;…`), if it has one. */
+function invocationOf(header: string | string[] | undefined): { invocation?: string } {
+  const root = /Root=([^;]+)/.exec(String(header ?? ''))?.[1];
+  return root === undefined ? {} : { invocation: root };
 }
 
 type Protocol = 'json' | 'query';

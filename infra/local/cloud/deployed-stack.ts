@@ -7,11 +7,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
+  evaluateConditions,
   LOCAL_ACCOUNT,
   LOCAL_REGION,
   type Resolved,
-  resolveString,
   resolveValue,
+  type TemplateConditions,
   TemplateError,
   type TemplateMappings,
 } from './intrinsics.ts';
@@ -21,6 +22,8 @@ export interface TemplateResource {
   readonly Type: string;
   readonly Properties?: Record<string, unknown>;
   readonly Metadata?: Record<string, unknown>;
+  /** A condition of the template's `Conditions`: the resource exists only where it holds. */
+  readonly Condition?: string;
 }
 
 /** An IAM policy statement after resolution. */
@@ -258,6 +261,46 @@ export interface DeployedApi {
   readonly invokePermissions: readonly InvokePermission[];
   /** The stage's throttling for every method: steady requests per second and burst. */
   readonly throttle?: { readonly rate: number; readonly burst: number };
+  /**
+   * Throttles of single methods, by `<resource path> <METHOD>` (`/newsletter/v1/subscribe
+   * POST`), overriding `throttle` for them. Each method has a bucket of its own either way.
+   */
+  readonly methodThrottles?: ReadonlyMap<string, { readonly rate: number; readonly burst: number }>;
+  /** The web ACL associated with the stage (AWS WAF, regional), resolved. */
+  readonly webAcl?: DeployedWebAcl;
+}
+
+/** An AWS WAF web ACL of the template, its properties resolved (secrets included). */
+export interface DeployedWebAcl {
+  readonly logicalId: string;
+  readonly scope: 'REGIONAL' | 'CLOUDFRONT';
+  readonly properties: Readonly<Record<string, Resolved>>;
+}
+
+/**
+ * The CloudFront distribution's behaviour that passes the API to API Gateway, as the local
+ * cloud serves it (infra/local/cloud/cloudfront.ts); every other path is the console's.
+ */
+export interface DeployedDistribution {
+  readonly logicalId: string;
+  /** The behaviour's path pattern (`/api/newsletter/*`). */
+  readonly apiPathPattern: string;
+  /** Methods the behaviour allows; CloudFront refuses others. */
+  readonly apiMethods: readonly string[];
+  /** The API origin's custom headers, as CloudFront adds them (secrets resolved). */
+  readonly originHeaders: Readonly<Record<string, string>>;
+  /** The code of the behaviour's viewer-request CloudFront Function, if any. */
+  readonly viewerRequestCode?: string;
+  /** The distribution's web ACL, where the template gives it one. */
+  readonly webAcl?: DeployedWebAcl;
+}
+
+/** A secret the template has Secrets Manager draw (GenerateSecretString). */
+export interface GeneratedSecret {
+  readonly logicalId: string;
+  readonly arn: string;
+  readonly length: number;
+  readonly excludePunctuation: boolean;
 }
 
 /** A user pool of the template, with its app clients and groups (DeployedStack.userPools). */
@@ -292,6 +335,11 @@ export interface LocalPhysicalIds {
   readonly cognito?: ReadonlyMap<string, string>;
   /** Extra `Ref`/`GetAtt` answers, e.g. a table's StreamArn once the table exists. */
   readonly extra?: (logicalId: string, attribute: string | undefined) => string | undefined;
+  /**
+   * The values the local cloud drew for the template's generated secrets, by ARN: what a
+   * `{{resolve:secretsmanager:...}}` dynamic reference resolves to.
+   */
+  readonly secrets?: ReadonlyMap<string, string>;
 }
 
 const arn = (service: string, resource: string, region = LOCAL_REGION): string =>
@@ -346,12 +394,30 @@ export class DeployedStack {
     ) as {
       Resources: Record<string, TemplateResource>;
       Mappings?: TemplateMappings;
-      Outputs?: Record<string, { Value: unknown }>;
+      Conditions?: Record<string, unknown>;
+      Outputs?: Record<string, { Value: unknown; Condition?: string }>;
     };
-    this.resources = template.Resources;
     this.mappings = template.Mappings ?? {};
-    this.#outputs = template.Outputs ?? {};
+    this.conditions = evaluateConditions(
+      template.Conditions ?? {},
+      (logicalId) => {
+        throw new TemplateError(`a condition refers to resource ${logicalId}`);
+      },
+      this.mappings,
+    );
+    // What a condition leaves out does not exist, as CloudFormation would not create it.
+    const holds = (condition: string | undefined): boolean =>
+      condition === undefined || this.conditions[condition] === true;
+    this.resources = Object.fromEntries(
+      Object.entries(template.Resources).filter(([, resource]) => holds(resource.Condition)),
+    );
+    this.#outputs = Object.fromEntries(
+      Object.entries(template.Outputs ?? {}).filter(([, output]) => holds(output.Condition)),
+    );
   }
+
+  /** The template's conditions as they hold in the local cloud (its region is us-east-1). */
+  readonly conditions: TemplateConditions;
 
   /** The same template with other physical ids (once the endpoint or a stream exists). */
   withIds(ids: LocalPhysicalIds): DeployedStack {
@@ -414,14 +480,52 @@ export class DeployedStack {
     return first;
   }
 
-  /** Resolves any template value for the local cloud. */
+  /**
+   * Resolves any template value for the local cloud, dynamic references to the template's
+   * generated secrets included, as CloudFormation resolves them while deploying.
+   */
   resolve(value: unknown): Resolved {
-    return resolveValue(value, this.reference, this.mappings);
+    return this.#dynamic(resolveValue(value, this.reference, this.mappings, this.conditions));
   }
 
   /** Resolves a template value that must be a string. */
   resolveString(value: unknown): string {
-    return resolveString(value, this.reference, this.mappings);
+    const resolved = this.resolve(value);
+    if (typeof resolved === 'number' || typeof resolved === 'boolean') return String(resolved);
+    if (typeof resolved !== 'string') {
+      throw new TemplateError(`expected a string, got ${JSON.stringify(resolved)}`);
+    }
+    return resolved;
+  }
+
+  /**
+   * `{{resolve:secretsmanager:<arn>:SecretString:::}}` in resolved strings, replaced by the
+   * value the local cloud drew for that secret; another kind of dynamic reference, a JSON
+   * key or a version, or a secret without a value fails loudly.
+   */
+  #dynamic(value: Resolved): Resolved {
+    if (typeof value === 'string') {
+      return value.replace(
+        /\{\{resolve:([a-z-]+):([^}]*)\}\}/g,
+        (whole, service: string, rest: string) => {
+          if (service !== 'secretsmanager')
+            throw new TemplateError(`the local cloud cannot resolve ${whole}`);
+          const parts = /^(.*?)(?::SecretString:([^:]*):([^:]*):([^:]*))?$/.exec(rest);
+          const [, id = '', key = '', stage = '', version = ''] = parts ?? [];
+          if (key || stage || version)
+            throw new TemplateError(`the local cloud resolves whole secrets only: ${whole}`);
+          const secret = this.ids.secrets?.get(id);
+          if (secret === undefined) throw new TemplateError(`no local value for secret ${id}`);
+          return secret;
+        },
+      );
+    }
+    if (Array.isArray(value)) return value.map((item) => this.#dynamic(item));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(
+        Object.entries(value).map(([key, item]) => [key, this.#dynamic(item)]),
+      );
+    return value;
   }
 
   /** What `Ref` and `Fn::GetAtt` of a logical id mean locally. */
@@ -532,6 +636,24 @@ export class DeployedStack {
       case 'AWS::ApiGateway::Stage':
         if (!attribute) return named('StageName');
         return unknown();
+      case 'AWS::SecretsManager::Secret':
+        // Secrets Manager appends six random characters to a secret's name in its ARN.
+        if (!attribute) return arn('secretsmanager', `secret:${named('Name')}-LOCAL1`);
+        return unknown();
+      case 'AWS::WAFv2::WebACL': {
+        const scope = p.Scope === 'CLOUDFRONT' ? 'global' : 'regional';
+        const id = `${named('Name')}/00000000-0000-4000-8000-${logicalId.slice(-12).padStart(12, '0').toLowerCase()}`;
+        if (attribute === 'Arn') return arn('wafv2', `${scope}/webacl/${id}`);
+        return unknown();
+      }
+      case 'AWS::CloudFront::Function':
+        if (attribute === 'FunctionARN')
+          return `arn:aws:cloudfront::${LOCAL_ACCOUNT}:function/${named('Name')}`;
+        return unknown();
+      case 'AWS::CloudFront::Distribution':
+        if (!attribute) return logicalId;
+        if (attribute === 'DomainName') return `${logicalId.toLowerCase()}.cloudfront.net`;
+        return unknown();
       case 'AWS::ApiGateway::Resource':
         if (!attribute) return logicalId;
         return unknown();
@@ -597,6 +719,26 @@ export class DeployedStack {
     return this.ofType('AWS::Lambda::Function')
       .filter(([logicalId]) => !deployTime.has(logicalId))
       .map(([logicalId, resource]) => this.#function(logicalId, resource));
+  }
+
+  /**
+   * Each serving function's source entry and bundle folder, as the synth staged them: read from
+   * the template alone, without resolving what only a deployment knows (user pool ids, queue
+   * URLs), for checks of the bundles themselves.
+   */
+  bundles(): { readonly logicalId: string; readonly entry?: string; readonly codeDir?: string }[] {
+    const deployTime = this.#deployTimeFunctions();
+    return this.ofType('AWS::Lambda::Function')
+      .filter(([logicalId]) => !deployTime.has(logicalId))
+      .map(([logicalId, resource]) => {
+        const entry = resource.Metadata?.['newsletter:entry'];
+        const codeDir = this.#codeDir(logicalId, resource);
+        return {
+          logicalId,
+          ...(typeof entry === 'string' ? { entry } : {}),
+          ...(codeDir !== undefined ? { codeDir } : {}),
+        };
+      });
   }
 
   /** The providers of the template's custom resources, by logical id. */
@@ -1223,16 +1365,34 @@ export class DeployedStack {
         functionLogicalId: logicalIdOf(permission.Properties?.FunctionName) ?? '',
         sourceArn: this.resolveString(permission.Properties?.SourceArn),
       }));
-    const everyMethod = (
-      (stage.Properties?.MethodSettings ?? []) as Record<string, unknown>[]
-    ).find((setting) => setting.HttpMethod === '*' && setting.ResourcePath === '/*');
-    const throttle =
-      typeof everyMethod?.ThrottlingRateLimit === 'number' &&
-      typeof everyMethod.ThrottlingBurstLimit === 'number'
-        ? { rate: everyMethod.ThrottlingRateLimit, burst: everyMethod.ThrottlingBurstLimit }
+    const settings = (stage.Properties?.MethodSettings ?? []) as Record<string, unknown>[];
+    const throttleOf = (setting: Record<string, unknown> | undefined) =>
+      typeof setting?.ThrottlingRateLimit === 'number' &&
+      typeof setting.ThrottlingBurstLimit === 'number'
+        ? { rate: setting.ThrottlingRateLimit, burst: setting.ThrottlingBurstLimit }
         : undefined;
+    const throttle = throttleOf(
+      settings.find((setting) => setting.HttpMethod === '*' && setting.ResourcePath === '/*'),
+    );
+    // A method's own settings: `/` then its resource path with `/` escaped as `~1`
+    // (`/~1newsletter~1v1~1subscribe` is `/newsletter/v1/subscribe`), as API Gateway has it.
+    const methodThrottles = new Map<string, { rate: number; burst: number }>();
+    for (const setting of settings) {
+      if (setting.HttpMethod === '*' || setting.ResourcePath === '/*') continue;
+      const own = throttleOf(setting);
+      if (!own) continue;
+      const path = String(setting.ResourcePath).slice(1).replaceAll('~1', '/');
+      methodThrottles.set(`${path} ${String(setting.HttpMethod)}`, own);
+    }
+    const [stageId] = this.single('AWS::ApiGateway::Stage');
+    const association = this.ofType('AWS::WAFv2::WebACLAssociation').find(([, resource]) =>
+      JSON.stringify(resource.Properties?.ResourceArn ?? '').includes(`"${stageId}"`),
+    );
+    const aclId = logicalIdOf(association?.[1].Properties?.WebACLArn);
     return {
       ...(throttle ? { throttle } : {}),
+      ...(methodThrottles.size > 0 ? { methodThrottles } : {}),
+      ...(aclId ? { webAcl: this.webAcl(aclId) } : {}),
       restApiId: this.reference(restApiId),
       stage: String(stage.Properties?.StageName),
       binaryMediaTypes: (restApi.Properties?.BinaryMediaTypes ?? []) as string[],
@@ -1273,6 +1433,99 @@ export class DeployedStack {
           `method ${methodId}: the local cloud cannot run ${String(integration.Type)} integrations`,
         );
     }
+  }
+
+  /** A web ACL of the template by logical id, resolved (secrets included). */
+  webAcl(logicalId: string): DeployedWebAcl {
+    const resource = this.resources[logicalId];
+    if (resource?.Type !== 'AWS::WAFv2::WebACL')
+      throw new TemplateError(`${logicalId} is no web ACL of the stack (or its condition fails)`);
+    const properties = this.resolve(resource.Properties) as Record<string, Resolved>;
+    return {
+      logicalId,
+      scope: properties.Scope === 'CLOUDFRONT' ? 'CLOUDFRONT' : 'REGIONAL',
+      properties,
+    };
+  }
+
+  /** The secrets the template has Secrets Manager draw, with how to draw them. */
+  generatedSecrets(): GeneratedSecret[] {
+    return this.ofType('AWS::SecretsManager::Secret').map(([logicalId, resource]) => {
+      const generate = resource.Properties?.GenerateSecretString as
+        | Record<string, unknown>
+        | undefined;
+      if (!generate || resource.Properties?.SecretString !== undefined)
+        throw new TemplateError(
+          `secret ${logicalId}: the local cloud draws generated secrets only`,
+        );
+      const known = new Set(['PasswordLength', 'ExcludePunctuation', 'IncludeSpace']);
+      const unknown = Object.keys(generate).filter((key) => !known.has(key));
+      if (unknown.length > 0 || generate.IncludeSpace === true)
+        throw new TemplateError(
+          `secret ${logicalId}: the local cloud cannot draw ${unknown.join(', ') || 'spaces'}`,
+        );
+      return {
+        logicalId,
+        arn: this.reference(logicalId),
+        length: Number(generate.PasswordLength ?? 32),
+        excludePunctuation: generate.ExcludePunctuation === true,
+      };
+    });
+  }
+
+  /**
+   * The distribution's API behaviour: the one whose origin is this stack's REST API. Its path
+   * pattern, methods, the origin's custom headers, its viewer-request function's code, and the
+   * distribution's web ACL; none when the stack has no distribution.
+   */
+  distribution(): DeployedDistribution | undefined {
+    const distributions = this.ofType('AWS::CloudFront::Distribution');
+    const [found] = distributions;
+    if (!found) return undefined;
+    if (distributions.length > 1)
+      throw new TemplateError('the local cloud serves one distribution');
+    const [logicalId, resource] = found;
+    const config = resource.Properties?.DistributionConfig as Record<string, unknown>;
+    const [restApiId] = this.single('AWS::ApiGateway::RestApi');
+    const origins = (config.Origins ?? []) as Record<string, unknown>[];
+    const apiOrigin = origins.find((origin) =>
+      JSON.stringify(origin.DomainName ?? '').includes(`{"Ref":"${restApiId}"}`),
+    );
+    if (!apiOrigin) throw new TemplateError(`${logicalId} has no origin of the REST API`);
+    const behaviours = (config.CacheBehaviors ?? []) as Record<string, unknown>[];
+    const behaviour = behaviours.find((each) => each.TargetOriginId === apiOrigin.Id);
+    if (!behaviour) throw new TemplateError(`${logicalId} has no behaviour for the REST API`);
+    const headers = (apiOrigin.OriginCustomHeaders ?? []) as {
+      HeaderName: string;
+      HeaderValue: unknown;
+    }[];
+    const associations = (behaviour.FunctionAssociations ?? []) as Record<string, unknown>[];
+    const viewerRequest = associations.find((each) => each.EventType === 'viewer-request');
+    if (associations.some((each) => each.EventType !== 'viewer-request'))
+      throw new TemplateError(`${logicalId}: the local cloud runs viewer-request functions only`);
+    const functionId = logicalIdOf(viewerRequest?.FunctionARN);
+    const code = functionId ? this.resources[functionId]?.Properties?.FunctionCode : undefined;
+    const webAclArn = config.WebACLId === undefined ? '' : this.resolveString(config.WebACLId);
+    const webAclId = webAclArn
+      ? this.ofType('AWS::WAFv2::WebACL').find(
+          ([id]) => this.reference(id, 'Arn') === webAclArn,
+        )?.[0]
+      : undefined;
+    if (webAclArn && !webAclId)
+      throw new TemplateError(`${logicalId}: its web ACL ${webAclArn} is not of this stack`);
+    return {
+      logicalId,
+      apiPathPattern: String(behaviour.PathPattern),
+      apiMethods: (behaviour.AllowedMethods ?? ['GET', 'HEAD']) as string[],
+      originHeaders: Object.fromEntries(
+        headers.map((header) => [
+          header.HeaderName.toLowerCase(),
+          this.resolveString(header.HeaderValue),
+        ]),
+      ),
+      ...(typeof code === 'string' ? { viewerRequestCode: code } : {}),
+      ...(webAclId ? { webAcl: this.webAcl(webAclId) } : {}),
+    };
   }
 
   /** The CreateTable input of the stack's table, as CloudFormation would create it. */

@@ -34,24 +34,75 @@ export class TemplateError extends Error {
   override readonly name = 'TemplateError';
 }
 
+/** The template's conditions, evaluated for the local cloud (its region, its account). */
+export type TemplateConditions = Readonly<Record<string, boolean>>;
+
+/**
+ * Evaluates a template's `Conditions` section: `Fn::Equals`, `Fn::Not`, `Fn::And`, `Fn::Or`
+ * and `{"Condition": name}`, over values the local cloud resolves (`AWS::Region` is
+ * LOCAL_REGION). A condition function it does not know fails loudly.
+ */
+export function evaluateConditions(
+  section: Readonly<Record<string, unknown>>,
+  reference: ResolveReference,
+  mappings: TemplateMappings = {},
+): TemplateConditions {
+  const results: Record<string, boolean> = {};
+  const evaluate = (expression: unknown, seen: readonly string[]): boolean => {
+    const [entry] = Object.entries((expression ?? {}) as Record<string, unknown>);
+    if (!entry) throw new TemplateError('empty condition');
+    const [name, argument] = entry;
+    const list = (): unknown[] => (Array.isArray(argument) ? argument : []);
+    switch (name) {
+      case 'Condition':
+        return named(String(argument), seen);
+      case 'Fn::Equals': {
+        const [a, b] = list().map((item) => resolveValue(item, reference, mappings, results));
+        return JSON.stringify(a) === JSON.stringify(b);
+      }
+      case 'Fn::Not':
+        return !evaluate(list()[0], seen);
+      case 'Fn::And':
+        return list().every((item) => evaluate(item, seen));
+      case 'Fn::Or':
+        return list().some((item) => evaluate(item, seen));
+      default:
+        throw new TemplateError(`the local cloud cannot evaluate the condition function ${name}`);
+    }
+  };
+  const named = (name: string, seen: readonly string[]): boolean => {
+    const known = results[name];
+    if (known !== undefined) return known;
+    if (seen.includes(name)) throw new TemplateError(`condition ${name} refers to itself`);
+    if (!(name in section)) throw new TemplateError(`no condition ${name} in the template`);
+    const result = evaluate(section[name], [...seen, name]);
+    results[name] = result;
+    return result;
+  };
+  for (const name of Object.keys(section)) named(name, []);
+  return results;
+}
+
 /** Resolves every intrinsic inside `value`; `reference` answers Refs and GetAtts. */
 export function resolveValue(
   value: unknown,
   reference: ResolveReference,
   mappings: TemplateMappings = {},
+  conditions: TemplateConditions = {},
 ): Resolved {
   if (value === null || typeof value !== 'object') {
     if (value === undefined) throw new TemplateError('undefined value in template');
     return value as string | number | boolean;
   }
-  if (Array.isArray(value)) return value.map((item) => resolveValue(item, reference, mappings));
+  if (Array.isArray(value))
+    return value.map((item) => resolveValue(item, reference, mappings, conditions));
   const entries = Object.entries(value as Record<string, unknown>);
   const [first] = entries;
   if (entries.length === 1 && first && (first[0] === 'Ref' || first[0].startsWith('Fn::'))) {
-    return resolveIntrinsic(first[0], first[1], reference, mappings);
+    return resolveIntrinsic(first[0], first[1], reference, mappings, conditions);
   }
   return Object.fromEntries(
-    entries.map(([key, item]) => [key, resolveValue(item, reference, mappings)]),
+    entries.map(([key, item]) => [key, resolveValue(item, reference, mappings, conditions)]),
   );
 }
 
@@ -60,8 +111,9 @@ export function resolveString(
   value: unknown,
   reference: ResolveReference,
   mappings: TemplateMappings = {},
+  conditions: TemplateConditions = {},
 ): string {
-  const resolved = resolveValue(value, reference, mappings);
+  const resolved = resolveValue(value, reference, mappings, conditions);
   if (typeof resolved === 'number' || typeof resolved === 'boolean') return String(resolved);
   if (typeof resolved !== 'string') {
     throw new TemplateError(`expected a string, got ${JSON.stringify(resolved)}`);
@@ -74,8 +126,18 @@ function resolveIntrinsic(
   argument: unknown,
   reference: ResolveReference,
   mappings: TemplateMappings,
+  conditions: TemplateConditions,
 ): Resolved {
+  const resolve = (item: unknown): Resolved => resolveValue(item, reference, mappings, conditions);
+  const resolveText = (item: unknown): string =>
+    resolveString(item, reference, mappings, conditions);
   switch (name) {
+    case 'Fn::If': {
+      const [condition, whenTrue, whenFalse] = argument as [string, unknown, unknown];
+      const holds = conditions[condition];
+      if (holds === undefined) throw new TemplateError(`Fn::If: no condition ${condition}`);
+      return resolve(holds ? whenTrue : whenFalse);
+    }
     case 'Ref': {
       const id = String(argument);
       return PSEUDO_PARAMETERS[id] ?? reference(id);
@@ -89,18 +151,18 @@ function resolveIntrinsic(
     }
     case 'Fn::Join': {
       const [separator, parts] = argument as [string, unknown[]];
-      return (resolveValue(parts, reference, mappings) as Resolved[]).map(String).join(separator);
+      return (resolve(parts) as Resolved[]).map(String).join(separator);
     }
     case 'Fn::Select': {
       const [index, list] = argument as [unknown, unknown];
-      const items = resolveValue(list, reference, mappings) as Resolved[];
-      const item = items[Number(resolveValue(index, reference, mappings))];
+      const items = resolve(list) as Resolved[];
+      const item = items[Number(resolve(index))];
       if (item === undefined) throw new TemplateError('Fn::Select index out of range');
       return item;
     }
     case 'Fn::Split': {
       const [separator, text] = argument as [string, unknown];
-      return resolveString(text, reference, mappings).split(separator);
+      return resolveText(text).split(separator);
     }
     case 'Fn::Sub': {
       const [text, variables = {}] = (Array.isArray(argument) ? argument : [argument, {}]) as [
@@ -108,8 +170,7 @@ function resolveIntrinsic(
         Record<string, unknown>,
       ];
       return text.replace(/\$\{([^}!][^}]*)\}/g, (_whole, expression: string) => {
-        if (expression in variables)
-          return resolveString(variables[expression], reference, mappings);
+        if (expression in variables) return resolveText(variables[expression]);
         const pseudo = PSEUDO_PARAMETERS[expression];
         if (pseudo !== undefined) return pseudo;
         const [id, attribute] = expression.split(/\.(.*)/s);
@@ -117,14 +178,12 @@ function resolveIntrinsic(
       });
     }
     case 'Fn::FindInMap': {
-      const [map, top, second] = (argument as unknown[]).map((part) =>
-        resolveString(part, reference, mappings),
-      );
+      const [map, top, second] = (argument as unknown[]).map(resolveText);
       const value = mappings[map ?? '']?.[top ?? '']?.[second ?? ''];
       if (value === undefined) {
         throw new TemplateError(`Fn::FindInMap: no ${map}.${top}.${second} in the template`);
       }
-      return resolveValue(value, reference, mappings);
+      return resolve(value);
     }
     default:
       throw new TemplateError(`the local cloud cannot resolve ${name}`);

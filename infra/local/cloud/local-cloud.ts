@@ -8,7 +8,7 @@
  * delivering what SES publishes to the functions subscribed to them, and its scheduled rules
  * invoking their target functions.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   CognitoIdentityProviderClient,
   CreateGroupCommand,
@@ -45,7 +45,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { ENV } from '../../../shared/runtime/environment.ts';
 import type { QueueDepth } from '../stand-ins/sqs-local.ts';
-import { type ApiGateway, type ApiGatewayOptions, startApiGateway } from './api-gateway.ts';
+import { type Answer, type ApiGateway, startApiGateway } from './api-gateway.ts';
 import type { FailedDelivery } from './async-invocation.ts';
 import {
   type AwsEndpoint,
@@ -53,11 +53,13 @@ import {
   type ServiceName,
   startAwsEndpoint,
 } from './aws-endpoint.ts';
+import { type LocalDistribution, startLocalDistribution } from './cloudfront.ts';
 import {
   type DeployedFunction,
   type DeployedQueue,
   DeployedStack,
   type DeployedUserPool,
+  type GeneratedSecret,
   type PolicyDocument,
 } from './deployed-stack.ts';
 import { type EventBuses, startEventBuses } from './event-bus.ts';
@@ -90,7 +92,7 @@ export interface LocalCloudOptions {
   };
   /** Whether an SSM parameter is a SecureString. */
   readonly isSecureParameter: (name: string) => boolean;
-  /** API port (0 picks a free one). */
+  /** The public port: the distribution's, else the API's (0 picks a free one). */
   readonly apiPort: number;
   /** Every line a function writes. */
   readonly onLog: (line: string, fn: DeployedFunction) => void;
@@ -126,10 +128,12 @@ export interface LocalCloudOptions {
   /** See LocalPhysicalIds.tableSuffix: for a DynamoDB Local other stacks use too. */
   readonly tableSuffix?: string;
   /**
-   * What the API's origin serves outside the stage (the console, as CloudFront serves it
+   * What the distribution's default behaviour serves (the console, as its S3 origin serves it
    * deployed), made once the stack's resources exist (its outputs name the user pool).
    */
-  readonly site?: (stack: DeployedStack) => ApiGatewayOptions['beside'];
+  readonly site?: (stack: DeployedStack) => (method: string, url: URL) => Promise<Answer>;
+  /** The clock of the web ACLs' rate-based rules (tests move it). */
+  readonly webAclNow?: () => number;
 }
 
 /** An event SES publishes for a configuration set to an SNS topic (local-stack wires SES to it). */
@@ -143,8 +147,13 @@ export interface SesEventNotification {
 export interface LocalCloud {
   readonly stack: DeployedStack;
   readonly endpoint: AwsEndpoint;
-  /** The REST API the template defines; undefined for a stack without one. */
+  /**
+   * The REST API the template defines, at its execute-api address; undefined for a stack
+   * without one. Behind a distribution it answers only what came through it.
+   */
   readonly api: ApiGateway | undefined;
+  /** The CloudFront distribution in front of it, the public address; undefined without one. */
+  readonly distribution: LocalDistribution | undefined;
   /** Physical name of the table. */
   readonly tableName: string;
   readonly functions: ReadonlyMap<string, LambdaHost>;
@@ -199,6 +208,16 @@ const TABLE_WRITES: ReadonlySet<string> = new Set([
   'ExecuteTransaction',
 ]);
 
+/** A value for a generated secret, as Secrets Manager draws one: random letters and digits. */
+function drawSecret(secret: GeneratedSecret): string {
+  const alphabet = secret.excludePunctuation
+    ? 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+    : 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&()*+-.:;<=>?@[]^_{|}~';
+  return Array.from(randomBytes(secret.length), (byte) => alphabet[byte % alphabet.length]).join(
+    '',
+  );
+}
+
 /** Starts the stack of `cdkOut` against the stand-ins. */
 export async function startLocalCloud(options: LocalCloudOptions): Promise<LocalCloud> {
   // Known once the template is read; the endpoint asks for them per call.
@@ -240,6 +259,10 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
     const stack = template.withIds({
       ...(table.streamLabel ? { streamLabel: table.streamLabel } : {}),
       cognito: cognitoIds,
+      // Drawn anew at every start, as Secrets Manager draws them when the stack is created.
+      secrets: new Map(
+        template.generatedSecrets().map((secret) => [secret.arn, drawSecret(secret)] as const),
+      ),
     });
     const queueDefinitions = stack.queues();
     for (const queue of queueDefinitions) {
@@ -538,21 +561,40 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       stopping.push(() => running.stop());
     }
     let api: ApiGateway | undefined;
+    let distribution: LocalDistribution | undefined;
     if (stack.ofType('AWS::ApiGateway::RestApi').length > 0) {
-      const beside = options.site?.(stack);
+      const front = stack.distribution();
+      const deployedApi = stack.api();
+      // Behind a distribution the execute-api address is a port of its own; the public one
+      // (apiPort) is the distribution's.
       const gateway = await startApiGateway({
-        api: stack.api(),
+        api: deployedApi,
         invoke,
-        port: options.apiPort,
-        ...(beside ? { beside } : {}),
+        port: front ? 0 : options.apiPort,
+        ...(options.webAclNow ? { now: options.webAclNow } : {}),
       });
       api = gateway;
       stopping.push(() => gateway.stop());
+      if (front) {
+        const site = options.site?.(stack);
+        if (!site) throw new Error('the stack has a distribution: the local cloud needs its site');
+        const started = await startLocalDistribution({
+          distribution: front,
+          apiPort: gateway.port,
+          apiHost: `${deployedApi.restApiId}.execute-api.${LOCAL_REGION}.amazonaws.com`,
+          site,
+          port: options.apiPort,
+          ...(options.webAclNow ? { now: options.webAclNow } : {}),
+        });
+        distribution = started;
+        stopping.push(() => started.stop());
+      }
     }
     return {
       stack,
       endpoint,
       api,
+      distribution,
       tableName,
       functions,
       queues,

@@ -1,5 +1,9 @@
 import * as v from 'valibot';
-import { type EngagementEvent, idOfTag } from '../../domain/engagement/engagement.ts';
+import {
+  type EngagementEvent,
+  idOfTag,
+  mailTokenOfTag,
+} from '../../domain/engagement/engagement.ts';
 
 /** The SNS notification an SQS subscription of the engagement topic receives (not raw). */
 const EnvelopeSchema = v.looseObject({
@@ -73,9 +77,12 @@ export function readEngagementEvent(body: string): EngagementReading {
   if (newsletterId === undefined || subscriberId === undefined)
     return { kind: 'ignored', why: 'no newsletter and subscriber tags' };
   const eventId = notification.output.MessageId;
+  // Mail sent before mails carried a token has none ([engagement.mail-token]).
+  const token = mailTokenOfTag(ses.mail.tags?.mail);
+  const mail = token === undefined ? {} : { mail: token };
   const event: EngagementEvent =
     ses.eventType === 'Open'
-      ? { kind: 'open', newsletterId, subscriberId, at: ses.open.timestamp, eventId }
+      ? { kind: 'open', newsletterId, subscriberId, at: ses.open.timestamp, eventId, ...mail }
       : {
           kind: 'click',
           newsletterId,
@@ -83,6 +90,7 @@ export function readEngagementEvent(body: string): EngagementReading {
           at: ses.click.timestamp,
           link: ses.click.link,
           eventId,
+          ...mail,
         };
   return { kind: 'event', event };
 }

@@ -1,4 +1,8 @@
-import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
+import type {
+  CampaignRecord,
+  PauseReason,
+  RecountProgress,
+} from '../../domain/campaign/campaign.ts';
 import type { RecipientRecord, SkipReason } from '../../domain/campaign/recipient.ts';
 import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
@@ -66,6 +70,11 @@ export interface CampaignFields {
   readonly schedule_missed_at: string;
   readonly quota_checked_at: string;
   readonly recounted_at: string;
+  readonly recount: RecountProgress;
+  readonly waiting_since: string;
+  readonly fed_after: number;
+  readonly fed_chunks: number;
+  readonly done_chunks: number;
   readonly legacy_records: boolean;
   readonly records_spread: boolean;
 }
@@ -79,7 +88,9 @@ export type CampaignCounter =
   | 'consecutive_failures'
   | 'run'
   | 'walk'
-  | 'plan_page';
+  | 'plan_page'
+  | 'fed_chunks'
+  | 'done_chunks';
 
 /**
  * One conditional update of a campaign's state: it applies only while the campaign still has
@@ -97,6 +108,12 @@ export interface CampaignUpdate {
     readonly private?: boolean;
     /** Why it stands paused: a resume by the sweeper acts only on the pause it looked at. */
     readonly pauseReason?: PauseReason;
+    /** Whether it waits for its turn: only one waiting is started ([campaign.overlap]). */
+    readonly waiting?: boolean;
+    /** The walk generation: work of an older walk changes nothing. */
+    readonly walk?: number;
+    /** How far its chunks are queued: a feed acts only on the place it started from. */
+    readonly fedAfter?: number;
   };
   readonly set?: Partial<CampaignFields>;
   readonly add?: Partial<Record<CampaignCounter, number>>;
@@ -162,6 +179,22 @@ export interface SettledCounts {
   readonly sent: number;
   readonly skipped: number;
   readonly failed: number;
+}
+
+/** Where a recount of an issue's records stands: a partition of theirs, and the last key read. */
+export interface RecountCursor {
+  /** The index of the partition among the issue's record partitions (the old one last). */
+  readonly partition: number;
+  /** The sort key of the last record read there; absent to start at its first. */
+  readonly after?: string;
+}
+
+/** What one bounded step of a recount counted, and where the next starts (none: done). */
+export interface RecountStep {
+  readonly counts: SettledCounts;
+  /** Records read, whatever their run or state. */
+  readonly read: number;
+  readonly next?: RecountCursor;
 }
 
 /** Outcomes a worker settled, to add to the campaign's counts. */
@@ -281,19 +314,18 @@ export interface CampaignStore {
     limit: number,
   ): Promise<{ readonly recipients: RecipientRecord[]; readonly more: boolean }>;
   getRecipient(space: RecordSpace, subscriberId: number): Promise<RecipientRecord | undefined>;
-  /**
-   * Reserves `slots` send slots `spacingMs` apart for an issue's run, after every slot any
-   * worker reserved before and not before `now`: the time of the first (epoch ms).
-   */
-  reservePace(
-    newsletterId: number,
-    run: number,
-    slots: number,
-    spacingMs: number,
-    now: number,
-  ): Promise<number>;
   /** The settled records of a run, counted (reads every record of the issue). */
   countSettled(space: RecordSpace, run: number): Promise<SettledCounts>;
+  /**
+   * One bounded step of that count: from `from`, reading at most `maxItems` records, so that a
+   * recount of any size goes on across invocations ([campaign.complete]).
+   */
+  countSettledFrom(
+    space: RecordSpace,
+    run: number,
+    from: RecountCursor,
+    maxItems: number,
+  ): Promise<RecountStep>;
   /** Ids of the newest issues with one of these statuses (the `recent` index), newest first. */
   campaignsWithStatus(statuses: readonly NewsletterIssueStatus[], limit: number): Promise<number[]>;
   /**

@@ -6,8 +6,11 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
-import { DependencyError } from '../../domain/errors.ts';
+import type {
+  CampaignRecord,
+  PauseReason,
+  RecountProgress,
+} from '../../domain/campaign/campaign.ts';
 import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
 import type {
@@ -30,13 +33,11 @@ import { INDEX, KEY, keys, MEMBER_SHARDS } from './table-design.ts';
 
 type Item = Record<string, unknown>;
 
-/** Tries at reserving send slots before the worker gives up (each loses to another worker). */
-const PACE_ATTEMPTS = 50;
-
 /**
  * The campaign part of the single-table design (docs/storage.md, "Campaigns"): the campaign's
- * state on the newsletter item, its content in an item beside it, its send pace; the planned
- * chunks and recipient records are DynamoRecipientRecords', the list index is read here.
+ * state on the newsletter item, its content in an item beside it; the planned
+ * chunks and recipient records are DynamoRecipientRecords', the list index is read here; send
+ * slots are the account's send budget's (dynamo-send-budget.ts).
  */
 export class DynamoCampaignStore implements CampaignStore {
   readonly #requests: DynamoRequests;
@@ -53,8 +54,7 @@ export class DynamoCampaignStore implements CampaignStore {
   recipientPage: CampaignStore['recipientPage'];
   getRecipient: CampaignStore['getRecipient'];
   countSettled: CampaignStore['countSettled'];
-  /** The last pace reservation seen per issue: the next one's condition, in this container. */
-  readonly #paceSeen = new Map<number, { run: number; next: number }>();
+  countSettledFrom: CampaignStore['countSettledFrom'];
 
   /**
    * `pause` waits before a batch's unprocessed part is sent again; tests pass one that records
@@ -80,6 +80,7 @@ export class DynamoCampaignStore implements CampaignStore {
     this.recipientPage = records.recipientPage.bind(records);
     this.getRecipient = records.getRecipient.bind(records);
     this.countSettled = records.countSettled.bind(records);
+    this.countSettledFrom = records.countSettledFrom.bind(records);
   }
 
   async getCampaign(id: number, options: ReadOptions = {}): Promise<CampaignRecord | undefined> {
@@ -287,6 +288,24 @@ export class DynamoCampaignStore implements CampaignStore {
     }
     if (update.expect.pauseReason !== undefined)
       conditions.push(`${name('pause_reason')} = ${value(update.expect.pauseReason)}`);
+    if (update.expect.walk !== undefined)
+      conditions.push(
+        update.expect.walk === 0
+          ? `(attribute_not_exists(${name('walk')}) OR ${name('walk')} = ${value(0)})`
+          : `${name('walk')} = ${value(update.expect.walk)}`,
+      );
+    if (update.expect.fedAfter !== undefined) {
+      const fed = name('fed_after');
+      conditions.push(
+        update.expect.fedAfter === 0
+          ? `(attribute_not_exists(${fed}) OR ${fed} = ${value(0)})`
+          : `${fed} = ${value(update.expect.fedAfter)}`,
+      );
+    }
+    if (update.expect.waiting !== undefined)
+      conditions.push(
+        `${update.expect.waiting ? 'attribute_exists' : 'attribute_not_exists'}(${name('waiting_since')})`,
+      );
     if (update.expect.planPage !== undefined) {
       const page = name('plan_page');
       conditions.push(
@@ -417,52 +436,6 @@ export class DynamoCampaignStore implements CampaignStore {
     return found;
   }
 
-  async reservePace(
-    newsletterId: number,
-    run: number,
-    slots: number,
-    spacingMs: number,
-    now: number,
-  ): Promise<number> {
-    let seen = this.#paceSeen.get(newsletterId);
-    for (let attempt = 0; attempt < PACE_ATTEMPTS; attempt += 1) {
-      const start = seen && seen.run === run ? Math.max(now, seen.next) : now;
-      const next = start + slots * spacingMs;
-      try {
-        await this.#requests.send(
-          'reservePace',
-          new UpdateCommand({
-            TableName: this.table,
-            Key: keys.newsletterPace(newsletterId),
-            UpdateExpression: 'SET next_at = :next, #run = :run',
-            // Another worker's reservation since this one's view fails the write and returns
-            // what it reserved, so the next try starts after it: no extra read.
-            ConditionExpression:
-              seen === undefined
-                ? 'attribute_not_exists(next_at)'
-                : '(#run = :run AND next_at = :seen) OR #run <> :run',
-            ExpressionAttributeNames: { '#run': 'run' },
-            ExpressionAttributeValues: {
-              ':next': next,
-              ':run': run,
-              ...(seen === undefined ? {} : { ':seen': seen.next }),
-            },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        this.#paceSeen.set(newsletterId, { run, next });
-        return start;
-      } catch (error) {
-        if (!(error instanceof Error) || !CONDITION_FAILED.has(error.name)) throw error;
-        const old = (error as { Item?: Record<string, { N?: string } | number> }).Item;
-        seen = { run: attributeNumber(old?.run), next: attributeNumber(old?.next_at) };
-      }
-    }
-    throw new DependencyError('dynamodb', {
-      cause: new Error(`no pace reserved for newsletter ${newsletterId} in ${PACE_ATTEMPTS} tries`),
-    });
-  }
-
   async campaignsWithStatus(
     statuses: readonly NewsletterIssueStatus[],
     limit: number,
@@ -534,6 +507,8 @@ function fromCampaignItem(item: Item): CampaignRecord {
   const scheduleMissedAt = text('schedule_missed_at');
   const quotaCheckedAt = text('quota_checked_at');
   const recountedAt = text('recounted_at');
+  const recount = recountOf(item.recount);
+  const waitingSince = text('waiting_since');
   return {
     id: number('id'),
     subject: String(item.subject ?? ''),
@@ -561,17 +536,32 @@ function fromCampaignItem(item: Item): CampaignRecord {
     consecutive_failures: number('consecutive_failures'),
     ...(pauseReason ? { pause_reason: pauseReason } : {}),
     walk: number('walk'),
+    fed_after: number('fed_after'),
+    fed_chunks: number('fed_chunks'),
+    done_chunks: number('done_chunks'),
     legacy_records: item.legacy_records === true,
     records_spread: item.records_spread === true,
     ...(scheduledAt ? { scheduled_at: scheduledAt } : {}),
     ...(scheduleMissedAt ? { schedule_missed_at: scheduleMissedAt } : {}),
     ...(quotaCheckedAt ? { quota_checked_at: quotaCheckedAt } : {}),
     ...(recountedAt ? { recounted_at: recountedAt } : {}),
+    ...(recount ? { recount } : {}),
+    ...(waitingSince ? { waiting_since: waitingSince } : {}),
   };
 }
 
-/** A number attribute of an item DynamoDB returned unconverted (an error's ALL_OLD). */
-function attributeNumber(value: { N?: string } | number | undefined): number {
-  if (typeof value === 'number') return value;
-  return Number(value?.N ?? 0);
+/** A recount under way as stored (a map), or undefined when there is none or it is unreadable. */
+function recountOf(value: unknown): RecountProgress | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const stored = value as Record<string, unknown>;
+  if (typeof stored.started_at !== 'string') return undefined;
+  return {
+    run: Number(stored.run ?? 0),
+    started_at: stored.started_at,
+    partition: Number(stored.partition ?? 0),
+    ...(typeof stored.after === 'string' ? { after: stored.after } : {}),
+    sent: Number(stored.sent ?? 0),
+    skipped: Number(stored.skipped ?? 0),
+    failed: Number(stored.failed ?? 0),
+  };
 }

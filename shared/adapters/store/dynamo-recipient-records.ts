@@ -1,10 +1,17 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type {
   RecipientRecord,
   RecipientState,
   SkipReason,
 } from '../../domain/campaign/recipient.ts';
 import { SETTLED_STATES } from '../../domain/campaign/recipient.ts';
+import { CHUNK_SIZE } from '../../domain/campaign/work-messages.ts';
 import type {
   ChunkClaim,
   ChunkClaimResult,
@@ -12,6 +19,8 @@ import type {
   PlannedChunk,
   RecipientOutcome,
   RecordSpace,
+  RecountCursor,
+  RecountStep,
   SettledCounts,
 } from './campaign-store-port.ts';
 import { DynamoBatches } from './dynamo-batches.ts';
@@ -20,6 +29,17 @@ import { shardFrontier } from './shard-frontier.ts';
 import { chunkSortKey, KEY, keys, RECIPIENT_SHARDS, recipientSortKey } from './table-design.ts';
 
 type Item = Record<string, unknown>;
+
+/**
+ * Most link hashes a recipient record keeps (`token_hashes`): one per copy recorded, and a
+ * copy goes out again only after a crash or an unanswered call, so a record rarely holds two.
+ * A copy beyond these is still checked on its chunk's claim item: the record stays bounded.
+ */
+export const RECORD_LINK_HASHES = 8;
+/** Records one Query of a recount reads at most (about 250 KB of records of ~250 bytes). */
+const COUNT_PAGE_ITEMS = 1_000;
+/** Most characters of SES's refusal a failed record keeps. */
+const MAX_ERROR_CHARACTERS = 500;
 
 /**
  * The recipients part of the single-table design (docs/storage.md, "Campaigns"): a run's
@@ -59,39 +79,56 @@ export class DynamoRecipientRecords {
     first: number,
     claim: ChunkClaim,
   ): Promise<ChunkClaimResult> {
+    // A claim's links are one item of at most a chunk's recipients: no caller makes it larger.
+    if (claim.entries.length > CHUNK_SIZE)
+      throw new RangeError(
+        `a claim mints at most ${CHUNK_SIZE} links, not ${claim.entries.length}`,
+      );
+    let claims: number;
     try {
       const output = await this.requests.send<{ Attributes?: Item }>(
         'claimChunk',
         new UpdateCommand({
           TableName: this.table,
           Key: keys.chunk(newsletterId, run, first),
-          // Every link minted goes on the chunk before any mail: a copy SES took before its
-          // worker died has a working link, though its record was never written.
-          UpdateExpression:
-            'SET #owner = :owner, lease_until = :lease, link_expires_at = :expires ADD claims :one' +
-            (claim.entries.length > 0 ? ', link_hashes :entries' : ''),
+          UpdateExpression: 'SET #owner = :owner, lease_until = :lease ADD claims :one',
           ConditionExpression:
             'attribute_exists(#pk) AND (attribute_not_exists(lease_until) OR lease_until < :now)',
           ExpressionAttributeNames: { '#pk': KEY.partition, '#owner': 'owner' },
           ExpressionAttributeValues: {
             ':owner': claim.owner,
             ':lease': claim.leaseUntil,
-            ':expires': claim.linkExpiresAt,
             ':now': claim.now,
             ':one': 1,
-            ...(claim.entries.length > 0 ? { ':entries': new Set(claim.entries) } : {}),
           },
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return { claimed: true, claims: Number(output.Attributes?.claims ?? 1) };
+      claims = Number(output.Attributes?.claims ?? 1);
     } catch (error) {
       if (!(error instanceof Error) || !CONDITION_FAILED.has(error.name)) throw error;
       const old = (error as { Item?: Record<string, { N?: string }> }).Item;
       const held = old?.lease_until?.N;
       return held === undefined ? { claimed: false } : { claimed: false, heldUntil: Number(held) };
     }
+    // Every link minted goes in before any mail, in an item of this claim's own: a copy SES
+    // took before its worker died has a working link though its record was never written, and
+    // the chunk is not rewritten larger at each claim. A worker that dies before this write has
+    // sent nothing of the claim.
+    if (claim.entries.length > 0)
+      await this.requests.send(
+        'putChunkLinks',
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            ...keys.chunkClaimLinks(newsletterId, run, first, claims),
+            entries: new Set(claim.entries),
+            link_expires_at: claim.linkExpiresAt,
+          },
+        }),
+      );
+    return { claimed: true, claims };
   }
 
   async releaseChunk(
@@ -151,21 +188,39 @@ export class DynamoRecipientRecords {
     run: number,
     first: number,
   ): Promise<ChunkLinks | undefined> {
-    const output = await this.requests.send<{ Item?: Item }>(
-      'getChunkLinks',
-      new GetCommand({
-        TableName: this.table,
-        Key: keys.chunk(newsletterId, run, first),
-        ProjectionExpression: 'link_hashes, link_expires_at',
-        ConsistentRead: true,
-      }),
+    const read = (key: Item, projection: string) =>
+      this.requests.send<{ Item?: Item }>(
+        'getChunkLinks',
+        new GetCommand({
+          TableName: this.table,
+          Key: key,
+          ProjectionExpression: projection,
+          ConsistentRead: true,
+        }),
+      );
+    // Chunks claimed before the claims had items of their own hold their entries themselves.
+    const chunk = (
+      await read(keys.chunk(newsletterId, run, first), 'link_hashes, link_expires_at, claims')
+    ).Item;
+    if (!chunk) return undefined;
+    const claims = Number(chunk.claims ?? 0);
+    const claimItems = await Promise.all(
+      Array.from({ length: claims }, (_, index) =>
+        read(keys.chunkClaimLinks(newsletterId, run, first, index + 1), 'entries, link_expires_at'),
+      ),
     );
-    const item = output.Item;
-    if (!item) return undefined;
-    return {
-      entries: item.link_hashes instanceof Set ? [...(item.link_hashes as Set<string>)] : [],
-      linkExpiresAt: Number(item.link_expires_at ?? 0),
-    };
+    const sets = [chunk, ...claimItems.flatMap((output) => (output.Item ? [output.Item] : []))];
+    const entries = sets.flatMap((item) =>
+      item.link_hashes instanceof Set
+        ? [...(item.link_hashes as Set<string>)]
+        : item.entries instanceof Set
+          ? [...(item.entries as Set<string>)]
+          : [],
+    );
+    // A link found here lives as long as the chunk's latest claim's links (as it did when the
+    // chunk held them all).
+    const linkExpiresAt = Math.max(0, ...sets.map((item) => Number(item.link_expires_at ?? 0)));
+    return { entries, linkExpiresAt };
   }
 
   async recordOutcome(
@@ -183,36 +238,57 @@ export class DynamoRecipientRecords {
       ':id': subscriberId,
     };
     const sets = ['#state = :state', '#at = :at', '#run = :run', 'subscriber_id = :id'];
-    let add = '';
-    switch (outcome.state) {
-      case 'sent':
-        sets.push('message_id = :message', 'link_expires_at = :expires');
-        values[':message'] = outcome.messageId;
-        values[':expires'] = outcome.linkExpiresAt;
-        values[':hash'] = new Set([outcome.tokenHash]);
-        add = ' ADD token_hashes :hash';
-        break;
-      case 'failed':
-        sets.push('#error = :error');
-        names['#error'] = 'error';
-        values[':error'] = outcome.error.slice(0, 500);
-        break;
-      case 'skipped':
-        sets.push('reason = :reason');
-        values[':reason'] = outcome.reason;
-        break;
-    }
-    return this.requests.conditional(
-      'recordOutcome',
+    const update = (expression: Omit<UpdateCommandInput, 'TableName' | 'Key'>) =>
       new UpdateCommand({
         TableName: this.table,
         Key: keys.recipient(newsletterId, subscriberId),
-        UpdateExpression: `SET ${sets.join(', ')}${add}`,
-        // A sent mail is always recorded (a second copy's message id replaces the first's); a
-        // skip or a failure only where nothing was recorded, so each is counted once.
-        ...(outcome.state === 'sent'
-          ? {}
-          : { ConditionExpression: 'attribute_not_exists(#state)' }),
+        ...expression,
+      });
+    if (outcome.state !== 'sent') {
+      if (outcome.state === 'failed') {
+        sets.push('#error = :error');
+        names['#error'] = 'error';
+        values[':error'] = outcome.error.slice(0, MAX_ERROR_CHARACTERS);
+      } else {
+        sets.push('reason = :reason');
+        values[':reason'] = outcome.reason;
+      }
+      // A skip or a failure only where nothing was recorded, so each is counted once.
+      return this.requests.conditional(
+        'recordOutcome',
+        update({
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_not_exists(#state)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    }
+    // A sent mail is always recorded (a second copy's message id replaces the first's), with
+    // its link's hash while the record holds fewer than RECORD_LINK_HASHES.
+    sets.push('message_id = :message', 'link_expires_at = :expires');
+    values[':message'] = outcome.messageId;
+    values[':expires'] = outcome.linkExpiresAt;
+    const withHash = await this.requests.conditional(
+      'recordOutcome',
+      update({
+        UpdateExpression: `SET ${sets.join(', ')} ADD #hashes :hash`,
+        ConditionExpression: 'attribute_not_exists(#hashes) OR size(#hashes) < :most',
+        ExpressionAttributeNames: { ...names, '#hashes': 'token_hashes' },
+        ExpressionAttributeValues: {
+          ...values,
+          ':hash': new Set([outcome.tokenHash]),
+          ':most': RECORD_LINK_HASHES,
+        },
+      }),
+    );
+    if (withHash) return true;
+    // The record holds as many hashes as it may: this copy's link is checked on its chunk's
+    // claim item, which holds every link minted ([campaign.every-copy-link]).
+    return this.requests.conditional(
+      'recordOutcome',
+      update({
+        UpdateExpression: `SET ${sets.join(', ')}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
@@ -292,24 +368,64 @@ export class DynamoRecipientRecords {
 
   async countSettled(space: RecordSpace, run: number): Promise<SettledCounts> {
     const counts = { sent: 0, skipped: 0, failed: 0 };
-    const partitions = recordPartitions(space);
-    for (const partition of partitions) {
-      for await (const items of this.requests.queryPages('query:recipients', {
-        TableName: this.table,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': KEY.partition, '#state': 'state', '#run': 'run' },
-        ExpressionAttributeValues: { ':pk': partition },
-        ProjectionExpression: '#state, #run',
-        ConsistentRead: true,
-      })) {
-        for (const item of items) {
-          const state = item.state as RecipientState;
-          if (Number(item.run ?? 1) !== run) continue;
-          if (state === 'sent' || state === 'skipped' || state === 'failed') counts[state] += 1;
-        }
-      }
+    let from: RecountCursor | undefined = { partition: 0 };
+    while (from) {
+      const part = await this.countSettledFrom(space, run, from, COUNT_PAGE_ITEMS);
+      counts.sent += part.counts.sent;
+      counts.skipped += part.counts.skipped;
+      counts.failed += part.counts.failed;
+      from = part.next;
     }
     return counts;
+  }
+
+  async countSettledFrom(
+    space: RecordSpace,
+    run: number,
+    from: RecountCursor,
+    maxItems: number,
+  ): Promise<RecountStep> {
+    const counts = { sent: 0, skipped: 0, failed: 0 };
+    const partitions = recordPartitions(space);
+    let read = 0;
+    let partition = from.partition;
+    let after = from.after;
+    while (partition < partitions.length) {
+      if (read >= maxItems)
+        return { counts, read, next: { partition, ...(after ? { after } : {}) } };
+      const output = await this.requests.send<{ Items?: Item[]; LastEvaluatedKey?: Item }>(
+        'query:recipients',
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': KEY.partition, '#state': 'state', '#run': 'run' },
+          ExpressionAttributeValues: { ':pk': partitions[partition] },
+          ProjectionExpression: '#state, #run',
+          ConsistentRead: true,
+          Limit: Math.min(COUNT_PAGE_ITEMS, maxItems - read),
+          ...(after
+            ? {
+                ExclusiveStartKey: {
+                  [KEY.partition]: partitions[partition],
+                  [KEY.sort]: after,
+                },
+              }
+            : {}),
+        }),
+      );
+      for (const item of output.Items ?? []) {
+        read += 1;
+        const state = item.state as RecipientState;
+        if (Number(item.run ?? 1) !== run) continue;
+        if (state === 'sent' || state === 'skipped' || state === 'failed') counts[state] += 1;
+      }
+      const last = output.LastEvaluatedKey?.[KEY.sort];
+      if (last === undefined) {
+        partition += 1;
+        after = undefined;
+      } else after = String(last);
+    }
+    return { counts, read };
   }
 
   /**

@@ -1,10 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RecipientState, SkipReason } from '../../domain/campaign/recipient.ts';
 import { SETTLED_STATES } from '../../domain/campaign/recipient.ts';
-import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import { DynamoBatches } from './dynamo-batches.ts';
 import { DynamoRequests } from './dynamo-requests.ts';
-import { INDEX, KEY, keys } from './table-design.ts';
+import { issuesThatRan } from './issues-that-ran.ts';
+import { KEY, keys } from './table-design.ts';
 
 type Item = Record<string, unknown>;
 
@@ -30,14 +30,6 @@ export interface ReachedIssuesPage {
   /** The issue id the next page reads below; absent on the last page. */
   readonly before?: number;
 }
-
-/** Issues that went out at least in part: only they can hold recipient records. */
-const STATUSES_THAT_RAN: readonly NewsletterIssueStatus[] = [
-  'sending',
-  'paused',
-  'sent',
-  'cancelled',
-];
 
 const OPTIONAL_FIELDS = [
   'reason',
@@ -73,32 +65,7 @@ export class DynamoSubscriberHistory {
     before: number | undefined,
     limit: number,
   ): Promise<ReachedIssuesPage> {
-    const issues: { id: number; subject: string }[] = [];
-    for await (const items of this.#requests.queryPages('query:recent', {
-      TableName: this.table,
-      IndexName: INDEX.recent.name,
-      KeyConditionExpression:
-        before === undefined ? '#kind = :kind' : '#kind = :kind AND #id < :before',
-      FilterExpression: `#status IN (${STATUSES_THAT_RAN.map((_, index) => `:s${index}`).join(', ')})`,
-      ExpressionAttributeNames: {
-        '#kind': INDEX.recent.partition,
-        '#id': INDEX.recent.sort,
-        '#status': 'status',
-        '#subject': 'subject',
-      },
-      ExpressionAttributeValues: {
-        ':kind': 'newsletter',
-        ...(before === undefined ? {} : { ':before': before }),
-        ...Object.fromEntries(STATUSES_THAT_RAN.map((status, index) => [`:s${index}`, status])),
-      },
-      ProjectionExpression: '#id, #subject',
-      ScanIndexForward: false,
-      Limit: limit,
-    })) {
-      for (const item of items) issues.push({ id: Number(item.id), subject: String(item.subject) });
-      if (issues.length >= limit) break;
-    }
-    const page = issues.slice(0, limit);
+    const page = await issuesThatRan(this.#requests, this.table, 'query:recent', before, limit);
     const records = await this.#batches.get(
       'subscriberIssues',
       page.flatMap(({ id }) => [
@@ -144,7 +111,7 @@ export class DynamoSubscriberHistory {
       ];
     });
     const last = page.at(-1);
-    return issues.length >= limit && last
+    return page.length >= limit && last
       ? { issues: reached, before: last.id }
       : { issues: reached };
   }

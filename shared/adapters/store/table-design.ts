@@ -101,6 +101,12 @@ export const LEGACY_MEMBER_SHARDS = 4;
 export const RECIPIENT_SHARDS = 8;
 
 /**
+ * Partitions an issue's engagement counters are spread over: recorders each add to one, so no
+ * item takes every open and click of an issue (docs/storage.md, "Opens and clicks").
+ */
+export const ENGAGEMENT_SHARDS = 32;
+
+/**
  * Partitions the subscriber counts are spread over. The stream's reader adds each batch's
  * changes to one of them, chosen at random, so that readers of different stream shards seldom
  * hold the same item at once; a read sums them all.
@@ -137,10 +143,11 @@ export const keys = {
     [KEY.sort]: 'content',
   }),
   /**
-   * Where an issue's workers reserve their send slots, so that together they keep one rate
-   * ([campaign.pacing]).
+   * The account's send budget of one kind of mail (`bulk`: campaigns): the time line every
+   * sender of it reserves its send slots from, so that together they keep one rate
+   * ([campaign.budget]).
    */
-  newsletterPace: (id: number) => ({ [KEY.partition]: `NEWSLETTER#${id}`, [KEY.sort]: 'pace' }),
+  sendBudget: (name: string) => ({ [KEY.partition]: `BUDGET#${name}`, [KEY.sort]: 'pace' }),
   counter: (sequence: 'subscriber' | 'newsletter') => ({
     [KEY.partition]: `COUNTER#${sequence}`,
     [KEY.sort]: 'counter',
@@ -160,25 +167,60 @@ export const keys = {
   recipients: (newsletterId: number, shard: number) => `RECIPIENTS#${newsletterId}#${shard}`,
   /** The one partition of the records of runs that started before they were spread. */
   legacyRecipients: (newsletterId: number) => `RECIPIENTS#${newsletterId}`,
-  /** A planned chunk of a run: who it holds, its worker's lease and its mails' link hashes. */
+  /** A planned chunk of a run: who it holds and its worker's lease (its links: chunkClaimLinks). */
   chunk: (newsletterId: number, run: number, first: number) => ({
     [KEY.partition]: keys.chunks(newsletterId),
     [KEY.sort]: chunkSortKey(run, first),
   }),
   chunks: (newsletterId: number) => `CHUNKS#${newsletterId}`,
-  /** An issue's engagement: its totals item and one item per clicked link (docs/storage.md). */
-  engagementTotals: (newsletterId: number) => ({
-    [KEY.partition]: `ENGAGEMENT#${newsletterId}`,
+  /**
+   * The link hashes one claim of a chunk minted ([campaign.every-copy-link]): written once,
+   * never grown, so neither it nor the chunk gets larger with each claim.
+   */
+  chunkClaimLinks: (newsletterId: number, run: number, first: number, claim: number) => ({
+    [KEY.partition]: keys.chunkLinks(newsletterId),
+    [KEY.sort]: `${chunkSortKey(run, first)}#${String(claim).padStart(6, '0')}`,
+  }),
+  chunkLinks: (newsletterId: number) => `CHUNKLINKS#${newsletterId}`,
+  /**
+   * One shard of an issue's engagement counters (docs/storage.md, "Opens and clicks"): many
+   * recorders add to an issue at once, each to its own shard of ENGAGEMENT_SHARDS, and a report
+   * sums them. Without a shard: the one partition of counts recorded before they were spread.
+   */
+  engagement: (newsletterId: number, shard?: number) =>
+    shard === undefined ? `ENGAGEMENT#${newsletterId}` : `ENGAGEMENT#${newsletterId}#${shard}`,
+  /** A shard's unique opens, unique clicks and all clicks of the issue. */
+  engagementTotals: (newsletterId: number, shard?: number) => ({
+    [KEY.partition]: keys.engagement(newsletterId, shard),
     [KEY.sort]: 'totals',
   }),
-  /** An hour's first opens and clicks of an issue (`hourKey`: `YYYY-MM-DDTHH`, UTC). */
-  engagementHour: (newsletterId: number, hourKey: string) => ({
-    [KEY.partition]: `ENGAGEMENT#${newsletterId}`,
+  /** A shard's first opens and clicks of an hour (`hourKey`: `YYYY-MM-DDTHH`, UTC). */
+  engagementHour: (newsletterId: number, hourKey: string, shard?: number) => ({
+    [KEY.partition]: keys.engagement(newsletterId, shard),
     [KEY.sort]: `hour#${hourKey}`,
   }),
-  engagementLink: (newsletterId: number, linkHash: string) => ({
-    [KEY.partition]: `ENGAGEMENT#${newsletterId}`,
+  /** A shard's clicks of one link (by its address's hash), with the address. */
+  engagementLink: (newsletterId: number, linkHash: string, shard?: number) => ({
+    [KEY.partition]: keys.engagement(newsletterId, shard),
     [KEY.sort]: `link#${linkHash}`,
+  }),
+  /**
+   * One mail's first open and first click, by the random token the mail carries
+   * ([engagement.mail-token]): how a person is counted once without storing who.
+   */
+  mailEngagement: (token: string) => ({
+    [KEY.partition]: `MAIL#${token}`,
+    [KEY.sort]: 'engagement',
+  }),
+  /** A click SNS delivered, by its message id, so a copy of it counts no more (TTL). */
+  clickSeen: (eventId: string) => ({
+    [KEY.partition]: `CLICK#${eventId}`,
+    [KEY.sort]: 'click',
+  }),
+  /** Whether per-person opens and clicks may be stored, for their erasure ([engagement.switch]). */
+  personalEngagement: () => ({
+    [KEY.partition]: 'ENGAGEMENT_PERSONAL',
+    [KEY.sort]: 'state',
   }),
   /** Which issues a subscriber engaged with, so their deletion can erase it; then a tombstone. */
   engaged: (subscriberId: number) => ({

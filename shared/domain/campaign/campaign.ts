@@ -25,6 +25,24 @@ export type AccountRefusal =
 export type PauseReason = 'operator' | 'failures' | 'quota' | AccountRefusal;
 
 /**
+ * How far a recount of a run's records has got ([campaign.complete]): each sweep reads a
+ * bounded number of records and keeps its place and its counts here, so a recount of any size
+ * ends over several sweeps. It holds only while the run settles nothing new.
+ */
+export interface RecountProgress {
+  /** The run counted. */
+  readonly run: number;
+  /** When it started: progress after that makes its counts stale, and it starts again. */
+  readonly started_at: string;
+  /** The index of the record partition it reads, and the last key it read there. */
+  readonly partition: number;
+  readonly after?: string;
+  readonly sent: number;
+  readonly skipped: number;
+  readonly failed: number;
+}
+
+/**
  * A newsletter issue with the state of its sending (docs/storage.md, "Campaigns"): one run at a
  * time; each run plans recipients page by page from the subscriber index, then workers send.
  */
@@ -71,8 +89,23 @@ export interface CampaignRecord extends NewsletterIssueRecord {
   readonly quota_checked_at?: string;
   /** When the sweeper last recounted the records of a quiet run ([campaign.complete]). */
   readonly recounted_at?: string;
+  /**
+   * Since when it waits for its turn ([campaign.overlap]): `sending`, but nothing of it is
+   * queued until no other campaign sends. Absent for a campaign at work.
+   */
+  readonly waiting_since?: string;
+  /** A recount under way, which the next sweeps go on with ([campaign.complete]). */
+  readonly recount?: RecountProgress;
   /** Generation of the requeue walk: a resume starts a new one, older walk messages are dropped. */
   readonly walk: number;
+  /**
+   * How far the run's planned chunks are queued in this walk ([campaign.feed]): every chunk
+   * whose first subscriber id is at most `fed_after` was put on the workers' queue; of them,
+   * `fed_chunks` were queued and `done_chunks` reported done by their workers.
+   */
+  readonly fed_after: number;
+  readonly fed_chunks: number;
+  readonly done_chunks: number;
   /**
    * Whether a run from before recipient records were spread over partitions wrote some of its
    * records (docs/storage.md): they are read from their old partition too.
@@ -80,6 +113,17 @@ export interface CampaignRecord extends NewsletterIssueRecord {
   readonly legacy_records: boolean;
   /** Set on every run started since the records are spread, so an older issue is told apart. */
   readonly records_spread: boolean;
+}
+
+/**
+ * Whether a campaign's work may go on: it is sending and not waiting for its turn
+ * ([campaign.overlap]); work of one waiting that was queued before is dropped, and queued
+ * again when its turn comes.
+ */
+export function isAtWork(
+  campaign: Pick<CampaignRecord, 'status' | 'waiting_since'> | undefined,
+): campaign is CampaignRecord {
+  return campaign?.status === 'sending' && campaign.waiting_since === undefined;
 }
 
 /** Outcomes counted so far. */

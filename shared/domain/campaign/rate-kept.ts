@@ -40,9 +40,18 @@ export function sendSampleOf(
 }
 
 /**
- * The percentage of its rate a campaign sent since `previous`, or undefined when the interval
- * says nothing about the workers: no earlier sample of the same run and walk, an interval
- * outside RATE_SAMPLE_MIN_MS to RATE_SAMPLE_MAX_MS, no rate, or the run's tail.
+ * The share of the account's campaign rate a campaign may use ([campaign.budget]): the run's
+ * rate (the budget's, when it started) divided among the `sharers` campaigns at work at once.
+ */
+export function rateShare(rate: number, sharers: number): number {
+  return rate / Math.max(1, sharers);
+}
+
+/**
+ * The percentage of its share of the rate a campaign sent since `previous`, or undefined when
+ * the interval says nothing about the workers: no earlier sample of the same run and walk, an
+ * interval outside RATE_SAMPLE_MIN_MS to RATE_SAMPLE_MAX_MS, no rate, or the run's tail.
+ * `sharers` is the number of campaigns at work at once, this one included ([campaign.budget]).
  */
 export function rateKeptPercent(
   previous: SendSample | undefined,
@@ -51,13 +60,14 @@ export function rateKeptPercent(
     'id' | 'run' | 'walk' | 'sent' | 'skipped' | 'failed' | 'total' | 'plan_done' | 'rate'
   >,
   at: number,
+  sharers = 1,
 ): number | undefined {
   const current = sendSampleOf(campaign, at);
   if (previous === undefined || previous.key !== current.key) return undefined;
   const elapsedMs = at - previous.at;
   if (elapsedMs < RATE_SAMPLE_MIN_MS || elapsedMs > RATE_SAMPLE_MAX_MS) return undefined;
-  const rate = campaign.rate;
-  if (rate === undefined || !(rate > 0)) return undefined;
+  if (campaign.rate === undefined || !(campaign.rate > 0)) return undefined;
+  const rate = rateShare(campaign.rate, sharers);
   if (campaign.plan_done && campaign.total - settled(campaign) < rate * RATE_TAIL_SECONDS)
     return undefined;
   const percent = (100 * (current.sends - previous.sends)) / ((rate * elapsedMs) / 1000);

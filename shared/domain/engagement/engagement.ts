@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * Opens and clicks of campaign mail (docs/behaviour.md, "Engagement"; decisions part 12): SES
  * tracks them on the tracked campaign configuration sets and publishes one event each; the
@@ -6,10 +8,9 @@
  */
 
 /**
- * `campaign.tracking` ([engagement.modes]): `off` (SES is told not to track: the mail goes
- * through a configuration set without open and click events), `counts` (per issue and per link;
- * per-person times are kept only to count each person once, never shown), `individual`
- * (per-person first open and click in the report CSV too).
+ * `campaign.tracking` ([engagement.modes]): `off` (SES is told not to track, and nothing that
+ * still comes is recorded), `counts` (per issue, per link and per hour; nothing per person is
+ * stored), `individual` (each recipient's first open and click besides, on their record).
  */
 export type TrackingMode = 'off' | 'counts' | 'individual';
 
@@ -26,22 +27,42 @@ export interface EngagementEvent {
   readonly link?: string;
   /** SNS's message id: a notification SNS delivers twice carries the same one. */
   readonly eventId: string;
+  /**
+   * The mail's own token ([engagement.mail-token]): random, minted when the mail was sent and
+   * kept nowhere with the recipient, so what is counted by it names nobody. Absent on mail sent
+   * before mails carried one.
+   */
+  readonly mail?: string;
+}
+
+/** A mail token: 128 random bits, base64url (letters, digits, `_` and `-`, as SES allows). */
+export function mailToken(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** A mail token as a tag carries it; undefined when absent or not one. */
+export function mailTokenOfTag(values: readonly string[] | undefined): string | undefined {
+  const value = values?.[0];
+  return value !== undefined && /^[A-Za-z0-9_-]{22}$/.test(value) ? value : undefined;
 }
 
 /**
- * The message tags of a campaign mail ([engagement.tags]): ids only, since SES allows letters,
- * digits, `_` and `-` in a tag value and repeats the tags in every event of the mail, so an open
- * or a click names its issue and recipient without any address.
+ * The message tags of a campaign mail ([engagement.tags]): ids and the mail's token only, since
+ * SES allows letters, digits, `_` and `-` in a tag value and repeats the tags in every event of
+ * the mail, so an open or a click names its issue and recipient without any address. The token
+ * is new for every mail sent, and stored nowhere by the sender.
  */
 export function campaignMailTags(
   newsletterId: number,
   run: number,
   subscriberId: number,
+  mail: string = mailToken(),
 ): Record<string, string> {
   return {
     newsletter: String(newsletterId),
     run: String(run),
     subscriber: String(subscriberId),
+    mail,
   };
 }
 
@@ -108,7 +129,13 @@ export type EngagementOutcome =
   /** No recipient record of that issue and subscriber (an unknown issue, or not a recipient). */
   | 'unknown'
   /** The subscriber was deleted: their events are dropped ([engagement.erase]). */
-  | 'deleted';
+  | 'deleted'
+  /**
+   * Not recorded in this tracking mode ([engagement.modes]): every event in `off`; in `counts`,
+   * an open of mail sent before mails carried a token, which could only be counted once per
+   * person by storing who opened.
+   */
+  | 'untracked';
 
 /** An issue's engagement figures ([engagement.report]). */
 export interface EngagementFigures {

@@ -7,8 +7,6 @@ export interface RecipientImage {
   readonly subscriber_id: number;
   readonly opened_at?: string;
   readonly clicked_at?: string;
-  /** The SNS message ids of the clicks recorded, one per click. */
-  readonly click_ids?: ReadonlySet<string> | readonly string[];
 }
 
 /** A change of a recipient record as the table's stream reports it. */
@@ -22,14 +20,11 @@ export interface RecipientChange {
   readonly tracking: TrackingMode;
 }
 
-const idsOf = (image: RecipientImage | undefined): readonly string[] => [
-  ...(image?.click_ids ?? []),
-];
-
 /**
  * The engagement events of one change of a recipient record ([events.engagement]): a first
- * open is `engagement.opened`, each click recorded `engagement.clicked` (its id from the click's
- * own SNS message id, so the same click is one event). Only under `individual` tracking: under
+ * open is `engagement.opened`, a first click `engagement.clicked`. A record keeps only the first
+ * of each (its items stay bounded, docs/storage.md "Opens and clicks"), so a later click, like
+ * a later open, makes none. Only under `individual` tracking: under
  * `counts` the service keeps per-person times only to count each person once, and no event
  * names a person; under `off` there is nothing to tell.
  */
@@ -52,14 +47,12 @@ export function engagementEvents(change: RecipientChange): NewsletterEvent[] {
       type: 'engagement.opened',
       time: after.opened_at,
     });
-  const known = new Set(idsOf(before));
-  for (const click of idsOf(after)
-    .filter((each) => !known.has(each))
-    .sort())
+  if (after.clicked_at !== undefined && before?.clicked_at === undefined)
     events.push({
       ...base,
-      id: eventId('engagement', ...subject, 'clicked', click),
+      id: eventId('engagement', ...subject, 'clicked'),
       type: 'engagement.clicked',
+      time: after.clicked_at,
     });
   return events;
 }

@@ -113,7 +113,7 @@ export const EVENT_DATA = {
   'engagement.clicked': v.pipe(
     v.object({}),
     v.description(
-      'A click of a link of an issue by a recipient, each one; only under `individual` tracking.',
+      "A recipient's first click of a link of an issue; only under `individual` tracking.",
     ),
   ),
 } as const;

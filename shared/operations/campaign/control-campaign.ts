@@ -13,6 +13,7 @@ import {
 } from '../../domain/errors.ts';
 import type { CallContext } from '../dependencies.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
+import { turnOf } from './campaign-turns.ts';
 import { overQuota, overQuotaMessage, type QuotaSource, quotaFit } from './quota-fit.ts';
 import { restartWork } from './restart-work.ts';
 
@@ -62,7 +63,8 @@ export async function sendNewsletter(
   const current = await deps.campaigns.getCampaign(id);
   if (!current) return notFound(id);
   if (current.status === 'sending' && current.plan_page === 0 && !current.plan_done) {
-    await queueFirstPage(deps, current);
+    // One waiting for its turn is queued when its turn comes, not by asking again.
+    if (current.waiting_since === undefined) await queueFirstPage(deps, current);
     return current;
   }
   const action: CampaignAction = options.newOnly ? 'resend_new' : 'send';
@@ -76,6 +78,8 @@ export async function sendNewsletter(
     if (refusal) return refusal;
   }
   const now = deps.now().toISOString();
+  const turn = await turnOf(deps, id);
+  const wait = turn.wait;
   const started = await deps.campaigns.updateCampaign(id, {
     expect: {
       statuses: transition.from,
@@ -94,12 +98,24 @@ export async function sendNewsletter(
       active_at: now,
       consecutive_failures: 0,
       records_spread: true,
+      fed_after: 0,
+      fed_chunks: 0,
+      done_chunks: 0,
       // An issue that ran before the records were spread keeps reading its old partition.
       ...(current.run > 0 && !current.records_spread ? { legacy_records: true } : {}),
+      ...(wait ? { waiting_since: now } : {}),
     },
     add: { run: 1 },
-    // A schedule's time (and its miss) no longer apply once it sends.
-    remove: ['pause_reason', 'scheduled_at', 'schedule_missed_at'],
+    // A schedule's time (and its miss) no longer apply once it sends; the last run's recount
+    // is of no use to this one.
+    remove: [
+      'pause_reason',
+      'scheduled_at',
+      'schedule_missed_at',
+      'recount',
+      'recounted_at',
+      ...(wait ? [] : ['waiting_since' as const]),
+    ],
     // Not `sent` while it sends: keyless callers see sent issues only.
     listPublicly: false,
   });
@@ -108,8 +124,12 @@ export async function sendNewsletter(
     newsletter_id: id,
     run: started.run,
     new_only: started.new_only,
+    ...(wait ? { waits_for_turn: true } : {}),
+    // Sharing the account's send budget with these ([campaign.budget]).
+    ...(!wait && turn.others.length > 0 ? { sharing_with: turn.others.join(',') } : {}),
   });
-  await queueFirstPage(deps, started);
+  // Waiting for its turn ([campaign.overlap]): queued once no other campaign sends.
+  if (!wait) await queueFirstPage(deps, started);
   return started;
 }
 
@@ -207,6 +227,7 @@ export async function pauseNewsletter(
     set: { status: transition.to, pause_reason: 'operator' },
   });
   if (paused) {
+    // A campaign waiting for its turn starts at the next sweep ([campaign.overlap]).
     deps.log.info('campaign_paused', { newsletter_id: id, run: paused.run });
     return paused;
   }
@@ -234,7 +255,12 @@ export async function resumeNewsletter(
       'invalid_state',
       `Newsletter ${id} was started by an earlier version, which planned it differently: it cannot be resumed after the upgrade. Cancel it; its report keeps who it reached (docs/deploy.md, "Upgrading").`,
     );
-  const resumed = await restartWork(deps, id, [...transition.from, 'sending']);
+  // A campaign waiting for its turn stays waiting; a paused one takes its turn behind the
+  // campaigns sending, when the settings say to wait ([campaign.overlap]).
+  if (current?.status === 'sending' && current.waiting_since !== undefined) return current;
+  const turn = await turnOf(deps, id);
+  const wait = current?.status === 'paused' && turn.wait;
+  const resumed = await restartWork(deps, id, [...transition.from, 'sending'], { wait });
   if (resumed) {
     deps.log.info('campaign_resumed', { newsletter_id: id, run: resumed.run, walk: resumed.walk });
     return resumed;

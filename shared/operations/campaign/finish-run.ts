@@ -1,15 +1,17 @@
 import type { CampaignFields } from '../../adapters/store/campaign-store-port.ts';
 import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
+import { passTheTurn } from './campaign-turns.ts';
 
 /**
  * Ends a run whose every recipient is settled: the issue becomes `sent` (listed to keyless
  * callers unless private), once, whoever notices first ([campaign.complete]). Whether it is
  * listed is decided on the privacy the write expects: one made private after the caller's read
- * is read again and ended unlisted ([campaign.private-race]).
+ * is read again and ended unlisted ([campaign.private-race]). A campaign waiting for its turn
+ * then starts ([campaign.overlap]).
  */
 export async function completeRun(
-  deps: Pick<CampaignDependencies, 'campaigns' | 'now' | 'log'>,
+  deps: CampaignDependencies,
   campaign: CampaignRecord,
   /** Counts recounted from the records, written in the same write that ends the run. */
   counts: Partial<
@@ -21,7 +23,7 @@ export async function completeRun(
     const done = await deps.campaigns.updateCampaign(current.id, {
       expect: { statuses: ['sending'], run: current.run, private: current.private },
       set: { ...counts, status: 'sent', sent_at: deps.now().toISOString() },
-      remove: ['pause_reason'],
+      remove: ['pause_reason', 'recount'],
       listPublicly: !current.private,
     });
     if (done) {
@@ -33,6 +35,7 @@ export async function completeRun(
         skipped: done.skipped,
         failed: done.failed,
       });
+      await passTheTurn(deps);
       return done;
     }
     const now = await deps.campaigns.getCampaign(current.id);
@@ -52,7 +55,7 @@ export async function completeRun(
  * the operator once the cause is gone.
  */
 export async function pauseCampaign(
-  deps: Pick<CampaignDependencies, 'campaigns' | 'log' | 'metrics' | 'now'>,
+  deps: CampaignDependencies,
   campaign: CampaignRecord,
   reason: Exclude<PauseReason, 'operator'>,
 ): Promise<void> {
@@ -71,4 +74,5 @@ export async function pauseCampaign(
     reason,
     consecutive_failures: campaign.consecutive_failures,
   });
+  await passTheTurn(deps);
 }

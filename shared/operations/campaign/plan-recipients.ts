@@ -2,8 +2,10 @@ import { recordSpaceOf } from '../../adapters/store/campaign-store-port.ts';
 import {
   type CampaignRecord,
   campaignRate,
+  isAtWork,
   isRunComplete,
 } from '../../domain/campaign/campaign.ts';
+import { feedHorizon, queuedChunks } from '../../domain/campaign/feed.ts';
 import {
   type ChunkMessage,
   type ChunkRecipient,
@@ -48,7 +50,7 @@ export async function planPage(
 ): Promise<PlannerOutcome> {
   const id = message.newsletter_id;
   const campaign = await deps.campaigns.getCampaign(id);
-  if (campaign?.status !== 'sending' || campaign.run !== message.run) return 'not_sending';
+  if (!isAtWork(campaign) || campaign.run !== message.run) return 'not_sending';
   if (campaign.plan_page > message.page) {
     if (campaign.plan_page === message.page + 1)
       await finishCommittedPage(deps, campaign, message.after);
@@ -82,20 +84,35 @@ export async function planPage(
     campaign.run,
     chunks.map((chunk) => ({ first: chunk.chunk, ids: chunk.recipients.map((each) => each.id) })),
   );
+  // Queued with the commit as far as the queue is caught up to this page and has room; the
+  // rest wait for the feed, as the ones before them are done ([campaign.feed]).
+  const room =
+    campaign.fed_after === message.after ? feedHorizon(rate) - queuedChunks(campaign) : 0;
+  const fed = chunks.slice(0, Math.max(0, room));
+  const feed = room > 0;
+  const fedAfter = fed.length === chunks.length ? page.last : (fed.at(-1)?.chunk ?? message.after);
   const committed = await deps.campaigns.updateCampaign(id, {
-    expect: { statuses: ['sending'], run: campaign.run, planPage: message.page },
+    expect: {
+      statuses: ['sending'],
+      run: campaign.run,
+      planPage: message.page,
+      walk: campaign.walk,
+      waiting: false,
+    },
     set: {
       plan_page: message.page + 1,
       plan_cursor: page.last,
       plan_done: !page.more,
       rate,
       active_at: deps.now().toISOString(),
+      ...(feed ? { fed_after: fedAfter } : {}),
     },
-    add: { total: recipients.length },
+    add: { total: recipients.length, ...(feed ? { fed_chunks: fed.length } : {}) },
   });
-  // Paused or cancelled meanwhile: nothing was queued, and a resume plans this page again.
+  // Paused, cancelled or restarted meanwhile: nothing was queued, and the resume (or restart)
+  // plans this page again.
   if (!committed) return 'not_sending';
-  await deps.queue.send(chunks);
+  await deps.queue.send(fed);
   if (page.more) {
     await deps.queue.plan({
       kind: 'plan',
@@ -126,8 +143,11 @@ async function finishCommittedPage(
   campaign: CampaignRecord,
   after: number,
 ): Promise<void> {
-  // A page's chunks are at most a page of the index: one walk page holds them.
-  await queueUnfinished(deps, campaign, after, campaign.plan_cursor, WALK_CHUNKS);
+  // Its chunks were queued with the commit only if the feed took them then; otherwise the
+  // feed queues them in their turn. A page's chunks are at most a page of the index: one walk
+  // page holds them.
+  if (campaign.fed_after >= campaign.plan_cursor)
+    await queueUnfinished(deps, campaign, after, campaign.plan_cursor, WALK_CHUNKS, Infinity);
   if (!campaign.plan_done)
     await deps.queue.plan({
       kind: 'plan',
@@ -140,47 +160,66 @@ async function finishCommittedPage(
 }
 
 /**
- * Walks one page of a run's planned chunks ([campaign.resume]) and queues the ones not done:
- * a worker marks a chunk done when nobody in it is left; one that stopped (a pause, a throttle,
+ * Feeds the workers' queue from a run's planned chunks ([campaign.feed], [campaign.resume]):
+ * queues the chunks not done after the place the feed reached, until the campaign has its
+ * horizon of chunks in the queue (about a minute of sending), a page of chunks at a time. A
+ * worker marks a chunk done when nobody in it is left; one that stopped (a pause, a throttle,
  * a crash) leaves it open, and its worker, or the next, sends to whoever in it has no record.
- * A resume, and the sweeper's repair, start a walk; a newer walk makes an older one stop.
+ * The workers ask for more as theirs are done; a resume, and the sweeper's repair, start a
+ * new walk from the start, and a newer walk makes an older one stop. A feed from a place the
+ * campaign has moved past (a duplicate) changes nothing.
  */
 export async function walkPage(
   deps: PlannerDependencies,
   message: WalkMessage,
 ): Promise<PlannerOutcome> {
-  const campaign = await deps.campaigns.getCampaign(message.newsletter_id);
-  if (
-    campaign?.status !== 'sending' ||
-    campaign.run !== message.run ||
-    campaign.walk !== message.walk
-  )
+  let campaign = await deps.campaigns.getCampaign(message.newsletter_id);
+  if (!isAtWork(campaign) || campaign.run !== message.run || campaign.walk !== message.walk)
     return 'not_sending';
+  if (campaign.fed_after !== message.after) return 'walked_last';
   if (message.after === 0) {
     // A resume takes up the settings' rate and SES's quota as they are now.
     const rate = await currentRate(deps, await deps.settings());
-    await deps.campaigns.updateCampaign(campaign.id, {
+    const updated = await deps.campaigns.updateCampaign(campaign.id, {
       expect: { statuses: ['sending'], run: campaign.run },
       set: { rate },
     });
+    if (!updated) return 'not_sending';
+    campaign = updated;
   }
-  const last = await queueUnfinished(
+  const room = feedHorizon(campaign.rate) - queuedChunks(campaign);
+  if (room <= 0) return 'walked_last';
+  const fed = await queueUnfinished(
     deps,
     campaign,
     message.after,
     campaign.plan_cursor,
     deps.pageSizes?.walk ?? WALK_CHUNKS,
+    room,
   );
-  if (last === undefined) return 'walked_last';
-  await deps.queue.plan({ ...message, after: last });
+  const moved = await deps.campaigns.updateCampaign(campaign.id, {
+    expect: {
+      statuses: ['sending'],
+      run: campaign.run,
+      walk: campaign.walk,
+      fedAfter: message.after,
+      waiting: false,
+    },
+    set: { fed_after: fed.reached },
+    add: { fed_chunks: fed.queued },
+  });
+  // Paused, ended or restarted meanwhile (a skip may have ended the run): this walk is over.
+  if (!moved || fed.reached >= campaign.plan_cursor || fed.queued >= room) return 'walked_last';
+  await deps.queue.plan({ ...message, after: fed.reached });
   return 'walked';
 }
 
 /**
- * Queues the chunks not done among those starting after `after` (one page of them) up to the
- * planner's cursor, with the addresses of their people from the index. Someone gone from the
- * index was deleted: settled here as skipped, unless a record says their turn ended already.
- * Returns the first id of the last chunk read when there is more to walk.
+ * Queues the chunks not done among those starting after `after` (one page of them, at most
+ * `room` of them) up to the planner's cursor, with the addresses of their people from the
+ * index. Someone gone from the index was deleted: settled here as skipped, unless a record says
+ * their turn ended already. Returns how many it queued and where it got to: every planned
+ * chunk starting at or before `reached` is queued or done.
  */
 async function queueUnfinished(
   deps: CampaignDependencies,
@@ -188,9 +227,19 @@ async function queueUnfinished(
   after: number,
   upTo: number,
   pageSize: number,
-): Promise<number | undefined> {
+  room: number,
+): Promise<{ readonly queued: number; readonly reached: number }> {
   const page = await deps.campaigns.chunkPage(campaign.id, campaign.run, after, upTo, pageSize);
-  const open = page.chunks.filter((chunk) => !chunk.done);
+  const taken: typeof page.chunks = [];
+  let queuedOpen = 0;
+  for (const chunk of page.chunks) {
+    if (!chunk.done) {
+      if (queuedOpen >= room) break;
+      queuedOpen += 1;
+    }
+    taken.push(chunk);
+  }
+  const open = taken.filter((chunk) => !chunk.done);
   const emails = await deps.campaigns.emailsOf(open.flatMap((chunk) => chunk.ids));
   const now = deps.now();
   const messages: ChunkMessage[] = [];
@@ -228,8 +277,12 @@ async function queueUnfinished(
     if (counted?.status === 'sending' && isRunComplete(counted)) await completeRun(deps, counted);
   }
   await deps.queue.send(messages);
-  const lastRead = page.chunks.at(-1)?.first;
-  return page.more && lastRead !== undefined && lastRead < upTo ? lastRead : undefined;
+  const cutShort = taken.length < page.chunks.length;
+  const lastTaken = taken.at(-1)?.first;
+  const reached =
+    (cutShort || page.more) && lastTaken !== undefined && lastTaken < upTo ? lastTaken : upTo;
+  // A chunk whose people were all deleted queues no message, and stands in no queue.
+  return { queued: messages.length, reached };
 }
 
 /** The run's rate from the settings and SES's quota now ([campaign.pacing]). */

@@ -2,6 +2,19 @@ import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign
 import type { NewsletterIssueStatus } from '../../domain/newsletter-issue.ts';
 import type { CampaignDependencies } from './campaign-dependencies.ts';
 
+/** How a restart goes: which pause it acts on, which run, and whether it waits its turn. */
+export interface RestartOptions {
+  /** Only a campaign paused for this reason (the sweeper's resume after the quota). */
+  readonly pauseReason?: PauseReason;
+  /** Only while the campaign is still on this run (the sweeper's repair). */
+  readonly run?: number;
+  /**
+   * It waits for its turn behind another campaign ([campaign.overlap]): set sending, with
+   * nothing queued until its turn comes (campaign-turns.ts).
+   */
+  readonly wait?: boolean;
+}
+
 /**
  * Sets a campaign sending again and queues its work from its records: the planning from the
  * page it reached, and a walk over the recipients planned so far, under a new walk generation
@@ -13,20 +26,47 @@ export async function restartWork(
   deps: Pick<CampaignDependencies, 'campaigns' | 'queue' | 'now'>,
   id: number,
   from: readonly NewsletterIssueStatus[],
-  /** Only a campaign paused for this reason (the sweeper's resume after the quota). */
-  pauseReason?: PauseReason,
+  options: RestartOptions = {},
 ): Promise<CampaignRecord | undefined> {
+  const now = deps.now().toISOString();
   const campaign = await deps.campaigns.updateCampaign(id, {
-    expect: { statuses: from, ...(pauseReason ? { pauseReason } : {}) },
-    set: { status: 'sending', consecutive_failures: 0, active_at: deps.now().toISOString() },
+    expect: {
+      statuses: from,
+      ...(options.pauseReason ? { pauseReason: options.pauseReason } : {}),
+      ...(options.run === undefined ? {} : { run: options.run }),
+    },
+    set: {
+      status: 'sending',
+      consecutive_failures: 0,
+      active_at: now,
+      // The walk feeds the workers' queue afresh from the first chunk ([campaign.feed]).
+      fed_after: 0,
+      fed_chunks: 0,
+      done_chunks: 0,
+      ...(options.wait ? { waiting_since: now } : {}),
+    },
     add: { walk: 1 },
-    remove: ['pause_reason'],
+    // A recount follows once the restarted work is quiet (one under way goes on unless the
+    // restarted work settles something, which makes it start again).
+    remove: ['pause_reason', 'recounted_at', ...(options.wait ? [] : ['waiting_since' as const])],
   });
   if (!campaign) return undefined;
+  if (!options.wait) await queueWork(deps, campaign);
+  return campaign;
+}
+
+/**
+ * Queues a campaign's work as it stands: its planning from the page it reached (when not
+ * done), and a walk of the chunks planned so far.
+ */
+export async function queueWork(
+  deps: Pick<CampaignDependencies, 'queue'>,
+  campaign: CampaignRecord,
+): Promise<void> {
   if (!campaign.plan_done)
     await deps.queue.plan({
       kind: 'plan',
-      newsletter_id: id,
+      newsletter_id: campaign.id,
       run: campaign.run,
       page: campaign.plan_page,
       after: campaign.plan_cursor,
@@ -34,10 +74,9 @@ export async function restartWork(
     });
   await deps.queue.plan({
     kind: 'walk',
-    newsletter_id: id,
+    newsletter_id: campaign.id,
     run: campaign.run,
     walk: campaign.walk,
     after: 0,
   });
-  return campaign;
 }

@@ -1,9 +1,11 @@
 import type { CampaignMailer } from '../../adapters/mail/campaign-mailer-port.ts';
 import { CampaignSendError } from '../../adapters/mail/campaign-mailer-port.ts';
 import type { StoredContent } from '../../adapters/store/campaign-store-port.ts';
+import type { SendBudget } from '../../adapters/store/send-budget-port.ts';
 import type { CampaignRecord, PauseReason } from '../../domain/campaign/campaign.ts';
-import { isRunComplete } from '../../domain/campaign/campaign.ts';
+import { isAtWork, isRunComplete } from '../../domain/campaign/campaign.ts';
 import { chunkLinkEntry, mintCampaignLink } from '../../domain/campaign/campaign-link.ts';
+import { wantsFeed } from '../../domain/campaign/feed.ts';
 import {
   LATE_SLOT_MS,
   type Pace,
@@ -41,12 +43,17 @@ export interface SenderDependencies extends CampaignDependencies {
   readonly clock: Clock;
   /** The issues' content, read once per container: it cannot change once sending starts. */
   readonly contents: Map<number, StoredContent>;
+  /** The account's send budget every campaign takes its send slots from ([campaign.budget]). */
+  readonly budget: SendBudget;
   /**
-   * Send slots this container reserved and has not used yet, by `<issue>/<run>` (epoch ms,
-   * ascending): a chunk that follows in the same container uses them ([campaign.pacing]).
+   * Send slots this container reserved and has not used yet, by budget (epoch ms, ascending):
+   * the next chunk in the same container uses them, whichever campaign's ([campaign.pacing]).
    */
   readonly slots: Map<string, number[]>;
 }
+
+/** The budget campaigns send from: the account's share of SES's rate kept for bulk mail. */
+export const CAMPAIGN_BUDGET = 'bulk';
 
 /** How one invocation of a worker runs. */
 export interface SenderInvocation {
@@ -89,9 +96,15 @@ const DEADLINE_MARGIN_MS = 6_000;
 const STATUS_CHECK_MS = 1_000;
 /** Longest pause of a pacing wait before the worker looks at its campaign's status again. */
 const WAIT_STEP_MS = 250;
-/** Backoff of work put back after a throttle or an outage: 2 s doubling, at most 5 minutes. */
+/**
+ * Backoff of work put back after a throttle or an outage: 2 s doubling, at most 5 minutes,
+ * each spread by ±BACKOFF_JITTER so that work put back together does not come back together.
+ */
 const BACKOFF_BASE_SECONDS = 2;
 const BACKOFF_MAX_SECONDS = 300;
+const BACKOFF_JITTER = 0.25;
+/** The longest a chunk put back waits before it is delivered again (375 s). */
+export const LONGEST_BACKOFF_MS = BACKOFF_MAX_SECONDS * (1 + BACKOFF_JITTER) * 1000;
 
 /**
  * Sends one chunk of a campaign's recipients ([campaign.claim], [campaign.recheck],
@@ -113,7 +126,7 @@ export async function sendChunk(
 ): Promise<ChunkOutcome> {
   const id = message.newsletter_id;
   const campaign = await deps.campaigns.getCampaign(id);
-  if (campaign?.status !== 'sending' || campaign.run !== message.run) {
+  if (!isAtWork(campaign) || campaign.run !== message.run) {
     return { sent: 0, skipped: 0, failed: 0, requeued: 0, stopped: 'not_sending' };
   }
   const settings = await deps.settings();
@@ -195,7 +208,7 @@ class ChunkRun {
   readonly leftovers: ChunkRecipient[] = [];
   readonly skipReasons = new Map<SkipReason, number>();
   /** Outcomes settled since the last flush, and whether a send succeeded among them. */
-  #unflushed = { sent: 0, skipped: 0, failed: 0, failures: 0, anySuccess: false };
+  #unflushed = { sent: 0, skipped: 0, failed: 0, failures: 0, anySuccess: false, done: 0 };
   #checkedAt: number;
   #checking: Promise<void> | undefined;
   #reserving: Promise<void> | undefined;
@@ -218,7 +231,7 @@ class ChunkRun {
     readonly linkExpiresAt: number,
   ) {
     this.#checkedAt = deps.clock.now();
-    this.#slotKey = `${campaign.id}/${campaign.run}`;
+    this.#slotKey = CAMPAIGN_BUDGET;
     const webVersionUrl = webVersionUrlOf(campaign, campaign.link_base ?? '');
     this.#mail = prepareCampaign(
       { subject: campaign.subject, html: content.html, text: content.text },
@@ -237,21 +250,45 @@ class ChunkRun {
         this.leftovers.push(...members);
         continue;
       }
-      const subscribers = await this.deps.campaigns.subscribersByEmail(
-        members.map((recipient) => recipient.email),
-      );
+      const subscribers = await this.#subscribersOf(members);
       let next = 0;
       const lane = async (): Promise<void> => {
         while (next < members.length) {
           const recipient = members[next] as ChunkRecipient;
           next += 1;
-          await this.#one(recipient, subscribers.get(recipient.email));
+          await this.#one(recipient, subscribers.get(recipient.id));
         }
       };
       await Promise.all(
         Array.from({ length: Math.min(this.invocation.inFlight, members.length) }, lane),
       );
     }
+  }
+
+  /**
+   * The recipients' subscribers as stored now, by id ([campaign.recheck]): read by the address
+   * the planner read (one consistent batch), and, for anyone not found there under their id
+   * (an address changed since planning, or deleted), by the address their id has now. So a
+   * changed address changes where the mail goes, not whether it goes.
+   */
+  async #subscribersOf(members: readonly ChunkRecipient[]): Promise<Map<number, SubscriberRecord>> {
+    const campaigns = this.deps.campaigns;
+    const found = new Map<number, SubscriberRecord>();
+    const byPlannedEmail = await campaigns.subscribersByEmail(members.map((each) => each.email));
+    const moved: number[] = [];
+    for (const { id, email } of members) {
+      const subscriber = byPlannedEmail.get(email);
+      if (subscriber?.id === id) found.set(id, subscriber);
+      else moved.push(id);
+    }
+    if (moved.length === 0) return found;
+    const emails = await campaigns.emailsOf(moved);
+    const byEmailNow = await campaigns.subscribersByEmail([...emails.values()]);
+    for (const id of moved) {
+      const subscriber = byEmailNow.get(emails.get(id) ?? '');
+      if (subscriber?.id === id) found.set(id, subscriber);
+    }
+    return found;
   }
 
   /**
@@ -286,7 +323,7 @@ class ChunkRun {
       const checking = this.#flush().then((now) => {
         this.#checkedAt = this.deps.clock.now();
         this.#checking = undefined;
-        if (now?.status !== 'sending' || now.run !== this.campaign.run) this.stopped ??= 'paused';
+        if (!isAtWork(now) || now.run !== this.campaign.run) this.stopped ??= 'paused';
       });
       // Awaited by the next lane that checks, and at the chunk's end; never left unhandled.
       checking.catch(() => undefined);
@@ -453,14 +490,12 @@ class ChunkRun {
   }
 
   /**
-   * Reserves the next block of the campaign's slots for this container: no more than the chunk
+   * Reserves the next block of the account's slots for this container: no more than the chunk
    * still needs, so the end of a chunk leaves no reserved slots to go stale (a rate lost).
    */
   async #reserve(): Promise<void> {
     const count = Math.max(1, Math.min(this.pace.block, this.#notStarted + this.#waiting));
-    const start = await this.deps.campaigns.reservePace(
-      this.campaign.id,
-      this.campaign.run,
+    const start = await this.deps.budget.reserve(
       count,
       this.pace.spacingMs,
       this.deps.clock.now() + RESERVE_LEAD_MS,
@@ -468,12 +503,6 @@ class ChunkRun {
     const slots = this.deps.slots.get(this.#slotKey) ?? [];
     slots.push(...slotTimes(start, count, this.pace));
     this.deps.slots.set(this.#slotKey, slots);
-    // Slots of runs this container no longer sends are dropped with their runs.
-    if (this.deps.slots.size > 16) {
-      for (const key of this.deps.slots.keys()) {
-        if (key !== this.#slotKey) this.deps.slots.delete(key);
-      }
-    }
   }
 
   /** Stops the chunk once the failures in a row, with those before it, reach the limit. */
@@ -564,13 +593,15 @@ class ChunkRun {
         this.invocation.owner,
         this.leftovers.length === 0,
       );
+      // Out of the campaign's queue, for the feed that keeps it filled ([campaign.feed]).
+      if (this.leftovers.length === 0) this.#unflushed.done += 1;
       if (requeue) {
         const rounds = this.stopped === 'deadline' ? message.throttled : message.throttled + 1;
         const delay =
           this.stopped === 'deadline'
             ? 0
             : Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** message.throttled) *
-              (0.75 + Math.random() * 0.5);
+              (1 - BACKOFF_JITTER + Math.random() * 2 * BACKOFF_JITTER);
         await this.deps.queue.send(
           [{ ...message, recipients: this.leftovers, throttled: rounds }],
           delay,
@@ -594,10 +625,10 @@ class ChunkRun {
    */
   async #flush(): Promise<CampaignRecord | undefined> {
     const done = this.#unflushed;
-    this.#unflushed = { sent: 0, skipped: 0, failed: 0, failures: 0, anySuccess: false };
+    this.#unflushed = { sent: 0, skipped: 0, failed: 0, failures: 0, anySuccess: false, done: 0 };
     const now = this.deps.now().toISOString();
     const settledAny = done.sent + done.skipped + done.failed > 0;
-    return this.deps.campaigns.updateCampaign(this.campaign.id, {
+    const after = await this.deps.campaigns.updateCampaign(this.campaign.id, {
       // Counted whatever the campaign became meanwhile: these recipients were settled. A run
       // the sweeper ended (`sent`, recounted from the records) counted them already.
       expect: { statuses: ['sending', 'paused', 'cancelled'], run: this.campaign.run },
@@ -606,6 +637,7 @@ class ChunkRun {
         skipped: done.skipped,
         failed: done.failed,
         ...(!done.anySuccess && done.failures > 0 ? { consecutive_failures: done.failures } : {}),
+        ...(done.done > 0 ? { done_chunks: done.done } : {}),
       },
       set: {
         active_at: now,
@@ -613,6 +645,26 @@ class ChunkRun {
         ...(done.anySuccess ? { consecutive_failures: done.failures } : {}),
       },
     });
+    // The same answer says whether the campaign's queue runs short ([campaign.feed]): then the
+    // next of its planned chunks are asked for (the queue keeps one such message of a place).
+    if (wantsFeed(after) && after?.run === this.campaign.run) {
+      try {
+        await this.deps.queue.plan({
+          kind: 'walk',
+          newsletter_id: after.id,
+          run: after.run,
+          walk: after.walk,
+          after: after.fed_after,
+        });
+      } catch (error) {
+        // The next flush, or the sweeper within a minute, asks again.
+        this.deps.log.warn('campaign_feed_not_asked', {
+          newsletter_id: after.id,
+          cause: describeError(error),
+        });
+      }
+    }
+    return after;
   }
 
   async #count(): Promise<void> {

@@ -1,5 +1,6 @@
 import type {
   DynamoSubscriberHistory,
+  ReachedIssue,
   ReachedIssuesPage,
 } from '../../adapters/store/dynamo-subscriber-history.ts';
 import { type NewsletterError, newsletterError } from '../../domain/errors.ts';
@@ -15,7 +16,9 @@ export const SUBSCRIBER_ISSUES_PAGE = 50;
 /**
  * `GET /subscribers/{id}/issues` (ours): the issues the subscriber's turn came in, newest
  * first, with how it ended ([v2.subscriber-issues]); `before` (an issue id, from the `Link`
- * of the page before) reads further back.
+ * of the page before) reads further back. Their first open and click only in `individual`
+ * tracking ([engagement.modes]): in `counts` and `off` nothing of it is shown, whatever a record
+ * still holds from before a switch (the eraser takes it, [engagement.switch]).
  */
 export async function v2SubscriberIssues(
   deps: V2SubscriberDependencies & {
@@ -32,5 +35,13 @@ export async function v2SubscriberIssues(
   }
   const record = await findSubscriber(deps, reference);
   if (!record) return subscriberNotFound();
-  return deps.history.issuesOf(record.id, before, SUBSCRIBER_ISSUES_PAGE);
+  const page = await deps.history.issuesOf(record.id, before, SUBSCRIBER_ISSUES_PAGE);
+  if ((await deps.settings()).campaign.tracking === 'individual') return page;
+  return { ...page, issues: page.issues.map(withoutEngagement) };
+}
+
+/** An issue as `counts` and `off` show it: how the turn ended, no open or click. */
+function withoutEngagement(issue: ReachedIssue): ReachedIssue {
+  const { opened_at: _opened, clicked_at: _clicked, ...rest } = issue;
+  return rest;
 }

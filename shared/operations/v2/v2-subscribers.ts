@@ -3,6 +3,7 @@ import { consentEvent } from '../../domain/consent.ts';
 import { isExpired, newSubscriberRecord } from '../../domain/decide-subscribe.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
 import type { ChangeVia } from '../../domain/events/event-catalogue.ts';
+import { EMAIL_MAX_LENGTH } from '../../domain/parameters/email-address.ts';
 import type { RawParameters } from '../../domain/parameters/normalise-parameters.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
 import { type Page, parsePage } from '../../domain/v2/paging.ts';
@@ -94,8 +95,15 @@ export async function listV2Subscribers(
       return newsletterError('unknown_list', `list: list ${String(params.list)} does not exist`);
   }
   const search = typeof params.search === 'string' ? params.search.trim().toLowerCase() : undefined;
-  if (params.search !== undefined && typeof params.search !== 'string')
-    return newsletterError('invalid_parameter', 'search must be the start of an address');
+  // No address is longer, and a longer key prefix is one DynamoDB refuses outright.
+  if (
+    (params.search !== undefined && typeof params.search !== 'string') ||
+    (search !== undefined && search.length > EMAIL_MAX_LENGTH)
+  )
+    return newsletterError(
+      'invalid_parameter',
+      `search must be the start of an address (at most ${EMAIL_MAX_LENGTH} characters)`,
+    );
   const found = await deps.directory.page(
     {
       page: page.page,

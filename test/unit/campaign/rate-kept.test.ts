@@ -34,6 +34,20 @@ describe('[campaign.rate-kept] the share of its rate a campaign kept since the l
     expect(rateKeptPercent(before, { ...campaign, sent: 5_700 }, T + 60_000)).toBe(116.7);
   });
 
+  it('[campaign.budget] judges each of several campaigns at work against its share of the account’s rate', () => {
+    const before = sendSampleOf(campaign, T);
+    // Two at once share 10 a second: 300 sends in a minute are all of this one's share.
+    const after = { ...campaign, sent: 5_300 };
+    expect(rateKeptPercent(before, after, T + 60_000, 2)).toBe(100);
+    expect(rateKeptPercent(before, after, T + 60_000, 1)).toBe(50);
+    // Four at once: 120 sends are 80% of a quarter. Its tail is a minute at its share: 300
+    // left are 2 minutes at 2.5 a second (judged), 30 s alone at 10 (not).
+    expect(rateKeptPercent(before, { ...campaign, sent: 5_120 }, T + 60_000, 4)).toBe(80);
+    const nearEnd = { ...campaign, sent: 9_700 };
+    expect(rateKeptPercent(sendSampleOf(nearEnd, T), nearEnd, T + 60_000, 4)).toBe(0);
+    expect(rateKeptPercent(sendSampleOf(nearEnd, T), nearEnd, T + 60_000, 1)).toBeUndefined();
+  });
+
   it('says nothing without an earlier sample of the same run and walk (a resume starts a walk)', () => {
     const before = sendSampleOf(campaign, T);
     expect(rateKeptPercent(undefined, campaign, T + 60_000)).toBeUndefined();

@@ -10,6 +10,7 @@ import {
   type EngagementEvent,
   foldBatch,
   idOfTag,
+  mailTokenOfTag,
   rateOf,
   topLinks,
 } from '../../../shared/domain/engagement/engagement.ts';
@@ -25,11 +26,23 @@ const open = (subscriberId: number, at: string, eventId: string): EngagementEven
 
 describe('[engagement.tags] message tags', () => {
   it('are the issue, run and recipient ids, values SES accepts', () => {
-    expect(campaignMailTags(12, 3, 4567)).toEqual({
+    expect(campaignMailTags(12, 3, 4567, 'AAAAAAAAAAAAAAAAAAAAAA')).toEqual({
       newsletter: '12',
       run: '3',
       subscriber: '4567',
+      mail: 'AAAAAAAAAAAAAAAAAAAAAA',
     });
+  });
+
+  it('[engagement.mail-token] and a token new for every mail: 128 random bits, as SES allows', () => {
+    const tokens = Array.from({ length: 200 }, () => campaignMailTags(12, 3, 4567).mail);
+    expect(new Set(tokens).size).toBe(200);
+    for (const token of tokens) {
+      expect(token).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(mailTokenOfTag([token as string])).toBe(token);
+    }
+    for (const bad of [undefined, [], ['short'], ['A'.repeat(23)], ['AAAAAAAAAAAAAAAAAAAA.A']])
+      expect(mailTokenOfTag(bad)).toBeUndefined();
   });
 
   it('read back only as positive whole numbers', () => {
@@ -141,6 +154,24 @@ describe('[engagement.dropped] reading a message of the engagement queue', () =>
       kind: 'event',
       event: { kind: 'click', link: 'https://e.test/x' },
     });
+  });
+
+  it('[engagement.mail-token] with the mail’s token when it carries one, and only a well-formed one', () => {
+    const token = 'abcdefghijklmnopqrstu_';
+    const read = (tags: Record<string, string[]>) =>
+      readEngagementEvent(
+        envelope({
+          eventType: 'Open',
+          mail: { tags: { ...mail.tags, ...tags } },
+          open: { timestamp: '2026-11-22T10:00:00.000Z' },
+        }),
+      );
+    expect(read({ mail: [token] })).toMatchObject({ kind: 'event', event: { mail: token } });
+    for (const bad of [['abc'], [`${token}!`], []]) {
+      const reading = read({ mail: bad });
+      expect(reading.kind).toBe('event');
+      expect(reading.kind === 'event' && reading.event).not.toHaveProperty('mail');
+    }
   });
 
   it('ignores other types and mail without ids; reports the rest as malformed, without values', () => {

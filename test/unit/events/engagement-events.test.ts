@@ -20,7 +20,7 @@ const change = (over: Partial<RecipientChange>): RecipientChange => ({
 });
 
 describe('[events.engagement] opens and clicks, only under individual tracking', () => {
-  it('a first open is opened, at the time SES gave; each new click id is a click', () => {
+  it('a first open is opened and a first click clicked, at the times SES gave; later ones none', () => {
     const [open] = engagementEvents(change({}));
     expect(open).toMatchObject({
       type: 'engagement.opened',
@@ -30,15 +30,14 @@ describe('[events.engagement] opens and clicks, only under individual tracking',
       data: {},
     });
     expect(v.is(eventSchema('engagement.opened'), open)).toBe(true);
-    const clicks = engagementEvents(
-      change({
-        before: { ...opened, click_ids: new Set(['a']) },
-        after: { ...opened, clicked_at: at.toISOString(), click_ids: new Set(['a', 'b', 'c']) },
-      }),
-    );
-    expect(clicks.map((event) => event.type)).toEqual(['engagement.clicked', 'engagement.clicked']);
-    expect(new Set(clicks.map((event) => event.id)).size).toBe(2);
-    for (const event of clicks) expect(v.is(eventSchema('engagement.clicked'), event)).toBe(true);
+    const clicked = { ...opened, clicked_at: '2026-11-02T09:59:30.000Z' };
+    const [click, ...more] = engagementEvents(change({ before: opened, after: clicked }));
+    expect(more).toEqual([]);
+    expect(click).toMatchObject({ type: 'engagement.clicked', time: '2026-11-02T09:59:30.000Z' });
+    expect(v.is(eventSchema('engagement.clicked'), click)).toBe(true);
+    // A later click moves nothing on the record; one that arrived late moves the time back.
+    const earlier = { ...clicked, clicked_at: '2026-11-02T09:59:10.000Z' };
+    expect(engagementEvents(change({ before: clicked, after: earlier }))).toEqual([]);
   });
 
   it('the same open or click derived again has the same id; a moved first open is none', () => {
@@ -50,7 +49,7 @@ describe('[events.engagement] opens and clicks, only under individual tracking',
   });
 
   it('under counts or off tracking no event names anyone', () => {
-    const clicked = { ...opened, clicked_at: at.toISOString(), click_ids: ['a'] };
+    const clicked = { ...opened, clicked_at: at.toISOString() };
     for (const tracking of ['counts', 'off'] as const)
       expect(engagementEvents(change({ after: clicked, tracking }))).toEqual([]);
   });

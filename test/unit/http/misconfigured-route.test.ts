@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { apiHandler } from '../../../functions/http/api-handler.ts';
 import { createFunctionRuntime } from '../../../functions/http/function-runtime.ts';
+import { route } from '../../../functions/route-table/subscribers-list.ts';
 
 const requestId = '6b1f0c3a-2d4e-4f5a-9b8c-7d6e5f4a3b2c';
 
@@ -28,7 +29,7 @@ describe('a keyed route whose composition root wired no key loader', () => {
   it('[http.error-shape] answers a 500 that names the missing apiKey and carries the request id, and runs nothing', async () => {
     // Arrange
     let ran = false;
-    const handler = apiHandler('subscribers-list', createFunctionRuntime(), {}, async () => {
+    const handler = apiHandler(route, createFunctionRuntime(), {}, async () => {
       ran = true;
       return [];
     });
@@ -46,7 +47,7 @@ describe('a keyed route whose composition root wired no key loader', () => {
 
   it('[http.error-shape] with the loader wired, the key is checked as usual: a wrong key is a 403', async () => {
     const handler = apiHandler(
-      'subscribers-list',
+      route,
       createFunctionRuntime(),
       { apiKey: async () => 'the configured key' },
       async () => [],
