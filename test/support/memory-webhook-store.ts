@@ -31,18 +31,32 @@ export class MemoryWebhookStore implements WebhookStore {
     return true;
   }
 
-  async saveDelivery(delivery: Delivery): Promise<void> {
+  async saveDelivery(delivery: Delivery, _before: Delivery): Promise<void> {
     this.deliveries.set(`${delivery.endpoint_id} ${delivery.event_id}`, delivery);
   }
 
-  async getDelivery(endpointId: string, eventId: string): Promise<Delivery | undefined> {
+  async getDelivery(
+    endpointId: string,
+    _eventTime: string,
+    eventId: string,
+  ): Promise<Delivery | undefined> {
     return this.deliveries.get(`${endpointId} ${eventId}`);
   }
 
-  async deliveriesOf(endpointId: string, limit: number): Promise<readonly Delivery[]> {
+  async deliveriesOf(
+    endpointId: string,
+    limit: number,
+    since?: Date,
+  ): Promise<readonly Delivery[]> {
     return [...this.deliveries.values()]
-      .filter((delivery) => delivery.endpoint_id === endpointId)
-      .sort((a, b) => b.created.localeCompare(a.created) || b.event_id.localeCompare(a.event_id))
+      .filter(
+        (delivery) =>
+          delivery.endpoint_id === endpointId &&
+          (since === undefined || delivery.event_time >= since.toISOString()),
+      )
+      .sort(
+        (a, b) => b.event_time.localeCompare(a.event_time) || b.event_id.localeCompare(a.event_id),
+      )
       .slice(0, limit);
   }
 

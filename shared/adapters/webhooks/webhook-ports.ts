@@ -8,6 +8,8 @@ export interface Delivery {
   readonly endpoint_id: string;
   /** The event's id, which is also the delivery's `webhook-id`. */
   readonly event_id: string;
+  /** The event's own time: with its id, where the entry stands in the log (oldest first). */
+  readonly event_time: string;
   readonly event_type: EventType;
   /** The POSTed body: the event as published, byte for byte on every attempt. */
   readonly body: string;
@@ -34,11 +36,15 @@ export interface WebhookStore {
   deleteEndpoint(id: string): Promise<void>;
   /** Adds a delivery unless its endpoint has one for the event already; false then. */
   addDelivery(delivery: Delivery): Promise<boolean>;
-  /** Writes a delivery whole (after an attempt, or a replay). */
-  saveDelivery(delivery: Delivery): Promise<void>;
-  getDelivery(endpointId: string, eventId: string): Promise<Delivery | undefined>;
-  /** An endpoint's log, newest first, at most `limit`. */
-  deliveriesOf(endpointId: string, limit: number): Promise<readonly Delivery[]>;
+  /** Writes a delivery whole after an attempt; `before` is it as it was read. */
+  saveDelivery(delivery: Delivery, before: Delivery): Promise<void>;
+  getDelivery(
+    endpointId: string,
+    eventTime: string,
+    eventId: string,
+  ): Promise<Delivery | undefined>;
+  /** An endpoint's log, newest event first, at most `limit`, of events since `since` if given. */
+  deliveriesOf(endpointId: string, limit: number, since?: Date): Promise<readonly Delivery[]>;
   /** Pending deliveries whose next attempt is at or before `now`, oldest first. */
   dueDeliveries(now: Date): Promise<readonly Delivery[]>;
 }

@@ -39,6 +39,7 @@ export async function deliverEvents(
       const delivery: Delivery = {
         endpoint_id: endpoint.id,
         event_id: event.id,
+        event_time: event.time,
         event_type: event.type,
         body: JSON.stringify(event),
         status: 'pending',
@@ -77,8 +78,8 @@ export async function retryDue(deps: DeliveryDeps): Promise<DeliveryRound> {
 }
 
 /**
- * Sends an endpoint's logged deliveries again ([webhooks.replay]): the events named, or every
- * one created at or after `since`; each keeps its `webhook-id`, so a receiver that saw it drops
+ * Sends an endpoint's logged deliveries again ([webhooks.replay]): the events named among its
+ * latest `limit`, or every event since `since` (up to `limit`); each keeps its `webhook-id`, so a receiver that saw it drops
  * it. The number sent; an unknown endpoint is undefined.
  */
 export async function replayDeliveries(
@@ -89,12 +90,10 @@ export async function replayDeliveries(
 ): Promise<DeliveryRound | undefined> {
   const endpoint = await deps.webhooks.getEndpoint(endpointId);
   if (!endpoint) return undefined;
-  const logged = await deps.webhooks.deliveriesOf(endpointId, limit);
-  const chosen = logged.filter((delivery) =>
-    which.eventIds
-      ? which.eventIds.includes(delivery.event_id)
-      : which.since === undefined || Date.parse(delivery.created) >= which.since.getTime(),
-  );
+  const logged = await deps.webhooks.deliveriesOf(endpointId, limit, which.since);
+  const chosen = which.eventIds
+    ? logged.filter((delivery) => which.eventIds?.includes(delivery.event_id))
+    : logged;
   const round = { delivered: 0, failed: 0, repeated: 0 };
   for (const delivery of chosen) count(round, await attempt(deps, endpoint, delivery));
   return round;
@@ -135,7 +134,7 @@ async function attempt(
         ? { status: 'pending' as const, next_attempt_at: next.toISOString() }
         : { status: 'failed' as const }),
   };
-  await deps.webhooks.saveDelivery(logged);
+  await deps.webhooks.saveDelivery(logged, delivery);
   // The endpoint as it is now: an attempt before this one may have moved its health.
   const current = (await deps.webhooks.getEndpoint(endpoint.id)) ?? endpoint;
   const health = afterDelivery(current, { at, ...outcome });

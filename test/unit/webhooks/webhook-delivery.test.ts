@@ -254,7 +254,9 @@ describe('[webhooks.replay] an admin sends logged deliveries again', () => {
 
     expect(replayed).toEqual({ delivered: 1, failed: 0, repeated: 0 });
     expect(accepted.get('/all')).toEqual([events[0]?.id, events[1]?.id, events[1]?.id]);
-    expect((await store.getDelivery(hook.id, events[1]?.id ?? ''))?.attempts).toBe(2);
+    expect(
+      (await store.getDelivery(hook.id, events[1]?.time ?? '', events[1]?.id ?? ''))?.attempts,
+    ).toBe(2);
     expect(await replayDeliveries(deps, 'whe_unknown', {}, 100)).toBeUndefined();
   });
 });
