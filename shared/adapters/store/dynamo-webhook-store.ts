@@ -3,7 +3,7 @@ import type { WebhookEndpoint } from '../../domain/webhooks/webhook-endpoint.ts'
 import type { Delivery, WebhookStore } from '../webhooks/webhook-ports.ts';
 import { DynamoBatches } from './dynamo-batches.ts';
 import { type DynamoRequests, epochSeconds } from './dynamo-requests.ts';
-import { KEY, keys, TTL_ATTRIBUTE } from './table-design.ts';
+import { KEY, TTL_ATTRIBUTE } from './table-design.ts';
 
 /** How long a delivery stays in its endpoint's log (TTL): past its retries (41.6 h), to replay. */
 export const DELIVERY_LOG_DAYS = 30;
@@ -15,6 +15,35 @@ export const DELIVERY_LOG_DAYS = 30;
 export const DUE_SHARDS = 8;
 
 type Item = Record<string, unknown>;
+
+/**
+ * The webhook items' keys (docs/storage.md, "Keys and items"), here rather than in
+ * table-design.ts's `keys`: an object literal is bundled whole into every function that reads
+ * the table, and only this adapter writes these.
+ */
+const keys = {
+  /** A webhook endpoint: all of them in one partition, a Query lists them (at most 20). */
+  webhookEndpoint: (id: string) => ({
+    [KEY.partition]: 'WEBHOOKS',
+    [KEY.sort]: `endpoint#${id}`,
+  }),
+  /** One event's delivery to an endpoint, its log entry: the log reads in event-time order. */
+  webhookDelivery: (endpointId: string, eventTime: string, eventId: string) => ({
+    [KEY.partition]: `WEBHOOK#${endpointId}`,
+    [KEY.sort]: `delivery#${eventTime}#${eventId}`,
+  }),
+  /** That a pending delivery is due at `at`: the retry sweep queries each shard up to now. */
+  webhookDue: (
+    shard: number,
+    at: string,
+    endpointId: string,
+    eventTime: string,
+    eventId: string,
+  ) => ({
+    [KEY.partition]: `WEBHOOK_DUE#${shard}`,
+    [KEY.sort]: `${at}#${endpointId}#${eventTime}#${eventId}`,
+  }),
+};
 
 /** The due shard of an event: the same for every attempt of its deliveries. */
 function shardOf(eventId: string): number {

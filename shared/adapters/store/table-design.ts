@@ -240,27 +240,6 @@ export const keys = {
     [KEY.partition]: memberPartition(list, subscriberId % LEGACY_MEMBER_SHARDS),
     [KEY.sort]: recipientSortKey(subscriberId),
   }),
-  /** A webhook endpoint: all of them in one partition, a Query lists them (at most 20). */
-  webhookEndpoint: (id: string) => ({
-    [KEY.partition]: 'WEBHOOKS',
-    [KEY.sort]: `endpoint#${id}`,
-  }),
-  /** One event's delivery to an endpoint, its log entry: the log reads in event-time order. */
-  webhookDelivery: (endpointId: string, eventTime: string, eventId: string) => ({
-    [KEY.partition]: `WEBHOOK#${endpointId}`,
-    [KEY.sort]: `delivery#${eventTime}#${eventId}`,
-  }),
-  /** That a pending delivery is due at `at`: the retry sweep queries each shard up to now. */
-  webhookDue: (
-    shard: number,
-    at: string,
-    endpointId: string,
-    eventTime: string,
-    eventId: string,
-  ) => ({
-    [KEY.partition]: `WEBHOOK_DUE#${shard}`,
-    [KEY.sort]: `${at}#${endpointId}#${eventTime}#${eventId}`,
-  }),
   /** That an event is on the bus: its publisher puts it once the bus took the event. */
   publishedEvent: (eventId: string) => ({
     [KEY.partition]: `EVENT#${eventId}`,
