@@ -91,6 +91,20 @@ describe('[webhooks.log] an endpoint delivery log in the table', () => {
     expect(await store.getDelivery('whe_a', first.event_time, 'evt_1')).toEqual(delivered);
   });
 
+  it('saves an attempt only over the delivery as it was read: a concurrent one loses', async () => {
+    const first = delivery('evt_1', 0, at(60));
+    await store.addDelivery(first);
+    const bySweep: Delivery = { ...first, attempts: 1, next_attempt_at: at(300).toISOString() };
+    const { next_attempt_at: _next, ...rest } = first;
+    const byReplay: Delivery = { ...rest, status: 'delivered', attempts: 1 };
+
+    expect(await store.saveDelivery(bySweep, first)).toBe(true);
+    expect(await store.saveDelivery(byReplay, first)).toBe(false);
+    expect(await store.getDelivery('whe_a', first.event_time, 'evt_1')).toEqual(bySweep);
+    // One due item, the sweep's: the loser neither deleted it nor added its own.
+    expect(await store.dueDeliveries(at(86_400))).toEqual([bySweep]);
+  });
+
   it('reads newest event first, at most a limit, since a time', async () => {
     for (const [id, second] of [
       ['evt_1', 10],

@@ -31,8 +31,11 @@ export class MemoryWebhookStore implements WebhookStore {
     return true;
   }
 
-  async saveDelivery(delivery: Delivery, _before: Delivery): Promise<void> {
-    this.deliveries.set(`${delivery.endpoint_id} ${delivery.event_id}`, delivery);
+  async saveDelivery(delivery: Delivery, before: Delivery): Promise<boolean> {
+    const key = `${delivery.endpoint_id} ${delivery.event_id}`;
+    if (this.deliveries.get(key)?.attempts !== before.attempts) return false;
+    this.deliveries.set(key, delivery);
+    return true;
   }
 
   async getDelivery(

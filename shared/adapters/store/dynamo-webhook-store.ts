@@ -174,11 +174,16 @@ export class DynamoWebhookStore implements WebhookStore {
     );
   }
 
-  async saveDelivery(delivery: Delivery, before: Delivery): Promise<void> {
+  /**
+   * The write holds only while the item is as `before` was read (its attempts count): a sweep
+   * and a replay attempting the same delivery at once cannot overwrite each other's entry, nor
+   * leave a due item that nothing deletes.
+   */
+  async saveDelivery(delivery: Delivery, before: Delivery): Promise<boolean> {
     const expires = epochSeconds(new Date(delivery.created)) + DELIVERY_LOG_DAYS * 86_400;
     const next = delivery.status === 'pending' ? delivery.next_attempt_at : undefined;
     const moved = before.next_attempt_at !== next;
-    await this.requests.send(
+    return this.requests.conditional(
       'saveWebhookDelivery',
       new TransactWriteCommand({
         TransactItems: [
@@ -186,6 +191,9 @@ export class DynamoWebhookStore implements WebhookStore {
             Put: {
               TableName: this.table,
               Item: { ...deliveryKey(delivery), ...delivery, [TTL_ATTRIBUTE]: expires },
+              ConditionExpression: '#attempts = :attempts',
+              ExpressionAttributeNames: { '#attempts': 'attempts' },
+              ExpressionAttributeValues: { ':attempts': before.attempts },
             },
           },
           ...(moved && before.next_attempt_at

@@ -36,8 +36,11 @@ export interface WebhookStore {
   deleteEndpoint(id: string): Promise<void>;
   /** Adds a delivery unless its endpoint has one for the event already; false then. */
   addDelivery(delivery: Delivery): Promise<boolean>;
-  /** Writes a delivery whole after an attempt; `before` is it as it was read. */
-  saveDelivery(delivery: Delivery, before: Delivery): Promise<void>;
+  /**
+   * Writes a delivery whole after an attempt; `before` is it as it was read. False, writing
+   * nothing, when another attempt saved it since (its attempts count moved).
+   */
+  saveDelivery(delivery: Delivery, before: Delivery): Promise<boolean>;
   getDelivery(
     endpointId: string,
     eventTime: string,

@@ -134,6 +134,8 @@ async function attempt(
         ? { status: 'pending' as const, next_attempt_at: next.toISOString() }
         : { status: 'failed' as const }),
   };
+  // Another attempt at the same delivery (a sweep beside a replay) saved first: its entry
+  // stands, and this one's receiver, which dedupes by webhook-id, saw the event twice at most.
   await deps.webhooks.saveDelivery(logged, delivery);
   // The endpoint as it is now: an attempt before this one may have moved its health.
   const current = (await deps.webhooks.getEndpoint(endpoint.id)) ?? endpoint;
