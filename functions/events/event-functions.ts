@@ -39,3 +39,63 @@ export const eventPublisher = {
   readonly timeoutSeconds: number;
   readonly maxReceives: number;
 };
+
+/** The webhooks' deliverer: the bus's events, by a rule and a queue, to the endpoints. */
+export const webhookDeliverer = {
+  name: 'webhook-deliverer',
+  summary: 'Delivers the events on the stack bus to the registered webhook endpoints, signed',
+  access: {
+    // The endpoints (Query of their partition), each delivery logged (a transaction's Puts and
+    // the due item's Delete), the endpoint read and its health saved after an attempt.
+    table: ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+    queries: [],
+    sendsMail: false,
+    settings: false,
+  },
+  /** A batch's events are delivered one after another, each attempt up to the sender's 10 s. */
+  batchSize: 10,
+  batchingWindowSeconds: 1,
+  maxConcurrency: 2,
+  timeoutSeconds: 300,
+  /**
+   * Receives before a message goes to the dead-letter queue: a message comes back only when the
+   * table was away (a receiver's failure is the log's to retry), so a few.
+   */
+  maxReceives: 5,
+} as const satisfies {
+  readonly name: string;
+  readonly summary: string;
+  readonly access: RouteAccess;
+  readonly batchSize: number;
+  readonly batchingWindowSeconds: number;
+  readonly maxConcurrency: number;
+  readonly timeoutSeconds: number;
+  readonly maxReceives: number;
+};
+
+/** The webhooks' retry sweep: every minute, the deliveries whose next attempt is due. */
+export const webhookRetrier = {
+  name: 'webhook-retrier',
+  summary: 'Every minute: attempts again the webhook deliveries that are due',
+  access: {
+    // The due items (Query of 8 shards), their deliveries (BatchGetItem), then as the deliverer.
+    table: [
+      'dynamodb:Query',
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+    ],
+    queries: [],
+    sendsMail: false,
+    settings: false,
+  },
+  schedule: 'rate(1 minute)',
+  timeoutSeconds: 300,
+} as const satisfies {
+  readonly name: string;
+  readonly summary: string;
+  readonly access: RouteAccess;
+  readonly schedule: string;
+  readonly timeoutSeconds: number;
+};

@@ -36,6 +36,7 @@ import { API_BASE_PATH, API_V2_BASE_PATH, NewsletterApi } from './constructs/new
 import { NewsletterFunction } from './constructs/newsletter-function.ts';
 import { NewsletterTable } from './constructs/newsletter-table.ts';
 import { OriginSecrets } from './constructs/origin-secrets.ts';
+import { WebhookDelivery } from './constructs/webhook-delivery.ts';
 import type { NewsletterConfig } from './newsletter-config.ts';
 import { deadLetterQueue, sendOnlyDestination } from './queues.ts';
 import {
@@ -76,6 +77,8 @@ export class NewsletterStack extends Stack {
   readonly engagement: EngagementRecording;
   /** Events out: the events queue, its publisher and the stack's EventBridge bus. */
   readonly events: EventPublishing;
+  /** Webhooks out: the bus to the endpoints, and the retry sweep. */
+  readonly webhooks: WebhookDelivery;
   readonly alarms: NewsletterAlarms;
   /** The people who sign in to the console: the user pool, its groups and its app client. */
   readonly people: ConsolePeople;
@@ -293,6 +296,13 @@ export class NewsletterStack extends Stack {
       targets,
       logRetention,
     });
+    this.webhooks = new WebhookDelivery(this, 'Webhooks', {
+      projectRoot: PROJECT_ROOT,
+      environment,
+      targets,
+      logRetention,
+      bus: this.events.bus,
+    });
     const consumers = new Map<string, { fn: NewsletterFunction; deadLetters: Queue }>();
     for (const consumer of streamConsumers) {
       consumers.set(
@@ -358,12 +368,15 @@ export class NewsletterStack extends Stack {
         ['engagement-recorder', this.engagement.fn],
         ['engagement-eraser', this.engagement.eraser],
         ['event-publisher', this.events.fn],
+        ['webhook-deliverer', this.webhooks.deliverer],
+        ['webhook-retrier', this.webhooks.retrier],
       ]),
       deadLetterQueues: [
         ...[...consumers.values()].map(({ deadLetters }) => deadLetters),
         feedbackDeadLetters,
         this.engagement.deadLetters,
         this.events.deadLetters,
+        this.webhooks.deadLetters,
       ],
       campaignDeadLetterQueues: this.campaigns.deadLetters,
       scheduleDeadLetterQueue: this.campaigns.schedules.deadLetters,

@@ -44,6 +44,7 @@ import {
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
 import { ENV } from '../../../shared/runtime/environment.ts';
+import { EVENTS_ENV } from '../../../shared/runtime/events-environment.ts';
 import type { QueueDepth } from '../stand-ins/sqs-local.ts';
 import { type Answer, type ApiGateway, startApiGateway } from './api-gateway.ts';
 import type { FailedDelivery } from './async-invocation.ts';
@@ -298,8 +299,13 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
           onLog: options.onLog,
           maxEnvironments: environmentsOf(fn),
           ...(options.preload ? { preload: options.preload } : {}),
-          // The stand-in issues the pool's tokens under its own URL, not Cognito's.
-          ...(cognito ? { localEnvironment: { [ENV.cognitoIssuerDomain]: cognito } } : {}),
+          localEnvironment: {
+            // The stand-in issues the pool's tokens under its own URL, not Cognito's.
+            ...(cognito ? { [ENV.cognitoIssuerDomain]: cognito } : {}),
+            // Webhooks to the local world's receivers on loopback, over http ([webhooks.ssrf]):
+            // set here only, never by the stack.
+            [EVENTS_ENV.webhooksLocalHttp]: '1',
+          },
         }),
       );
     }
