@@ -27,5 +27,8 @@ const deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'> & {
 export const handler = pageHandler(route, runtime, {
   show: unsubscribePage,
   check: (token) => runOperation(deps, 'check_link', () => checkLink(deps, token, 'unsubscribe')),
-  act: (token) => runOperation(deps, 'unsubscribe_link', () => unsubscribeByLink(deps, token)),
+  act: (token, _context, oneClick) =>
+    runOperation(deps, 'unsubscribe_link', () =>
+      unsubscribeByLink(deps, token, oneClick ? 'one_click' : 'link'),
+    ),
 });

@@ -17,6 +17,7 @@ import {
   jsonSchemaOf,
   pathsOf,
 } from './openapi-document.ts';
+import { eventWebhooks } from './openapi-events.ts';
 
 /** The error body of v2: v1's, with the original's code `-1` for what is not found. */
 const V2ErrorBodySchema = errorBodySchema(
@@ -207,6 +208,7 @@ export function openApiV2Document(): Json {
       },
     ],
     paths,
+    webhooks: eventWebhooks(),
     components: {
       schemas: components,
       securitySchemes: {

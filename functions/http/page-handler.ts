@@ -21,7 +21,12 @@ export interface LinkPage {
   /** Whether a link is live, for the GET; changes nothing. */
   readonly check: (token: unknown) => Promise<boolean | NewsletterError>;
   /** Carries the link out; POST of the button or an RFC 8058 one-click POST. */
-  readonly act: (token: unknown, context: CallContext) => Promise<LinkOutcome | NewsletterError>;
+  readonly act: (
+    token: unknown,
+    context: CallContext,
+    /** Whether the POST is RFC 8058's one-click (`List-Unsubscribe=One-Click`), not the button. */
+    oneClick: boolean,
+  ) => Promise<LinkOutcome | NewsletterError>;
 }
 
 /** Read once per container, like the rest of the function's configuration. */
@@ -68,11 +73,16 @@ export function pageHandler(
         );
       }
       const apiRoot = apiRootOf(event, route.path, door.host(event));
-      const outcome = await page.act(token, {
-        trusted: false,
-        ...(apiRoot ? { apiRoot } : {}),
-        ...door.client(event),
-      });
+      const oneClick = !isNewsletterError(params) && params['List-Unsubscribe'] === 'One-Click';
+      const outcome = await page.act(
+        token,
+        {
+          trusted: false,
+          ...(apiRoot ? { apiRoot } : {}),
+          ...door.client(event),
+        },
+        oneClick,
+      );
       if (isNewsletterError(outcome)) return failure(outcome);
       return toResponse(messagePage(OUTCOME_PAGES[outcome], { requestId }));
     });

@@ -86,6 +86,8 @@ export interface RouteAccess {
   readonly schedules?: boolean;
   /** Cognito admin actions it calls on the console's user pool, on the pool's ARN only. */
   readonly people?: readonly PeopleAction[];
+  /** Whether it queues events on the events queue (`sqs:SendMessage`): the stream's reader. */
+  readonly eventsQueue?: boolean;
 }
 
 /** One entry of the route table, without its schemas (routes.ts adds them). */

@@ -9,8 +9,12 @@ import type { RouteAccess } from '../routes.ts';
 export interface StreamFilter {
   /** `pk` prefix of the items, e.g. `OUTBOX#`. */
   readonly keyPrefix: string;
+  /** The items' `sk`, when only one kind of the prefix's items is wanted. */
+  readonly sortKey?: string;
   /** Any of these events passes. */
   readonly eventNames: readonly ('INSERT' | 'MODIFY' | 'REMOVE')[];
+  /** Only items that have this string attribute after the change. */
+  readonly withAttribute?: string;
   /** Only items whose `state` attribute (a string) has one of these values. */
   readonly states?: readonly string[];
 }
@@ -40,19 +44,29 @@ export interface StreamConsumer {
 export const streamConsumers = [
   {
     name: 'table-changes',
-    summary: 'Settles keyless subscribe requests and keeps the subscriber counts',
+    summary:
+      'Settles keyless subscribe requests, keeps the subscriber counts, queues the events of changes',
     filters: [
       { keyPrefix: 'REQUEST#', eventNames: ['INSERT'] },
       // Every change of a subscriber, TTL's deletions of expired ones included.
       { keyPrefix: 'SUBSCRIBER#', eventNames: ['INSERT', 'MODIFY', 'REMOVE'] },
+      // An issue's item (not its content or pace): its status changes are events.
+      { keyPrefix: 'NEWSLETTER#', sortKey: 'newsletter', eventNames: ['INSERT', 'MODIFY'] },
+      // A recipient's first open or a click (a send writes neither): engagement events, made
+      // only under `individual` tracking ([events.engagement]).
+      { keyPrefix: 'RECIPIENTS#', eventNames: ['MODIFY'], withAttribute: 'opened_at' },
+      { keyPrefix: 'RECIPIENTS#', eventNames: ['MODIFY'], withAttribute: 'clicked_at' },
     ],
     access: {
       // As the subscribe route, plus deleting the settled request; the counts' items and
       // their marks are written with PutItem and UpdateItem in a transaction.
       table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-      queries: [],
+      // A removed subscriber's id looked up: a change of address is no delete.
+      queries: ['recent'],
       sendsMail: false,
       settings: true,
+      // The events of the changes go on the events queue (docs/storage.md, "Events").
+      eventsQueue: true,
     },
     // Many at once: the counts are one transaction per batch, and requests for different
     // addresses are settled side by side (functions/streams/table-changes.ts).

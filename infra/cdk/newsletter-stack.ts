@@ -22,18 +22,21 @@ import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { type Route, type RouteAccess, routes } from '../../functions/routes.ts';
 import { type StreamConsumer, streamConsumers } from '../../functions/streams/consumers.ts';
 import { ENV } from '../../shared/runtime/environment.ts';
+import { EVENTS_ENV } from '../../shared/runtime/events-environment.ts';
 import type { LimitedPaths } from './client-limits.ts';
 import { CampaignEngine } from './constructs/campaign-engine.ts';
 import { ClientLimitsAcl } from './constructs/client-limits-acl.ts';
 import { ConsolePeople } from './constructs/console-people.ts';
 import { ConsoleSite } from './constructs/console-site.ts';
 import { EngagementRecording } from './constructs/engagement-recording.ts';
+import { EventPublishing } from './constructs/event-publishing.ts';
 import { MailFeedback } from './constructs/mail-feedback.ts';
 import { NewsletterAlarms } from './constructs/newsletter-alarms.ts';
 import { API_BASE_PATH, API_V2_BASE_PATH, NewsletterApi } from './constructs/newsletter-api.ts';
 import { NewsletterFunction } from './constructs/newsletter-function.ts';
 import { NewsletterTable } from './constructs/newsletter-table.ts';
 import { OriginSecrets } from './constructs/origin-secrets.ts';
+import { WebhookDelivery } from './constructs/webhook-delivery.ts';
 import type { NewsletterConfig } from './newsletter-config.ts';
 import { deadLetterQueue, sendOnlyDestination } from './queues.ts';
 import {
@@ -72,6 +75,10 @@ export class NewsletterStack extends Stack {
   readonly campaignWorkers: WorkerSizing;
   /** Opens and clicks: the engagement queue and the function that records them. */
   readonly engagement: EngagementRecording;
+  /** Events out: the events queue, its publisher and the stack's EventBridge bus. */
+  readonly events: EventPublishing;
+  /** Webhooks out: the bus to the endpoints, and the retry sweep. */
+  readonly webhooks: WebhookDelivery;
   readonly alarms: NewsletterAlarms;
   /** The people who sign in to the console: the user pool, its groups and its app client. */
   readonly people: ConsolePeople;
@@ -283,15 +290,31 @@ export class NewsletterStack extends Stack {
     }
     this.functions = functions;
 
+    this.events = new EventPublishing(this, 'Events', {
+      projectRoot: PROJECT_ROOT,
+      environment,
+      targets,
+      logRetention,
+    });
+    this.webhooks = new WebhookDelivery(this, 'Webhooks', {
+      projectRoot: PROJECT_ROOT,
+      environment,
+      targets,
+      logRetention,
+      bus: this.events.bus,
+    });
     const consumers = new Map<string, { fn: NewsletterFunction; deadLetters: Queue }>();
     for (const consumer of streamConsumers) {
       consumers.set(
         consumer.name,
         this.#streamConsumer(
           consumer,
-          targets,
+          { ...targets, eventsQueueArn: this.events.queue.queueArn },
           {
             ...environment,
+            ...((consumer.access as RouteAccess).eventsQueue
+              ? { [EVENTS_ENV.eventsQueue]: this.events.queue.queueUrl }
+              : {}),
             [ENV.streamRetryBaseMs]: String(config.streamRetryBaseMs),
             // What sends mail names the configuration set, so SES reports back.
             ...(consumer.access.sendsMail
@@ -344,11 +367,16 @@ export class NewsletterStack extends Stack {
         ...this.campaigns.functions,
         ['engagement-recorder', this.engagement.fn],
         ['engagement-eraser', this.engagement.eraser],
+        ['event-publisher', this.events.fn],
+        ['webhook-deliverer', this.webhooks.deliverer],
+        ['webhook-retrier', this.webhooks.retrier],
       ]),
       deadLetterQueues: [
         ...[...consumers.values()].map(({ deadLetters }) => deadLetters),
         feedbackDeadLetters,
         this.engagement.deadLetters,
+        this.events.deadLetters,
+        this.webhooks.deadLetters,
       ],
       campaignDeadLetterQueues: this.campaigns.deadLetters,
       scheduleDeadLetterQueue: this.campaigns.schedules.deadLetters,
@@ -422,6 +450,10 @@ export class NewsletterStack extends Stack {
     new CfnOutput(this, 'CampaignScheduleDeadLetters', {
       description: `ARN of the queue of scheduled sends that did not start: ${ENV.scheduleDeadLetters}`,
       value: schedules.deadLetters.queueArn,
+    });
+    new CfnOutput(this, 'EventBusName', {
+      description: 'The EventBridge bus of subscriber and issue events (docs/api.md, "Events")',
+      value: this.events.bus.eventBusName,
     });
     new CfnOutput(this, 'FeedbackDeadLetters', {
       description: 'SES events the feedback function failed to apply after its retries',
@@ -519,9 +551,19 @@ export class NewsletterStack extends Stack {
           FilterCriteria.filter({
             eventName: FilterRule.or(...filter.eventNames),
             dynamodb: {
-              Keys: { pk: { S: FilterRule.beginsWith(filter.keyPrefix) } },
-              ...(filter.states
-                ? { NewImage: { state: { S: FilterRule.or(...filter.states) } } }
+              Keys: {
+                pk: { S: FilterRule.beginsWith(filter.keyPrefix) },
+                ...(filter.sortKey ? { sk: { S: FilterRule.isEqual(filter.sortKey) } } : {}),
+              },
+              ...(filter.states || filter.withAttribute
+                ? {
+                    NewImage: {
+                      ...(filter.states ? { state: { S: FilterRule.or(...filter.states) } } : {}),
+                      ...(filter.withAttribute
+                        ? { [filter.withAttribute]: { S: FilterRule.exists() } }
+                        : {}),
+                    },
+                  }
                 : {}),
             },
           }),

@@ -24,6 +24,8 @@ export interface AccessTargets {
   readonly region: string;
   /** The campaign engine's queues, for functions that queue campaign work. */
   readonly campaignQueueArns?: Readonly<Record<CampaignQueueName, string>>;
+  /** The events queue, for the function that queues events (`access.eventsQueue`). */
+  readonly eventsQueueArn?: string;
   /** The console's user pool, for the functions that manage people (`access.people`). */
   readonly userPoolArn?: string;
   /** Scheduled sends, for functions that schedule them (`access.schedules`). */
@@ -160,6 +162,18 @@ export function routePolicyStatements(
         // SendMessageBatch is authorized as SendMessage.
         actions: ['sqs:SendMessage'],
         resources: queues.map((queue) => arns[queue]),
+      }),
+    );
+  }
+  if (route.access.eventsQueue) {
+    if (!targets.eventsQueueArn)
+      throw new Error('a function queues events, but the stack has no events queue');
+    statements.push(
+      new PolicyStatement({
+        sid: 'EventsQueue',
+        effect: Effect.ALLOW,
+        actions: ['sqs:SendMessage'],
+        resources: [targets.eventsQueueArn],
       }),
     );
   }

@@ -9,6 +9,8 @@
  * away, to show the difference), DYNAMODB_HOLD_MS (how long a transaction holds its items, 20)
  * and DYNAMODB_SCALE (divides the per-partition limits, 1).
  */
+
+import { EVENT_SOURCE } from '../../shared/domain/events/event-catalogue.ts';
 import type { CodeSource } from './cloud/lambda-host.ts';
 import { startLocalStack } from './local-stack.ts';
 import {
@@ -87,6 +89,17 @@ try {
   process.exit(1);
 }
 
+// The stack's bus runs its template's rules; what reaches it is also shown here, one line an
+// event, as a rule of an operator's own would see it (docs/api.md, "Events").
+const [eventBus] = stack.cloud.stack.eventBuses();
+if (eventBus && stack.cloud.eventBuses)
+  stack.cloud.eventBuses.addRule({
+    bus: eventBus,
+    pattern: { source: [EVENT_SOURCE] },
+    deliver: (event) =>
+      process.stderr.write(`[event bus] ${event['detail-type']} ${JSON.stringify(event.detail)}\n`),
+  });
+
 process.stdout.write(
   [
     '',
@@ -98,6 +111,9 @@ process.stdout.write(
     `  Sign-in      Cognito stand-in ${stack.cognito.endpoint} (pool ${stack.people.userPoolId}); add someone: npx newsletter --local people add you@example.com --role admin`,
     `  DynamoDB     ${stack.strictDynamoDb ? `strict front ${stack.dynamo.endpoint}: ` : ''}${describeStrictDynamoDb(strict)}`,
     `  Data         ${options.dataDir}`,
+    ...(eventBus
+      ? [`  Event bus    ${eventBus}: each event is printed on stderr as [event bus]`]
+      : []),
     `  Functions    ${code === 'bundle' ? 'the bundles cdk synth built' : 'the TypeScript sources'}, each with its own role as synthesized`,
     '',
     'Try:',

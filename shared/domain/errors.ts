@@ -76,7 +76,7 @@ export function isNewsletterError(value: unknown): value is NewsletterError {
 /** A dependency (DynamoDB, SES, SSM) failed or refused; becomes a 503 error value. */
 export class DependencyError extends Error {
   constructor(
-    readonly dependency: 'dynamodb' | 'ses' | 'ssm' | 'sqs' | 'scheduler' | 'cognito',
+    readonly dependency: 'dynamodb' | 'ses' | 'ssm' | 'sqs' | 'scheduler' | 'cognito' | 'events',
     options?: { cause?: unknown },
   ) {
     super(`${dependency} unavailable`, options);

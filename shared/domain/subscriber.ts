@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ConsentSchema } from './consent.ts';
+import type { ChangeVia } from './events/event-catalogue.ts';
 
 const isoDate = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 time, UTC.'));
 
@@ -95,6 +96,12 @@ export interface SubscriberRecord extends Subscriber {
   readonly place?: { readonly country?: string; readonly region?: string; readonly city?: string };
   /** The subscriber's language as API v2 took it (`en`, `pt_BR`); shown nowhere yet. */
   readonly language?: string;
+  /**
+   * How the change that wrote `version` was made, for its event ([events.subscriber]): a
+   * writer that knows (a link, one-click, a person in the console) says so; an older version's
+   * word does not apply to a later change, hence the version.
+   */
+  readonly last_change?: { readonly via: ChangeVia; readonly version: number };
 }
 
 /**

@@ -4,6 +4,7 @@ import { parseCampaignLink } from '../domain/campaign/campaign-link.ts';
 import { consentEvent } from '../domain/consent.ts';
 import { confirmationMails, isExpired, mergeFields } from '../domain/decide-subscribe.ts';
 import { isNewsletterError, type NewsletterError } from '../domain/errors.ts';
+import type { ChangeVia } from '../domain/events/event-catalogue.ts';
 import type { SubscriberRecord } from '../domain/subscriber.ts';
 import { hashToken, isWellFormedToken, sameHash } from '../domain/tokens.ts';
 import { campaignLinkHolder } from './campaign/campaign-links.ts';
@@ -124,13 +125,14 @@ export async function unsubscribeByLink(
     readonly campaigns?: CampaignStore;
   },
   raw: unknown,
+  via: Extract<ChangeVia, 'link' | 'one_click'> = 'link',
 ): Promise<LinkOutcome | NewsletterError> {
   if (parseCampaignLink(raw)) {
     const campaigns = deps.campaigns;
     if (!campaigns) return 'invalid';
     const found = await campaignLinkHolder({ ...deps, campaigns }, raw);
     if (!found) return 'invalid';
-    const outcome = await unsubscribeAddress(deps, found.subscriber.email);
+    const outcome = await unsubscribeAddress(deps, found.subscriber.email, via);
     if (!outcome) return 'invalid';
     if (isNewsletterError(outcome)) return outcome;
     await campaigns.markUnsubscribed(
@@ -142,7 +144,7 @@ export async function unsubscribeByLink(
   }
   const holder = await holderOf(deps, raw, 'unsubscribe');
   if (!holder) return 'invalid';
-  const outcome = await unsubscribeAddress(deps, holder.subscriber.email);
+  const outcome = await unsubscribeAddress(deps, holder.subscriber.email, via);
   if (!outcome) return 'invalid';
   return isNewsletterError(outcome) ? outcome : 'unsubscribed';
 }

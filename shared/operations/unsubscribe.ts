@@ -1,4 +1,5 @@
 import { isNewsletterError, type NewsletterError, newsletterError } from '../domain/errors.ts';
+import type { ChangeVia } from '../domain/events/event-catalogue.ts';
 import type { RawParameters } from '../domain/parameters/normalise-parameters.ts';
 import { parseEmailParameters } from '../domain/parameters/parse-parameters.ts';
 import { type Subscriber, type SubscriberRecord, toSubscriber } from '../domain/subscriber.ts';
@@ -16,6 +17,7 @@ export type UnsubscribeOutcome = { readonly record: SubscriberRecord } | Newslet
 export async function unsubscribeAddress(
   deps: Pick<Dependencies, 'store' | 'now' | 'log' | 'metrics'>,
   email: string,
+  via: ChangeVia = 'api',
 ): Promise<UnsubscribeOutcome | undefined> {
   return retryOnConflict('unsubscribe', deps.log, async () => {
     const current = await deps.store.getSubscriber(email);
@@ -42,6 +44,7 @@ export async function unsubscribeAddress(
       tokens,
       ...(leaving ? { updated: deps.now().toISOString() } : {}),
       version: current.version + 1,
+      last_change: { via, version: current.version + 1 },
     };
     // Mails still in the outbox are not withdrawn: the mailer reads the subscriber before
     // sending, and no activation of it is current any more.

@@ -4,6 +4,8 @@ import { DynamoEngagementStore } from '../adapters/store/dynamo-engagement-store
 import { DynamoRequests } from '../adapters/store/dynamo-requests.ts';
 import { DynamoSendBudget } from '../adapters/store/dynamo-send-budget.ts';
 import { DynamoStore } from '../adapters/store/dynamo-store.ts';
+import { emailById } from '../adapters/store/subscriber-index.ts';
+import type { SubscriberLookup } from '../operations/events/record-events.ts';
 import { dynamoDocumentClient } from './dynamodb-client.ts';
 import type { Environment } from './environment.ts';
 
@@ -36,4 +38,10 @@ export function engagementErasure(environment: Environment): DynamoEngagementEra
 /** The account's send budget for campaigns ([campaign.budget]), same client. */
 export function sendBudget(environment: Environment): DynamoSendBudget {
   return new DynamoSendBudget(dynamoDocumentClient(), environment.tableName);
+}
+
+/** Who has a subscriber id now (the `recent` index): tells a change of address from a delete. */
+export function subscriberLookup(environment: Environment): SubscriberLookup {
+  const requests = new DynamoRequests(dynamoDocumentClient());
+  return { emailById: (id) => emailById(requests, environment.tableName, id) };
 }

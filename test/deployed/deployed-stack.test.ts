@@ -9,6 +9,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -18,12 +20,15 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../infra/local/cloud/aws-endpoint.ts';
 import type { DeployedFunction } from '../../infra/local/cloud/deployed-stack.ts';
 import { DynamoCampaignStore } from '../../shared/adapters/store/dynamo-campaign-store.ts';
 import { DynamoClientKeyStore } from '../../shared/adapters/store/dynamo-client-key-store.ts';
+import { DynamoRequests } from '../../shared/adapters/store/dynamo-requests.ts';
 import { DynamoStore } from '../../shared/adapters/store/dynamo-store.ts';
+import { DynamoWebhookStore } from '../../shared/adapters/store/dynamo-webhook-store.ts';
 import { memberItems } from '../../shared/adapters/store/list-index.ts';
 import { toSubscriberItem } from '../../shared/adapters/store/subscriber-item.ts';
 import { keys } from '../../shared/adapters/store/table-design.ts';
@@ -32,6 +37,7 @@ import { isNewsletterError } from '../../shared/domain/errors.ts';
 import { parseSettings } from '../../shared/domain/parse-settings.ts';
 import type { SubscriberRecord } from '../../shared/domain/subscriber.ts';
 import { mintToken } from '../../shared/domain/tokens.ts';
+import { newSigningSecret } from '../../shared/domain/webhooks/webhook-signing.ts';
 import type { CampaignDependencies } from '../../shared/operations/campaign/campaign-dependencies.ts';
 import { sendNewsletter } from '../../shared/operations/campaign/control-campaign.ts';
 import { createClientKey } from '../../shared/operations/v2/manage-client-keys.ts';
@@ -328,8 +334,79 @@ async function lastMailLinks(email: string) {
   return { ...linksIn(last), listUnsubscribe: listUnsubscribeUrl(last) };
 }
 
+/**
+ * [webhooks.delivery] [webhooks.retries] An endpoint on a receiver on loopback (the local
+ * world's http allowance) that verifies each POST with `standardwebhooks`: down at first, so the
+ * deliverer logs the delivery for retry; back, the retry sweep delivers it. The endpoint is
+ * written as the store writes it (no route registers one yet) and removed after.
+ */
+async function webhookSteps(): Promise<void> {
+  const secret = newSigningSecret();
+  let up = false;
+  const accepted: string[] = [];
+  const receiver = createServer((incoming, response) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      if (!up) return response.writeHead(503).end('down');
+      new Webhook(secret).verify(
+        Buffer.concat(chunks).toString('utf8'),
+        incoming.headers as Record<string, string>,
+      );
+      accepted.push(String(incoming.headers['webhook-id']));
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const webhooks = new DynamoWebhookStore(new DynamoRequests(db), service.stack.tableName);
+  const now = new Date().toISOString();
+  try {
+    await webhooks.saveEndpoint({
+      id: 'whe_0123456789abcdef',
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+      // Every type: whichever events the add makes (subscribed or confirmed, list.joined).
+      event_types: [],
+      secrets: [{ secret, created: now }],
+      state: 'enabled',
+      created: now,
+    });
+    await step(
+      'webhooks: an event to an endpoint that is down, logged for retry',
+      () => service.post('/subscribers/add', { email: 'wendy@example.com', api_key: key() }),
+      { documented: false },
+    );
+    const pending = await webhooks.deliveriesOf('whe_0123456789abcdef', 10);
+    expect(pending.length).toBeGreaterThan(0);
+    for (const each of pending)
+      expect(each).toMatchObject({ status: 'pending', attempts: 1, last_status: 503 });
+    up = true;
+    // The first retry is due 5 s after the failed attempt.
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    const retry = service.stack.cloud.stack
+      .scheduleRules()
+      .find((rule) => rule.logicalId.includes('WebhooksRetrySchedule'));
+    if (!retry) throw new Error('no webhook retry rule');
+    await step(
+      'webhooks: the retry sweep delivers it, signed',
+      async () => {
+        await service.stack.cloud.fireRule(retry.logicalId);
+        return undefined;
+      },
+      { documented: false },
+    );
+    expect(accepted.sort()).toEqual(pending.map((each) => each.event_id).sort());
+    for (const each of await webhooks.deliveriesOf('whe_0123456789abcdef', 10))
+      expect(each).toMatchObject({ status: 'delivered', attempts: 2 });
+  } finally {
+    await webhooks.deleteEndpoint('whe_0123456789abcdef');
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+}
+
 describe('the whole scenario, from cdk.out', () => {
   beforeAll(async () => {
+    // Work started before (the set-up's events on their way to the bus) is no step's.
+    await service.stack.settled();
     const ada = 'ada@example.com';
     // subscribe: new address, keyless, double opt-in.
     await step('subscribe, new, keyless (double opt-in)', () =>
@@ -1083,6 +1160,8 @@ describe('the whole scenario, from cdk.out', () => {
     }
     service.resetSettings();
 
+    await webhookSteps();
+
     await step('delete_subscriber', () =>
       service.post('/subscribers/delete', { email: ada, api_key: key() }),
     );
@@ -1140,9 +1219,13 @@ describe('the whole scenario, from cdk.out', () => {
       { queue: 'CampaignsSendDeadLetters', batches: [] },
       // Nor does the engagement recorder.
       { queue: 'EngagementDeadLetters', batches: [] },
+      // The bus refuses nothing in the scenario: every event is published.
+      { queue: 'EventsDeadLetters', batches: [] },
       { queue: 'MailerDeadLetters', batches: [1] },
       { queue: 'SesFeedbackDeadLetters', batches: ['soft-2'] },
       { queue: 'TableChangesDeadLetters', batches: [1] },
+      // Every webhook delivery is logged: none comes back to the queue.
+      { queue: 'WebhooksDeadLetters', batches: [] },
     ]);
   });
 
@@ -1249,8 +1332,7 @@ describe('the whole scenario, from cdk.out', () => {
         const calls = callers
           .flatMap((caller) =>
             parameterReadsTogether(
-              each.calls
-                .filter((call) => call.caller === caller)
+              oneInvocationAtATime(each.calls.filter((call) => call.caller === caller))
                 .filter(
                   (call, index, own) =>
                     call.attempt === 1 || own[index - 1]?.summary !== call.summary,
@@ -1285,7 +1367,27 @@ const FOLLOWERS = [
   'functions/streams/table-changes.ts',
   'functions/streams/mailer.ts',
   'functions/feedback/ses-feedback.ts',
+  'functions/events/event-publisher.ts',
+  'functions/events/webhook-deliverer.ts',
 ];
+
+/**
+ * A function's calls one invocation after another, in the order the invocations began: two
+ * invocations of a queue's consumer may overlap, and how their calls interleave is chance. A
+ * call without an invocation (the parameters extension's) goes with the call before it.
+ */
+function oneInvocationAtATime(calls: readonly RecordedCall[]): RecordedCall[] {
+  let current: string | undefined;
+  const owned = calls.map((call) => {
+    current = call.invocation ?? current;
+    return { call, invocation: current };
+  });
+  const order = [...new Set(owned.map((each) => each.invocation))];
+  return owned
+    .map((each, index) => ({ ...each, index }))
+    .sort((a, b) => order.indexOf(a.invocation) - order.indexOf(b.invocation) || a.index - b.index)
+    .map((each) => each.call);
+}
 
 /**
  * Consecutive SSM reads as one entry, names sorted: the extension reads the names of one

@@ -28,6 +28,8 @@ type Line = Record<string, unknown>;
 
 /** The lines the functions wrote while `run` ran (requests here run one at a time). */
 async function linesDuring(run: () => Promise<unknown>): Promise<Line[]> {
+  // Work started before (the seed's events on their way to the bus) ends first.
+  await service.stack.settled();
   const from = service.logLines.length;
   await run();
   return service.logLines.slice(from).map((line) => JSON.parse(line) as Line);

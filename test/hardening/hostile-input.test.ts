@@ -209,6 +209,8 @@ function accountFor(
     }
     // The reader's mark of a counted change: one per change of a subscriber who changed.
     if (pk.startsWith('COUNTED#')) return emails.size > 0;
+    // The publisher's mark of an event on the bus: the events of a subscriber who changed.
+    if (pk.startsWith('EVENT#')) return emails.size > 0;
     if (pk === 'COUNTER#subscriber') return created;
     if (pk.startsWith('RATE#')) return counted;
     return false;

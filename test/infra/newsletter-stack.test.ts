@@ -2,6 +2,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { campaignFunctions } from '../../functions/campaigns/campaign-functions.ts';
+import { webhookDeliverer } from '../../functions/events/event-functions.ts';
 import { ORIGIN_SECRETS_ENV } from '../../functions/http/client-address.ts';
 import { CORS_ORIGINS_ENV } from '../../functions/http/cors.ts';
 import { type Route, routes } from '../../functions/routes.ts';
@@ -14,7 +15,9 @@ import {
   TTL_ATTRIBUTE,
 } from '../../shared/adapters/store/table-design.ts';
 import { ERROR_STATUS } from '../../shared/domain/errors.ts';
+import { EVENT_SOURCE } from '../../shared/domain/events/event-catalogue.ts';
 import { ENV, ENV_DEFAULTS } from '../../shared/runtime/environment.ts';
+import { EVENTS_ENV } from '../../shared/runtime/events-environment.ts';
 import { CONTRACT_ENDPOINTS, V2_CONTRACT_ENDPOINTS } from '../support/contract.ts';
 import { buildApp, resourcesOfType, type TemplateResource } from './build-app.ts';
 
@@ -90,9 +93,10 @@ describe('functions', () => {
     );
     expect(deployTime.size).toBe(1);
     // Assert: one per route, one per stream consumer, the SES feedback function, the
-    // campaign engine's functions, the engagement recorder and its eraser.
+    // campaign engine's functions, the engagement recorder and its eraser, the event publisher,
+    // the webhook deliverer and its retry sweep.
     expect(functions.size).toBe(
-      routes.length + streamConsumers.length + 1 + campaignFunctions.length + 2,
+      routes.length + streamConsumers.length + 1 + campaignFunctions.length + 2 + 1 + 2,
     );
     for (const route of routes) {
       const properties = functionOf(route).Properties;
@@ -200,6 +204,8 @@ describe('functions', () => {
         1 +
         campaignFunctions.length +
         2 +
+        1 +
+        2 +
         2 +
         deployTime.size,
     );
@@ -254,13 +260,18 @@ describe('API routes', () => {
     const all = [...resourcesOfType(template, 'AWS::Lambda::Permission').values()];
     // The other invokers: SNS, for the feedback topic (test/infra/mail-feedback.test.ts), and
     // EventBridge, for the campaign sweeper's schedule (test/infra/campaign-engine.test.ts) and
-    // the engagement eraser's (test/infra/engagement.test.ts).
+    // the engagement eraser's (test/infra/engagement.test.ts) and the webhook retry sweep's.
     expect(
       all
         .filter((permission) => permission.Properties.Principal !== 'apigateway.amazonaws.com')
         .map((permission) => permission.Properties.Principal)
         .sort(),
-    ).toEqual(['events.amazonaws.com', 'events.amazonaws.com', 'sns.amazonaws.com']);
+    ).toEqual([
+      'events.amazonaws.com',
+      'events.amazonaws.com',
+      'events.amazonaws.com',
+      'sns.amazonaws.com',
+    ]);
     const permissions = all.filter(
       (permission) => permission.Properties.Principal === 'apigateway.amazonaws.com',
     );
@@ -568,6 +579,7 @@ describe('outputs', () => {
       'ConsoleUserPoolId',
       'Dashboard',
       'DistributionWebAcl',
+      'EventBusName',
       'FeedbackDeadLetters',
       'MailDeadLetters',
       'TableName',
@@ -645,9 +657,58 @@ describe('[subscribe.mail-failure] the stream consumers', () => {
       StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
     });
     expect(streamConsumers.map((consumer) => consumer.filters.map((f) => f.keyPrefix))).toEqual([
-      ['REQUEST#', 'SUBSCRIBER#'],
+      // Issues, and recipient records with an open or a click, for their events.
+      ['REQUEST#', 'SUBSCRIBER#', 'NEWSLETTER#', 'RECIPIENTS#', 'RECIPIENTS#'],
       ['OUTBOX#', 'OUTBOX#'],
     ]);
+  });
+});
+
+describe('[webhooks.delivery] the webhooks on the stack', () => {
+  const webhooks = stack.webhooks;
+  it("takes every event of the service off the stack's bus onto a queue with dead letters", () => {
+    const rule = resources[logicalId(webhooks.rule)]?.Properties ?? {};
+    expect(rule.EventBusName).toEqual({ Ref: logicalId(stack.events.bus) });
+    expect(rule.EventPattern).toEqual({ source: [EVENT_SOURCE] });
+    expect(rule.Targets).toEqual([
+      { Arn: { 'Fn::GetAtt': [logicalId(webhooks.queue), 'Arn'] }, Id: 'Target0' },
+    ]);
+    const queue = resources[logicalId(webhooks.queue)]?.Properties ?? {};
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(webhooks.deadLetters), 'Arn'] },
+      maxReceiveCount: webhookDeliverer.maxReceives,
+    });
+    const mappings = [...resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').values()];
+    expect(
+      mappings.find(
+        (mapping) =>
+          (mapping.Properties.FunctionName as { Ref?: string } | undefined)?.Ref ===
+          logicalId(webhooks.deliverer),
+      )?.Properties,
+    ).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(webhooks.queue), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: webhookDeliverer.batchSize,
+    });
+  });
+
+  it('runs the retry sweep every minute', () => {
+    const sweep = resources[logicalId(webhooks.sweep)]?.Properties ?? {};
+    expect(sweep.ScheduleExpression).toBe('rate(1 minute)');
+    expect(sweep.Targets).toMatchObject([
+      { Arn: { 'Fn::GetAtt': [logicalId(webhooks.retrier), 'Arn'] } },
+    ]);
+  });
+
+  it('[webhooks.ssrf] never lets a function of the stack send webhooks over plain http', () => {
+    const functions = [...resourcesOfType(template, 'AWS::Lambda::Function').values()];
+    const allowing = functions.filter(
+      (fn) =>
+        (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+          ?.Variables?.[EVENTS_ENV.webhooksLocalHttp] !== undefined,
+    );
+    expect(functions.length).toBeGreaterThan(20);
+    expect(allowing).toEqual([]);
   });
 });
 
@@ -703,6 +764,9 @@ describe('[ops.alarms] alarms and dashboard', () => {
       ...campaignFunctions.map((entry) => stack.campaigns.functions.get(entry.name)),
       stack.engagement.fn,
       stack.engagement.eraser,
+      stack.events.fn,
+      stack.webhooks.deliverer,
+      stack.webhooks.retrier,
     ].map((fn) => JSON.stringify({ Ref: logicalId(fn ?? stack) }));
     expect(functionNames.sort()).toEqual(expected.sort());
     const table = throttled.flatMap((alarm) =>

@@ -67,6 +67,11 @@ export interface RecordedCall {
    * a throttle, a timeout or a dropped connection. 1 when a client sends no such header.
    */
   readonly attempt: number;
+  /**
+   * The Lambda invocation that made the call: the Root of its X-Amzn-Trace-Id, which the SDK
+   * sends from the invocation's `_X_AMZN_TRACE_ID`. Absent for a caller outside an invocation.
+   */
+  readonly invocation?: string;
   readonly authorizations: readonly Authorization[];
   readonly allowed: boolean;
 }
@@ -97,7 +102,14 @@ export type Fault =
   | { readonly kind: 'lose-answers'; readonly operation: string; count: number };
 
 /** Services the endpoint forwards to a stand-in (the Scheduler is the local cloud's own). */
-export type ServiceName = 'dynamodb' | 'ssm' | 'ses' | 'sqs' | 'scheduler' | 'cognito-idp';
+export type ServiceName =
+  | 'dynamodb'
+  | 'ssm'
+  | 'ses'
+  | 'sqs'
+  | 'scheduler'
+  | 'cognito-idp'
+  | 'events';
 
 /** Options of the endpoint. */
 export interface AwsEndpointOptions {
@@ -253,6 +265,7 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
       operation: call.operation,
       summary: summarizeCall(call),
       attempt: attemptOf(incoming.headers['amz-sdk-request']),
+      ...invocationOf(incoming.headers['x-amzn-trace-id']),
       authorizations,
       allowed,
     };
@@ -366,6 +379,12 @@ function attemptOf(header: string | string[] | undefined): number {
   return attempt === undefined ? 1 : Number(attempt);
 }
 
+/** The `invocation` of a call from its X-Amzn-Trace-Id header (`Root=1-…;…`), if it has one. */
+function invocationOf(header: string | string[] | undefined): { invocation?: string } {
+  const root = /Root=([^;]+)/.exec(String(header ?? ''))?.[1];
+  return root === undefined ? {} : { invocation: root };
+}
+
 type Protocol = 'json' | 'query';
 
 function protocolOf(service: string, incoming: IncomingMessage): Protocol {
@@ -380,6 +399,7 @@ const THROTTLE: Record<string, [string, string]> = {
   ssm: ['ThrottlingException', 'Rate exceeded'],
   ses: ['Throttling', 'Maximum sending rate exceeded.'],
   sqs: ['ThrottlingException', 'Rate exceeded'],
+  events: ['ThrottlingException', 'Rate exceeded'],
 };
 
 /** An error answer in the service's protocol, as the SDK parses it. */

@@ -158,6 +158,8 @@ export function authorizationsFor(call: WireCall, facts: AccountFacts): Required
       return sqsAuthorizations(operation, input, facts);
     case 'scheduler':
       return schedulerAuthorizations(operation, input);
+    case 'events':
+      return eventsAuthorizations(operation, input);
     case 'cognito-idp':
       // The admin actions the project calls all name their pool, and IAM authorizes them on it.
       return [
@@ -270,6 +272,25 @@ function sqsAuthorizations(
       ...(resourcePolicy ? { resourcePolicy } : {}),
     },
   ];
+}
+
+/**
+ * EventBridge authorizes PutEvents on each entry's bus (a name or an ARN; `default` without
+ * one), once per bus named.
+ */
+function eventsAuthorizations(
+  operation: string,
+  input: Readonly<Record<string, unknown>>,
+): RequiredAuthorization[] {
+  const entries = (Array.isArray(input.Entries) ? input.Entries : []) as Record<string, unknown>[];
+  const buses = new Set(
+    entries.map((entry) => {
+      const bus = typeof entry.EventBusName === 'string' ? entry.EventBusName : 'default';
+      return bus.startsWith('arn:') ? bus : arn('events', `event-bus/${bus}`);
+    }),
+  );
+  if (buses.size === 0) buses.add(arn('events', 'event-bus/default'));
+  return [...buses].map((resource) => ({ action: `events:${operation}`, resource }));
 }
 
 /**

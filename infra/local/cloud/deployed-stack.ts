@@ -187,6 +187,23 @@ export interface DeployedScheduleRule {
   }[];
 }
 
+/** An EventBridge rule on an event pattern, on a bus of the stack. */
+export interface DeployedPatternRule {
+  readonly logicalId: string;
+  readonly name: string;
+  readonly arn: string;
+  /** The bus's name. */
+  readonly busName: string;
+  readonly pattern: unknown;
+  readonly enabled: boolean;
+  readonly targets: readonly {
+    readonly id: string;
+    /** A queue of the stack (by ARN) or a function of the stack (by logical id). */
+    readonly queueArn?: string;
+    readonly functionLogicalId?: string;
+  }[];
+}
+
 /** An SES configuration set of the stack, with its event destinations. */
 export interface DeployedConfigurationSet {
   readonly logicalId: string;
@@ -579,7 +596,16 @@ export class DeployedStack {
       case 'AWS::Events::Rule': {
         const name = named('Name');
         if (!attribute) return name;
-        if (attribute === 'Arn') return arn('events', `rule/${name}`);
+        // A rule on a bus of its own has the bus in its ARN.
+        const bus = p.EventBusName === undefined ? undefined : this.resolveString(p.EventBusName);
+        if (attribute === 'Arn')
+          return arn('events', bus && bus !== 'default' ? `rule/${bus}/${name}` : `rule/${name}`);
+        return unknown();
+      }
+      case 'AWS::Events::EventBus': {
+        const name = named('Name');
+        if (!attribute || attribute === 'Name') return name;
+        if (attribute === 'Arn') return arn('events', `event-bus/${name}`);
         return unknown();
       }
       case 'AWS::SES::ConfigurationSet':
@@ -992,7 +1018,10 @@ export class DeployedStack {
   scheduleRules(): DeployedScheduleRule[] {
     const known = new Set(['Description', 'Name', 'ScheduleExpression', 'State', 'Targets']);
     const knownTarget = new Set(['Arn', 'Id', 'Input', 'RetryPolicy']);
-    return this.ofType('AWS::Events::Rule').map(([logicalId, resource]) => {
+    const scheduled = this.ofType('AWS::Events::Rule').filter(
+      ([, resource]) => resource.Properties?.EventPattern === undefined,
+    );
+    return scheduled.map(([logicalId, resource]) => {
       const p = resource.Properties ?? {};
       const unknown = Object.keys(p).filter((key) => !known.has(key));
       if (unknown.length > 0 || typeof p.ScheduleExpression !== 'string') {
@@ -1025,6 +1054,61 @@ export class DeployedStack {
         name: this.reference(logicalId),
         arn: this.reference(logicalId, 'Arn'),
         scheduleExpression: p.ScheduleExpression,
+        enabled: p.State === undefined || p.State === 'ENABLED',
+        targets,
+      };
+    });
+  }
+
+  /** The names of the stack's EventBridge buses. */
+  eventBuses(): string[] {
+    return this.ofType('AWS::Events::EventBus').map(([logicalId]) => this.reference(logicalId));
+  }
+
+  /**
+   * The stack's EventBridge rules on an event pattern: on a bus of the stack, targeting its
+   * queues or its functions, with nothing else (an input transformation, a dead-letter queue
+   * or a role fails loudly).
+   */
+  patternRules(): DeployedPatternRule[] {
+    const known = new Set([
+      'Description',
+      'Name',
+      'EventBusName',
+      'EventPattern',
+      'State',
+      'Targets',
+    ]);
+    const knownTarget = new Set(['Arn', 'Id', 'RetryPolicy']);
+    const rules = this.ofType('AWS::Events::Rule').filter(
+      ([, resource]) => resource.Properties?.EventPattern !== undefined,
+    );
+    return rules.map(([logicalId, resource]) => {
+      const p = resource.Properties ?? {};
+      const unknown = Object.keys(p).filter((key) => !known.has(key));
+      if (unknown.length > 0)
+        throw new TemplateError(`${logicalId}: the local cloud cannot run ${unknown.join(', ')}`);
+      const targets = ((p.Targets ?? []) as Record<string, unknown>[]).map((target) => {
+        const extra = Object.keys(target).filter((key) => !knownTarget.has(key));
+        const targetId = logicalIdOf(target.Arn);
+        const type = targetId ? this.resources[targetId]?.Type : undefined;
+        if (extra.length > 0 || (type !== 'AWS::SQS::Queue' && type !== 'AWS::Lambda::Function'))
+          throw new TemplateError(
+            `${logicalId}: the local cloud delivers to the stack's queues and functions, without ${extra.join(', ') || 'anything else'}`,
+          );
+        return {
+          id: String(target.Id),
+          ...(type === 'AWS::SQS::Queue'
+            ? { queueArn: this.resolveString(target.Arn) }
+            : { functionLogicalId: targetId as string }),
+        };
+      });
+      return {
+        logicalId,
+        name: this.reference(logicalId),
+        arn: this.reference(logicalId, 'Arn'),
+        busName: p.EventBusName === undefined ? 'default' : this.resolveString(p.EventBusName),
+        pattern: this.resolve(p.EventPattern),
         enabled: p.State === undefined || p.State === 'ENABLED',
         targets,
       };

@@ -44,6 +44,7 @@ import {
   SQSServiceException,
 } from '@aws-sdk/client-sqs';
 import { ENV } from '../../../shared/runtime/environment.ts';
+import { EVENTS_ENV } from '../../../shared/runtime/events-environment.ts';
 import type { QueueDepth } from '../stand-ins/sqs-local.ts';
 import { type Answer, type ApiGateway, startApiGateway } from './api-gateway.ts';
 import type { FailedDelivery } from './async-invocation.ts';
@@ -62,6 +63,7 @@ import {
   type GeneratedSecret,
   type PolicyDocument,
 } from './deployed-stack.ts';
+import { type EventBuses, startEventBuses } from './event-bus.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics.ts';
 import { type CodeSource, type InvocationResult, LambdaHost } from './lambda-host.ts';
 import { type QueueMappings, startQueueMappings } from './queue-mappings.ts';
@@ -83,7 +85,10 @@ export interface LocalCloudOptions {
    * Where the stand-ins listen; the Scheduler is started here (scheduler.ts). Cognito only for
    * a stack with a user pool: its stand-in is also where the pool's tokens are issued.
    */
-  readonly upstreams: Record<Exclude<ServiceName, 'scheduler' | 'cognito-idp'>, string> & {
+  readonly upstreams: Record<
+    Exclude<ServiceName, 'scheduler' | 'cognito-idp' | 'events'>,
+    string
+  > & {
     readonly 'cognito-idp'?: string;
   };
   /** Whether an SSM parameter is a SecureString. */
@@ -160,6 +165,8 @@ export interface LocalCloud {
   >;
   /** EventBridge Scheduler, for a stack with a schedule group (scheduler.ts). */
   readonly scheduler: LocalScheduler | undefined;
+  /** EventBridge's buses, for a stack with a bus of its own (event-bus.ts). */
+  readonly eventBuses: EventBuses | undefined;
   /** Invokes a function directly, as an event source would. */
   invoke(logicalId: string, event: unknown): Promise<InvocationResult>;
   /**
@@ -292,8 +299,13 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
           onLog: options.onLog,
           maxEnvironments: environmentsOf(fn),
           ...(options.preload ? { preload: options.preload } : {}),
-          // The stand-in issues the pool's tokens under its own URL, not Cognito's.
-          ...(cognito ? { localEnvironment: { [ENV.cognitoIssuerDomain]: cognito } } : {}),
+          localEnvironment: {
+            // The stand-in issues the pool's tokens under its own URL, not Cognito's.
+            ...(cognito ? { [ENV.cognitoIssuerDomain]: cognito } : {}),
+            // Webhooks to the local world's receivers on loopback, over http ([webhooks.ssrf]):
+            // set here only, never by the stack.
+            [EVENTS_ENV.webhooksLocalHttp]: '1',
+          },
         }),
       );
     }
@@ -529,6 +541,31 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       endpoint.setUpstream('scheduler', running.url);
       stopping.push(() => running.stop());
     }
+    let eventBuses: EventBuses | undefined;
+    const busNames = stack.eventBuses();
+    if (busNames.length > 0) {
+      const running = await startEventBuses({
+        buses: busNames,
+        rules: stack.patternRules(),
+        queues: queueDefinitions,
+        // EventBridge delivering to a queue: a service, so straight to SQS once the queue's
+        // policy allowed it (event-bus.ts checks), as SNS's deliveries.
+        sendToQueue: async (queueArn, body) => {
+          const name = queueArn.split(':').at(-1) ?? '';
+          await snsToSqs.send(
+            new SendMessageCommand({
+              QueueUrl: `${options.upstreams.sqs}/${LOCAL_ACCOUNT}/${name}`,
+              MessageBody: body,
+            }),
+          );
+        },
+        ...(options.onDenied ? { onDenied: options.onDenied } : {}),
+        ...(options.onStreamError ? { onError: options.onStreamError } : {}),
+      });
+      eventBuses = running;
+      endpoint.setUpstream('events', running.url);
+      stopping.push(() => running.stop());
+    }
     let api: ApiGateway | undefined;
     let distribution: LocalDistribution | undefined;
     if (stack.ofType('AWS::ApiGateway::RestApi').length > 0) {
@@ -568,6 +605,7 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
       functions,
       queues,
       scheduler,
+      eventBuses,
       invoke,
       fireRule: (logicalId) => rules.fire(logicalId),
       publishSesEvent: ({ configurationSet, topicArn, message }) =>
@@ -589,7 +627,8 @@ export async function startLocalCloud(options: LocalCloudOptions): Promise<Local
           await queueMappings?.settled();
           const published = await topics.settled();
           const ruled = await rules.settled();
-          const fired = ((await scheduler?.settled()) ?? false) || ruled;
+          const bused = (await eventBuses?.settled()) ?? false;
+          const fired = ((await scheduler?.settled()) ?? false) || ruled || bused;
           const worked =
             (mappings?.lastWorkEnded ?? 0) > round || (queueMappings?.lastWorkEnded ?? 0) > round;
           if (!published && !fired && !worked) return;

@@ -85,6 +85,9 @@ export function matchesPattern(pattern: unknown, value: unknown): boolean {
       if (entries.length === 1 && operator === 'prefix' && typeof operand === 'string') {
         return typeof value === 'string' && value.startsWith(operand);
       }
+      if (entries.length === 1 && operator === 'exists' && typeof operand === 'boolean') {
+        return (value !== undefined) === operand;
+      }
       throw new TemplateError(
         `the local cloud cannot match the filter rule ${JSON.stringify(rule)}`,
       );

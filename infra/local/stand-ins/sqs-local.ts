@@ -38,6 +38,12 @@ export interface SqsLocal {
   messages(name: string): string[];
   /** The queue's depth; undefined when there is no such queue. */
   depth(name: string): QueueDepth | undefined;
+  /**
+   * Moves the queue's clock past the visibility timeout of every message in flight: they are
+   * visible again at once, as they would be when it ran out (tests of redelivery, without
+   * waiting out a timeout Lambda requires to be at least the function's).
+   */
+  endVisibility(name: string): number;
   /** Stops the server; with a data folder, what the queues hold is there at the next start. */
   stop(): Promise<void>;
 }
@@ -56,6 +62,8 @@ interface FauxQueue {
   readonly url: string;
   readonly attributes: Record<string, string>;
   getAttribute(name: string): string | undefined;
+  readonly inflightMessages: Map<string, { visibilityDeadline: number }>;
+  processTimers(): void;
   inspectMessages(): {
     ready: { body: string }[];
     delayed: { body: string }[];
@@ -218,6 +226,15 @@ export async function startSqsLocal(options: SqsLocalOptions = {}): Promise<SqsL
         inFlight: count('ApproximateNumberOfMessagesNotVisible'),
         delayed: count('ApproximateNumberOfMessagesDelayed'),
       };
+    },
+    endVisibility: (name) => {
+      const queue = sqsStore.getQueueByName(name);
+      if (!queue) return 0;
+      const now = Date.now();
+      for (const entry of queue.inflightMessages.values()) entry.visibilityDeadline = now;
+      const count = queue.inflightMessages.size;
+      queue.processTimers();
+      return count;
     },
     stop: () => {
       stopping ??= app.close();

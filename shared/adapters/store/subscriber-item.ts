@@ -63,5 +63,8 @@ export function fromSubscriberItem(item: Item): SubscriberRecord {
       ? { place: item.place as NonNullable<SubscriberRecord['place']> }
       : {}),
     ...(typeof item.language === 'string' ? { language: item.language } : {}),
+    ...(item.last_change && typeof item.last_change === 'object'
+      ? { last_change: item.last_change as NonNullable<SubscriberRecord['last_change']> }
+      : {}),
   };
 }

@@ -240,6 +240,11 @@ export const keys = {
     [KEY.partition]: memberPartition(list, subscriberId % LEGACY_MEMBER_SHARDS),
     [KEY.sort]: recipientSortKey(subscriberId),
   }),
+  /** That an event is on the bus: its publisher puts it once the bus took the event. */
+  publishedEvent: (eventId: string) => ({
+    [KEY.partition]: `EVENT#${eventId}`,
+    [KEY.sort]: 'event',
+  }),
   /** The mark that a stream record's change is in the counts (TTL'd, see its lifetime). */
   countedChange: (eventId: string) => ({
     [KEY.partition]: `COUNTED#${eventId}`,

@@ -2,6 +2,7 @@ import type { DynamoSubscriberDirectory } from '../../adapters/store/dynamo-subs
 import { consentEvent } from '../../domain/consent.ts';
 import { isExpired, newSubscriberRecord } from '../../domain/decide-subscribe.ts';
 import { isNewsletterError, type NewsletterError, newsletterError } from '../../domain/errors.ts';
+import type { ChangeVia } from '../../domain/events/event-catalogue.ts';
 import { EMAIL_MAX_LENGTH } from '../../domain/parameters/email-address.ts';
 import type { RawParameters } from '../../domain/parameters/normalise-parameters.ts';
 import type { SubscriberRecord } from '../../domain/subscriber.ts';
@@ -158,7 +159,12 @@ export async function saveV2Subscriber(
         'status: a bounced or complained subscriber stays blocked; only SES feedback sets it',
       );
     const now = deps.now();
-    const next = { ...applyV2Change(existing, change, now), version: existing.version + 1 };
+    const version = existing.version + 1;
+    const next = {
+      ...applyV2Change(existing, change, now),
+      version,
+      last_change: { via: viaOf(context), version },
+    };
     if (next.email !== existing.email) {
       if (await deps.store.getSubscriber(next.email))
         return newsletterError('email_taken', 'The email is already present');
@@ -207,6 +213,7 @@ async function create(
     consent: { channel: channelOf(context), subscribed: consentEvent(now, context) },
     id: await deps.store.nextId('subscriber'),
     version: 1,
+    last_change: { via: viaOf(context), version: 1 },
   };
   if (!(await deps.store.createSubscriber(record))) {
     // The path names an unknown address and the body another, which is someone's: the answer
@@ -234,4 +241,9 @@ export async function deleteV2Subscriber(
   if (isNewsletterError(deleted))
     return deleted.code === 'not_found' ? subscriberNotFound() : deleted;
   return 'Deleted';
+}
+
+/** How a v2 write was made, for its event: a signed-in person is the console. */
+function viaOf(context: CallContext & { readonly person?: unknown }): ChangeVia {
+  return context.person !== undefined ? 'console' : 'api';
 }
