@@ -183,14 +183,29 @@ describe('scheduled rules from the template', () => {
     ]);
   });
 
-  it('refuses an event-pattern rule, a target that is no function of the stack, and a dead-letter queue', () => {
+  it('refuses a target that is no function of the stack and a dead-letter queue; an event-pattern rule is no scheduled rule', () => {
     const rule = (properties: Record<string, unknown>): TemplateResource => ({
       Type: 'AWS::Events::Rule',
       Properties: properties,
     });
     const target = { Arn: { 'Fn::GetAtt': ['Ticker', 'Arn'] }, Id: 'T' };
+    // A rule on a pattern is the bus's to run (patternRules), with what it may hold.
+    const patterned = stackOf({
+      ...base,
+      Rule: rule({ EventPattern: { source: ['aws.s3'] }, Targets: [target] }),
+    });
+    expect(patterned.scheduleRules()).toEqual([]);
+    expect(patterned.patternRules().map((each) => each.logicalId)).toEqual(['Rule']);
+    expect(() =>
+      stackOf({
+        ...base,
+        Rule: rule({
+          EventPattern: { source: ['aws.s3'] },
+          Targets: [{ ...target, InputTransformer: { InputTemplate: '"x"' } }],
+        }),
+      }).patternRules(),
+    ).toThrow(TemplateError);
     for (const properties of [
-      { EventPattern: { source: ['aws.s3'] }, Targets: [target] },
       {
         ScheduleExpression: 'rate(1 hour)',
         Targets: [{ Arn: 'arn:aws:sns:us-east-1:1:t', Id: 'T' }],
