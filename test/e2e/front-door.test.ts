@@ -49,6 +49,9 @@ const subscribeBody = (email: string) => JSON.stringify({ email });
 
 describe('[http.front-door] around the distribution', () => {
   it('the execute-api address refuses every request without the origin secret, before any function runs', async () => {
+    // The stack's own start-up work first: the events of its seed are marked as published
+    // (EVENT# items) by the publisher, after the stream brings them.
+    await stack.settled();
     const before = await dumpTable(db, stack.tableName);
     const direct = stack.executeApiRoot;
     const answers: RawResponse[] = [];
